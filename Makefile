@@ -1,0 +1,94 @@
+# tsctui: build, test and benchmark.  `make deps` once on a fresh Debian 12,
+# then `make`, `make check`, `make bench`.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   := build
+
+WARN    := -Wall -Wextra -Werror
+CSTD    := -std=c11
+# The Linux program and its copy of common/.
+CFLAGS_LINUX := $(CSTD) $(WARN) -O2 -g -pthread
+# common/ as the UEFI stage compiles it (gnu-efi's ABI: no red zone, short
+# wchar, no stack protector, position independent, no SSE in firmware code).
+CFLAGS_EFI := $(CSTD) $(WARN) -O2 -ffreestanding -fshort-wchar -mno-red-zone \
+	-fno-stack-protector -fpic -fno-strict-aliasing -mno-mmx -mno-sse
+# Unit tests: sanitizers on.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS_TEST := $(CSTD) $(WARN) -O1 -g -pthread $(SAN)
+
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_HDR := $(wildcard common/*.h)
+TUI_SRC    := $(shell find tui -name '*.c' | sort)
+TUI_HDR    := $(shell find tui -name '*.h' | sort)
+TUI_LIBS   := -lm
+
+COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
+COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)
+COMMON_TEST_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/test/%.o)
+TUI_OBJ          := $(TUI_SRC:%.c=$(BUILD)/linux/%.o)
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
+BENCH_BIN := $(BUILD)/bench/estimator
+
+DEBIAN_PACKAGES := build-essential libcmocka-dev python3
+
+.PHONY: all deps check bench clean common-efi
+all: tui/tsctui common-efi
+
+deps:
+	@if command -v apt-get >/dev/null; then \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends $(DEBIAN_PACKAGES) >/dev/null && \
+		echo "deps: installed $(DEBIAN_PACKAGES)"; \
+	else echo "deps: apt-get not found; install: $(DEBIAN_PACKAGES)" >&2; exit 1; fi
+
+$(BUILD)/linux/common/%.o: common/%.c $(COMMON_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LINUX) -c $< -o $@
+
+$(BUILD)/efi/common/%.o: common/%.c $(COMMON_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_EFI) -c $< -o $@
+
+$(BUILD)/test/common/%.o: common/%.c $(COMMON_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) -c $< -o $@
+
+$(BUILD)/linux/tui/%.o: tui/%.c $(TUI_HDR) $(COMMON_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE -c $< -o $@
+
+tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
+	$(CC) $(CFLAGS_LINUX) -o $@ $^ $(TUI_LIBS)
+
+common-efi: $(BUILD)/efi/common.o
+$(BUILD)/efi/common.o: $(COMMON_EFI_OBJ)
+	ld -r -o $@ $^
+
+# Unit tests link the sanitized common/ and the pieces of tui/ they test.
+TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c
+$(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR) tests/unit/fakeplat.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm
+
+$(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_report.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) tui/source/stage_report.c
+
+$(BENCH_BIN): tests/bench/estimator.c $(COMMON_LINUX_OBJ) $(BUILD)/linux/tui/engine/hostcpu.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE -o $@ $^ -lm
+
+check: all $(UNIT_BIN) $(FUZZ_BIN)
+	@BUILD=$(BUILD) tests/run
+
+bench: all $(BENCH_BIN)
+	@BUILD=$(BUILD) tests/bench/run
+
+clean:
+	rm -rf $(BUILD) tui/tsctui efi/*.efi

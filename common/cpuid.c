@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include "cpuid.h"
+
+#define CPUID_EXT_POWER 0x80000007u
+#define EXT7_EDX_INVARIANT_TSC (1u << 8)
+#define LEAF7_EBX_TSC_ADJUST (1u << 1)
+#define LEAF1_ECX_HYPERVISOR (1u << 31)
+
+/* The vendor strings as leaf 0 returns them: ebx, edx, ecx. */
+static bool vendor_is(const uint32_t v[3], const char *s)
+{
+	uint32_t w[3] = { 0, 0, 0 };
+	int i;
+
+	for (i = 0; i < 12; i++)
+		w[i / 4] |= (uint32_t)(unsigned char)s[i] << (8 * (i % 4));
+	return v[0] == w[0] && v[1] == w[1] && v[2] == w[2];
+}
+
+static const char *const vendor_names[] = { "other", "amd", "hygon", "intel" };
+
+const char *tsc_vendor_name(enum tsc_vendor v)
+{
+	return (unsigned)v < 4 ? vendor_names[v] : "other";
+}
+
+bool tsc_vendor_from(const char *s, size_t len, enum tsc_vendor *out)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		if (tsc_streq_n(s, len, vendor_names[i])) {
+			*out = (enum tsc_vendor)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out)
+{
+	uint32_t base_family = (r->leaf1_eax >> 8) & 0xf;
+	uint32_t base_model = (r->leaf1_eax >> 4) & 0xf;
+
+	*out = (struct tsc_cpu_info){ .vendor = TSC_VENDOR_OTHER };
+	if (vendor_is(r->vendor, "AuthenticAMD"))
+		out->vendor = TSC_VENDOR_AMD;
+	else if (vendor_is(r->vendor, "HygonGenuine"))
+		out->vendor = TSC_VENDOR_HYGON;
+	else if (vendor_is(r->vendor, "GenuineIntel"))
+		out->vendor = TSC_VENDOR_INTEL;
+
+	if (r->max_leaf >= 1) {
+		out->family = base_family;
+		out->model = base_model;
+		if (base_family == 0xf)
+			out->family += (r->leaf1_eax >> 20) & 0xff;
+		if (base_family == 0xf || base_family == 0x6)
+			out->model |= ((r->leaf1_eax >> 16) & 0xf) << 4;
+		out->hypervisor = (r->leaf1_ecx & LEAF1_ECX_HYPERVISOR) != 0;
+	}
+	if (r->max_leaf >= 7)
+		out->tsc_adjust = (r->leaf7_ebx & LEAF7_EBX_TSC_ADJUST) != 0;
+	if (r->max_ext_leaf >= CPUID_EXT_POWER)
+		out->invariant_tsc = (r->ext7_edx & EXT7_EDX_INVARIANT_TSC) != 0;
+}
+
+static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c,
+		  uint32_t *d)
+{
+	__asm__ __volatile__("cpuid"
+			     : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d)
+			     : "a"(leaf), "c"(0));
+}
+
+void tsc_cpu_read(struct tsc_cpu_regs *r)
+{
+	uint32_t a, b, c, d;
+
+	*r = (struct tsc_cpu_regs){ 0 };
+	cpuid(0, &r->max_leaf, &r->vendor[0], &r->vendor[2], &r->vendor[1]);
+	if (r->max_leaf >= 1) {
+		cpuid(1, &r->leaf1_eax, &b, &r->leaf1_ecx, &d);
+	}
+	if (r->max_leaf >= 7)
+		cpuid(7, &a, &r->leaf7_ebx, &c, &d);
+	cpuid(0x80000000u, &r->max_ext_leaf, &b, &c, &d);
+	if (r->max_ext_leaf >= CPUID_EXT_POWER)
+		cpuid(CPUID_EXT_POWER, &a, &b, &c, &r->ext7_edx);
+}
+
+/* AMD Zen (17h), Zen 3/4 (19h), Zen 5 (1Ah); Hygon Dhyana (18h). */
+static bool family_listed(const struct tsc_cpu_info *c)
+{
+	if (c->vendor == TSC_VENDOR_AMD)
+		return c->family == 0x17 || c->family == 0x19 ||
+		       c->family == 0x1a;
+	if (c->vendor == TSC_VENDOR_HYGON)
+		return c->family == 0x18;
+	return false;
+}
+
+bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
+		      const char **reason)
+{
+	if (c->tsc_adjust) {
+		*reason = "the CPU has TSC_ADJUST: the kernel corrects TSC "
+			  "offsets itself";
+		return false;
+	}
+	if (!c->invariant_tsc) {
+		*reason = "the CPU has no invariant TSC (CPUID 80000007h "
+			  "EDX bit 8): counters would drift apart again";
+		return false;
+	}
+	if (!allow_any && !family_listed(c)) {
+		*reason = "the CPU is not in the supported list (AMD family "
+			  "17h/19h/1Ah, Hygon 18h); allow=any-cpu overrides";
+		return false;
+	}
+	*reason = 0;
+	return true;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shared memory between the BSP and the one AP it talks to, and the two
+ * sides of the conversation.  The BSP drives; the AP runs tsc_responder(),
+ * which serves commands until told to exit or until it has heard nothing for
+ * its idle timeout (so an AP abandoned by a BSP that gave up always returns).
+ *
+ * Protocol: the BSP fills cmd/arg, then publishes a new sequence number in
+ * `req`; the AP acts, fills value/result, then echoes the number in `resp`.
+ * Every wait on either side is bounded by a deadline in TSC cycles.
+ */
+#ifndef TSCTUI_COMMON_MAILBOX_H
+#define TSCTUI_COMMON_MAILBOX_H
+
+#include <stdatomic.h>
+
+#include "platform.h"
+
+/* Spin iterations between two deadline checks in a busy wait: a clock read
+ * in every iteration would delay noticing the other side by one read. */
+#define TSC_SPIN_CHECK 1024
+
+enum tsc_cmd {
+	TSC_CMD_PING = 1, /* read the TSC into value */
+	TSC_CMD_WRITE,	  /* TSC += arg at a tick edge */
+	TSC_CMD_WARP,	  /* run arg rounds of the warp test */
+	TSC_CMD_EXIT,
+};
+
+struct tsc_warp_area {
+	_Atomic uint32_t turn; /* 0: BSP reads next, 1: AP reads next */
+	_Atomic uint64_t last_bsp;
+	_Atomic uint64_t last_ap;
+	_Atomic uint32_t ap_warps;
+	_Atomic uint64_t ap_max_back;
+	_Atomic uint32_t ap_rounds;
+};
+
+struct tsc_mailbox {
+	/* One cache line carries the ping-pong traffic. */
+	_Alignas(64) _Atomic uint64_t req;
+	_Atomic uint64_t resp;
+	_Atomic uint64_t value;
+	_Atomic uint32_t cmd;
+	_Atomic int64_t arg;
+	_Alignas(64) struct tsc_warp_area warp;
+	/* Set once per session, before the responder starts. */
+	_Alignas(64) const struct tsc_platform *pf;
+	uint32_t cpu;
+	uint64_t timeout_cycles; /* one wait, either side */
+	uint64_t idle_cycles;	 /* responder gives up after this long */
+	uint64_t tick;		 /* write at a tick edge of this size */
+	_Atomic uint32_t started;
+	_Atomic uint32_t writes; /* TSC writes this AP carried out */
+};
+
+/* The AP side.  arg is the struct tsc_mailbox. */
+void tsc_responder(void *mailbox);
+
+/* BSP side.  Each returns false when the AP did not answer in time. */
+void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
+		  uint32_t cpu, uint64_t timeout_cycles, uint64_t tick);
+bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
+		 uint64_t *t2);
+bool tsc_mb_write(struct tsc_mailbox *mb, int64_t delta);
+bool tsc_mb_exit(struct tsc_mailbox *mb);
+/* Leaves EXIT for a responder that may never start; does not wait. */
+void tsc_mb_post_exit(struct tsc_mailbox *mb);
+/* Waits (bounded) for a started responder's first sign of life. */
+bool tsc_mb_wait_started(struct tsc_mailbox *mb, uint64_t timeout_cycles);
+
+/* Write at a tick edge: spin until the counter moves, then write at once,
+ * so the write lands at a known phase of a coarse tick. */
+void tsc_write_at_edge(const struct tsc_platform *pf, uint32_t cpu,
+		       int64_t delta, uint64_t tick);
+
+#endif

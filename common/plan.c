@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+#include "plan.h"
+
+bool tsc_plan_reachable(int64_t offset)
+{
+	return offset <= TSC_FORWARD_CAP;
+}
+
+/* Median of the usable offsets, by selection without a copy (n is small). */
+static int64_t median(const int64_t *v, const bool *usable, uint32_t n,
+		      uint32_t count)
+{
+	uint32_t i, j, below, equal, want = (count - 1) / 2;
+
+	for (i = 0; i < n; i++) {
+		if (!usable[i])
+			continue;
+		below = equal = 0;
+		for (j = 0; j < n; j++) {
+			if (!usable[j])
+				continue;
+			if (v[j] < v[i])
+				below++;
+			else if (v[j] == v[i])
+				equal++;
+		}
+		if (below <= want && want < below + equal)
+			return v[i];
+	}
+	return 0;
+}
+
+int64_t tsc_plan_bsp(const int64_t *offsets, const bool *usable, uint32_t n,
+		     enum tsc_bsp_rule *rule)
+{
+	int64_t lo = 0, hi = 0, target;
+	uint32_t i, count = 0;
+
+	*rule = TSC_BSP_NONE;
+	for (i = 0; i < n; i++) {
+		if (!usable[i])
+			continue;
+		if (count == 0 || offsets[i] < lo)
+			lo = offsets[i];
+		if (count == 0 || offsets[i] > hi)
+			hi = offsets[i];
+		count++;
+	}
+	if (count == 0 || hi <= TSC_SURVEY_NOISE)
+		return 0;
+	if (hi - lo <= TSC_AGREE_SPAN) {
+		target = median(offsets, usable, n, count);
+		*rule = TSC_BSP_MEDIAN;
+		/* A median within noise: the APs are level with the BSP and
+		 * only the few ahead need fine-tuning back. */
+		if (target <= TSC_SURVEY_NOISE) {
+			*rule = TSC_BSP_NONE;
+			return 0;
+		}
+		return target;
+	}
+	*rule = TSC_BSP_FURTHEST;
+	return hi;
+}
+
+uint64_t tsc_sync_band(uint64_t rtt, uint64_t tick)
+{
+	uint64_t band = TSC_TARGET;
+
+	if (tick > band)
+		band = tick;
+	if (rtt / 16 > band)
+		band = rtt / 16;
+	return band;
+}
+
+enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
+			       int64_t *delta)
+{
+	*delta = 0;
+	if ((uint64_t)tsc_abs64(offset) <= band)
+		return TSC_AP_DONE;
+	if (offset < 0) {
+		if (-offset > TSC_FORWARD_CAP)
+			return TSC_AP_TOO_FAR_BEHIND;
+		*delta = tsc_quantise(-offset, tick);
+		return TSC_AP_FORWARD;
+	}
+	if (offset > TSC_BACKWARD_CAP)
+		return TSC_AP_TOO_FAR_AHEAD;
+	*delta = -tsc_quantise(offset, tick);
+	return TSC_AP_BACKWARD;
+}
+
+void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
+			 int64_t achieved)
+{
+	int64_t short_by = requested - achieved;
+
+	if (tsc_abs64(short_by) > TSC_SHORTFALL_MAX) {
+		s->rejected++;
+		return;
+	}
+	s->sum += short_by;
+	s->n++;
+}
+
+int64_t tsc_shortfall_comp(const struct tsc_shortfall *s)
+{
+	return s->n ? tsc_div_round(s->sum, s->n) : 0;
+}

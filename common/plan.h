@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sync plan: pure decisions over measured offsets (AP minus BSP, in
+ * cycles).  Counters only move forward for large corrections, because a
+ * running counter seen going backwards is exactly the fault we fix; small
+ * backward steps fine-tune an AP that overshot.
+ *
+ *   1. If APs are ahead, move the BSP forward: to the median AP when the APs
+ *      agree within TSC_AGREE_SPAN (the E595/Legion pattern: the BSP alone
+ *      lags), else to the furthest-ahead AP (then every AP is behind or
+ *      level, and step 2 brings each forward).
+ *   2. Move every AP that still lags forward to the BSP; fine-tune.
+ */
+#ifndef TSCTUI_COMMON_PLAN_H
+#define TSCTUI_COMMON_PLAN_H
+
+#include "tsc.h"
+
+/* Reference design values; docs/DESIGN.md has the table with reasons. */
+/* 1.5e11 cycles is ~70 s at 2 GHz, 20x the worst lag seen (3.3 s);
+ * anything further is not this fault, and is left alone. */
+#define TSC_FORWARD_CAP 150000000000LL
+/* Backward steps only fine-tune: 1e6 cycles is ~0.5 ms. */
+#define TSC_BACKWARD_CAP 1000000LL
+/* APs agreeing this closely lag together: the BSP is the odd one out. */
+#define TSC_AGREE_SPAN 1000000LL
+/* An AP ahead by less than this is noise, not a reason to move the BSP. */
+#define TSC_SURVEY_NOISE 200
+/* The landing error of a write is learned only when this plausible. */
+#define TSC_SHORTFALL_MAX 5000
+/* Measure/adjust iterations per AP before giving up. */
+#define TSC_MAX_ITER 12
+/* Aim for an AP offset within this many cycles. */
+#define TSC_TARGET 10
+
+enum tsc_bsp_rule { TSC_BSP_NONE, TSC_BSP_MEDIAN, TSC_BSP_FURTHEST };
+
+/*
+ * How far to move the BSP forward.  offsets[i] are the APs' survey offsets;
+ * usable[i] false leaves AP i out (beyond a cap, or unmeasured).  Returns the
+ * shift (>= 0) and the rule applied.
+ */
+int64_t tsc_plan_bsp(const int64_t *offsets, const bool *usable, uint32_t n,
+		     enum tsc_bsp_rule *rule);
+
+/* An AP further ahead than this cannot be reached by moving the BSP. */
+bool tsc_plan_reachable(int64_t offset);
+
+enum tsc_ap_action {
+	TSC_AP_DONE,	     /* within the band */
+	TSC_AP_FORWARD,	     /* lagging: move forward */
+	TSC_AP_BACKWARD,     /* slightly ahead: fine-tune back */
+	TSC_AP_TOO_FAR_BEHIND, /* beyond the forward cap: leave alone */
+	TSC_AP_TOO_FAR_AHEAD,  /* beyond the backward cap: leave alone */
+};
+
+/*
+ * The band an AP must reach: the target, at least one tick (a write of whole
+ * ticks cannot land closer than half a tick, plus noise), and at least 1/16
+ * of the round trip (finer than that is the estimator's own noise; chasing
+ * it only adds writes).
+ */
+uint64_t tsc_sync_band(uint64_t rtt, uint64_t tick);
+
+/* What to do with an AP at `offset`; *delta is the step to apply
+ * (before landing-error compensation), quantised to the tick. */
+enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
+			       int64_t *delta);
+
+/*
+ * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands
+ * short by the cycles between the read and the write taking effect.  Learned
+ * from each write's measured effect, ignoring implausible values.
+ */
+struct tsc_shortfall {
+	int64_t sum;
+	uint32_t n;
+	uint32_t rejected;
+};
+
+void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
+			 int64_t achieved);
+int64_t tsc_shortfall_comp(const struct tsc_shortfall *s);
+
+#endif

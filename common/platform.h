@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the measurement and sync driver needs from the machine it runs on.
+ * Three implementations: MP services in the UEFI stage (efi/mp.c), pinned
+ * threads with virtual offsets in the host simulator and the live engine
+ * (tui/engine/hostcpu.c), and scripted fakes in the unit tests.
+ */
+#ifndef TSCTUI_COMMON_PLATFORM_H
+#define TSCTUI_COMMON_PLATFORM_H
+
+#include "tsc.h"
+
+struct tsc_platform {
+	void *ctx;
+	uint32_t ncpus; /* processors, the BSP included */
+	uint32_t bsp;	/* processor number of the BSP */
+	uint64_t tsc_hz;
+
+	/* Ordered TSC read on the calling processor, which is `cpu`. */
+	uint64_t (*read)(void *ctx, uint32_t cpu);
+	/*
+	 * TSC += delta on the calling processor (`cpu`), as
+	 * wrmsr(0x10, rdtsc() + delta).  NULL on a read-only platform; the
+	 * driver never calls it in measure mode either way.
+	 */
+	void (*write)(void *ctx, uint32_t cpu, int64_t delta);
+	/* Starts fn(arg) on processor cpu without waiting; 0 on success. */
+	int (*start)(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg);
+	/* Waits at most timeout_us for fn to return; 0 once it has. */
+	int (*join)(void *ctx, uint32_t cpu, uint64_t timeout_us);
+	/* APIC id of processor cpu (for the report). */
+	uint32_t (*apic_id)(void *ctx, uint32_t cpu);
+	/* Sim builds only: the exact residual against the BSP; NULL else. */
+	bool (*true_offset)(void *ctx, uint32_t cpu, int64_t *out);
+};
+
+#endif

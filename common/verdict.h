@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Is a core in sync with the BSP?  A verdict states its uncertainty: a round
+ * trip of rtt cycles can skew an offset estimate by up to rtt / 2 (one leg
+ * may have taken the whole round trip), so an estimate beyond the limit but
+ * within that error of it, with no warp seen, is `unsure`: the kernel's own
+ * check will decide.
+ *
+ * The limit, from the field (DOMAIN.md): the kernel accepted Legion cores at
+ * -18..+12 cycles and rejected +38..+51; it accepted an E595 core estimated
+ * at 45 cycles over a 357-cycle round trip and IdeaPad cores at -28..-42 over
+ * slow round trips.  25 cycles sits between the largest offset the kernel
+ * always accepted and the smallest it rejected; the rest is uncertainty.
+ */
+#ifndef TSCTUI_COMMON_VERDICT_H
+#define TSCTUI_COMMON_VERDICT_H
+
+#include "tsc.h"
+
+#define TSC_OK_LIMIT 25
+
+struct tsc_measurement {
+	bool measured;
+	int64_t offset;
+	uint64_t rtt;
+	uint32_t warps; /* both directions */
+	bool warp_complete;
+};
+
+/* The estimate's error bound: half the round trip. */
+static inline uint64_t tsc_uncertainty(uint64_t rtt)
+{
+	return rtt / 2;
+}
+
+enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m);
+
+/* The run's result from the per-AP verdicts: any bad -> out-of-sync,
+ * else any unsure or unmeasured -> unsure, else in-sync. */
+enum tsc_result tsc_result_of(const enum tsc_verdict *v, uint32_t n);
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui report: the stage's report of this boot, or from a file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../source/stage_report.h"
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "cli.h"
+
+#define REPORT_MAX_BLOCKS 64
+/* A console log of many boots is still small; this only stops a runaway. */
+#define REPORT_MAX_INPUT (64u << 20)
+
+static void print_text(const struct tsc_report *r)
+{
+	uint32_t i;
+
+	printf("stage %s (%s build), mode %s, options from %s\n",
+	       r->stage_version, tsc_build_name(r->build), tsc_mode_name(r->mode),
+	       tsc_config_name(r->config));
+	printf("result: %s%s%s\n", tsc_result_name(r->result),
+	       r->reason[0] ? ": " : "", r->reason);
+	printf("cpu: %s family %u model %u, invariant TSC %s, TSC_ADJUST %s, "
+	       "tick %llu, %.3f MHz\n",
+	       tsc_vendor_name(r->cpu.vendor), r->cpu.family, r->cpu.model,
+	       r->cpu.invariant_tsc ? "yes" : "no",
+	       r->cpu.tsc_adjust ? "yes" : "no", (unsigned long long)r->tick,
+	       (double)r->tsc_hz / 1e6);
+	printf("BSP: CPU %u, moved forward %lld cycles; %u TSC writes\n",
+	       r->bsp_index, (long long)r->bsp_shift, r->msr_writes);
+	printf("phases: survey %.1f ms, bsp %.1f ms, ap pass %.1f ms, verify "
+	       "%.1f ms; total %.1f ms\n",
+	       r->phase_us[0] / 1e3, r->phase_us[1] / 1e3, r->phase_us[2] / 1e3,
+	       r->phase_us[3] / 1e3, r->total_us / 1e3);
+	if (r->next[0])
+		printf("next: %s\n", r->next);
+	if (r->ignored[0])
+		printf("ignored options: %s\n", r->ignored);
+	printf("%5s %16s %12s %8s %11s %-10s %s\n", "CPU", "survey", "final",
+	       "rtt", "warps b/a", "verdict", "note");
+	for (i = 0; i < r->nap; i++) {
+		const struct tsc_report_cpu *c = &r->ap[i];
+
+		printf("%5u %16lld %12lld %8llu %5u/%-5u %-10s %s\n", c->index,
+		       (long long)c->survey_offset, (long long)c->final_offset,
+		       (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap,
+		       tsc_verdict_name(c->verdict),
+		       c->note ? tsc_note_name(c->note) : "");
+	}
+}
+
+static int parse_one(const char *src, const char *text, size_t len,
+		     struct tsc_report *r)
+{
+	const char *err;
+	uint32_t line;
+
+	if (!tsc_report_parse(text, len, r, &err, &line))
+		return cli_fail("%s: invalid report at line %u: %s", src, line,
+				err);
+	return EXIT_OK;
+}
+
+int cmd_report(const struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "all", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_block blocks[REPORT_MAX_BLOCKS];
+	const char *file = NULL;
+	char path[4096];
+	bool json = g->json, all = false;
+	size_t len, n, i;
+	struct tsc_report *r;
+	struct json j;
+	char *data;
+	int c, rc = EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		default:
+			return cli_fail("report: unknown option '%s'",
+					argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_fail("report: unexpected argument '%s'", argv[optind]);
+	if (!file) {
+		if (!path_under(g->root, "/sys/firmware/efi/efivars/" STAGE_REPORT_VAR,
+				path, sizeof(path)))
+			return cli_fail("report: --root is too long");
+		file = path;
+	}
+	data = read_all(file, REPORT_MAX_INPUT, &len);
+	if (!data) {
+		if (errno == ENOENT && file == path)
+			return cli_fail("report: no stage report in this boot "
+					"(%s is absent): the stage did not run",
+					STAGE_REPORT_VAR);
+		return cli_fail("report: cannot read %s: %s", file,
+				strerror(errno));
+	}
+	n = report_find(data, &len, blocks, REPORT_MAX_BLOCKS);
+	if (n == 0) {
+		free(data);
+		return cli_fail("report: %s holds no tsctui report", file);
+	}
+	r = malloc(sizeof(*r));
+	if (!r) {
+		free(data);
+		return cli_fail("report: out of memory");
+	}
+	/* Every block must parse before anything is printed. */
+	for (i = all ? 0 : n - 1; i < n && rc == EXIT_OK; i++)
+		rc = parse_one(file, data + blocks[i].pos, blocks[i].len, r);
+	json_init(&j, stdout, true);
+	if (rc == EXIT_OK && json && all)
+		json_arr(&j, NULL);
+	for (i = all ? 0 : n - 1; i < n && rc == EXIT_OK; i++) {
+		parse_one(file, data + blocks[i].pos, blocks[i].len, r);
+		if (json)
+			report_json(&j, NULL, r);
+		else
+			print_text(r);
+	}
+	if (rc == EXIT_OK && json && all)
+		json_arr_end(&j);
+	if (rc == EXIT_OK && json)
+		json_end(&j);
+	free(r);
+	free(data);
+	return rc;
+}

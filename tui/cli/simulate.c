@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsctui simulate: the sync driver of the UEFI stage, run on this machine's
+ * real cores with virtual per-CPU offsets (ARCHITECTURE 4.4).  Prints a
+ * format-1 report whose APs carry sim_true_offset, the exact residual.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../common/cpuid.h"
+#include "../../common/driver.h"
+#include "../engine/hostcpu.h"
+#include "cli.h"
+
+/* The driver's shared memory: one per process, like the stage's. */
+static struct tsc_workspace workspace;
+
+static int parse_cpus(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < 1 || v > TSC_MAX_CPUS)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int cmd_simulate(const struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "reference", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tsc_options *o = calloc(1, sizeof(*o));
+	struct tsc_report *r = calloc(1, sizeof(*r));
+	struct hostcpu *h = calloc(1, sizeof(*h));
+	static char text[TSC_REPORT_MAX_TEXT];
+	enum tsc_mode mode = TSC_MODE_MEASURE;
+	struct tsc_run_params params;
+	struct tsc_platform pf;
+	struct tsc_cpu_regs regs;
+	uint64_t seed = (uint64_t)time(NULL);
+	uint32_t ncpus = 0;
+	bool reference = false;
+	const char *err = NULL;
+	int c, rc = EXIT_USAGE, i;
+
+	(void)g;
+	if (!o || !r || !h) {
+		rc = cli_fail("simulate: out of memory");
+		goto out;
+	}
+	tsc_options_init(o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_cpus(optarg, &ncpus) != 0) {
+				rc = cli_fail("simulate: --cpus takes 1 to %d",
+					      TSC_MAX_CPUS);
+				goto out;
+			}
+			break;
+		case 'm':
+			if (!tsc_mode_from(optarg, strlen(optarg), &mode) ||
+			    mode == TSC_MODE_OFF) {
+				rc = cli_fail("simulate: --mode is measure or "
+					      "sync, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			reference = true;
+			break;
+		default:
+			rc = cli_fail("simulate: unknown option '%s'",
+				      argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (ncpus == 0) {
+		rc = cli_fail("simulate: --cpus N is required");
+		goto out;
+	}
+	/* SPEC tokens: separate arguments, or one with spaces or commas. */
+	for (i = optind; i < argc; i++)
+		tsc_options_parse(o, argv[i], strlen(argv[i]), true);
+	if (hostcpu_init(h, ncpus, o, seed, &err) != 0 ||
+	    hostcpu_pin_bsp(h) != 0) {
+		rc = cli_fail("simulate: %s", err ? err : "cannot pin to a CPU");
+		goto out;
+	}
+	hostcpu_platform(h, &pf, true, true);
+
+	tsc_report_init(r, TSCTUI_VERSION, TSC_BUILD_SIM);
+	r->mode = mode;
+	r->config = TSC_CONFIG_HOST;
+	tsc_cpu_read(&regs);
+	tsc_cpu_decode(&regs, &r->cpu);
+	if (o->ignored[0])
+		tsc_report_ignore(r, o->ignored, strlen(o->ignored));
+
+	tsc_run_params_default(&params, mode);
+	if (reference) {
+		params.est = tsc_est_reference;
+		params.warp_rounds = TSC_WARP_ROUNDS_REFERENCE;
+	}
+	tsc_run(&pf, &params, &workspace, r);
+	hostcpu_destroy(h);
+
+	if (tsc_report_write(r, text, sizeof(text)) == 0) {
+		rc = cli_fail("simulate: report does not fit");
+		goto out;
+	}
+	fputs(text, stdout);
+	rc = EXIT_OK;
+out:
+	free(o);
+	free(r);
+	free(h);
+	return rc;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui: the command line.  Global options may stand anywhere; the first
+ * other word names the subcommand, which parses the rest. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: tsctui [--root DIR] [--json] COMMAND [OPTIONS]\n"
+	"\n"
+	"Commands available in this version:\n"
+	"  report [--json] [--file PATH|-] [--all]\n"
+	"        the stage's report of this boot (the TsctuiReport EFI\n"
+	"        variable), or from PATH: a raw variable, an efivarfs file,\n"
+	"        or a console log with report blocks (the last one, or all)\n"
+	"  simulate --cpus N [--mode measure|sync] [--seed S] [--reference]\n"
+	"           [SPEC...]\n"
+	"        run the stage's measure/sync algorithm on this machine's\n"
+	"        cores with virtual per-CPU offsets; SPEC tokens are\n"
+	"        sim.offset.N=C sim.jitter=J sim.dead=N; --reference uses\n"
+	"        the reference design's fixed budgets (4000 rounds per\n"
+	"        measurement, 20000 warp rounds)\n"
+	"\n"
+	"Global options:\n"
+	"  --root DIR   resolve every system path under DIR (default /)\n"
+	"  --json       machine-readable output\n"
+	"  --help       this text\n"
+	"  --version    the version\n"
+	"\n"
+	"Exit status: 0 success, 1 unhealthy, 2 usage or input error.\n";
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tsctui: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+struct command {
+	const char *name;
+	int (*run)(const struct globals *g, int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "report", cmd_report },
+	{ "simulate", cmd_simulate },
+};
+
+/* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error. */
+static int take_global(struct globals *g, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char **dst = NULL;
+	const char *name = NULL;
+
+	if (strcmp(a, "--json") == 0) {
+		g->json = true;
+		return 1;
+	}
+	if (strcmp(a, "--root") == 0 || strncmp(a, "--root=", 7) == 0)
+		dst = &g->root, name = "--root";
+	else if (strcmp(a, "--kernel-log") == 0 ||
+		 strncmp(a, "--kernel-log=", 13) == 0)
+		dst = &g->kernel_log, name = "--kernel-log";
+	else if (strcmp(a, "--simulate") == 0 ||
+		 strncmp(a, "--simulate=", 11) == 0)
+		dst = &g->simulate, name = "--simulate";
+	if (!dst)
+		return 0;
+	if (strchr(a, '=')) {
+		*dst = strchr(a, '=') + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc) {
+		cli_fail("%s needs a value", name);
+		return -1;
+	}
+	*dst = argv[++*i];
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct globals g = { .root = "/" };
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	const char *cmd = NULL;
+	int nrest = 0, i, t, rc;
+	size_t k;
+
+	if (!rest)
+		return cli_fail("out of memory");
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			free(rest);
+			return EXIT_OK;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("tsctui %s\n", TSCTUI_VERSION);
+			free(rest);
+			return EXIT_OK;
+		}
+		t = take_global(&g, argc, argv, &i);
+		if (t < 0) {
+			free(rest);
+			return EXIT_USAGE;
+		}
+		if (t > 0)
+			continue;
+		if (!cmd && argv[i][0] != '-') {
+			cmd = argv[i];
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (!cmd) {
+			free(rest);
+			return cli_fail("unknown option '%s' (see tsctui --help)",
+					argv[i]);
+		}
+		rest[nrest++] = argv[i];
+	}
+	if (!cmd) {
+		free(rest);
+		return cli_fail("the dashboard is not built yet; give a "
+				"command (see tsctui --help)");
+	}
+	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		if (strcmp(cmd, commands[k].name) == 0) {
+			rc = commands[k].run(&g, nrest, rest);
+			free(rest);
+			return rc;
+		}
+	}
+	free(rest);
+	return cli_fail("unknown command '%s' (see tsctui --help)", cmd);
+}

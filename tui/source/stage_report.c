@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "stage_report.h"
+
+static size_t strip_terminal(char *s, size_t n)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == 0x1b) {
+			i++;
+			if (i < n && s[i] == '[') {
+				/* CSI: parameters, then one final byte. */
+				i++;
+				while (i < n && !(s[i] >= 0x40 && s[i] <= 0x7e))
+					i++;
+			}
+			i++;
+			continue;
+		}
+		if (c == '\r') {
+			i++;
+			continue;
+		}
+		s[o++] = s[i++];
+	}
+	return o;
+}
+
+static bool starts_with(const char *s, size_t n, const char *p)
+{
+	size_t m = strlen(p);
+
+	return n >= m && memcmp(s, p, m) == 0;
+}
+
+/* Line [pos, pos+len) without surrounding blanks equals marker. */
+static bool line_is(const char *s, size_t len, const char *marker)
+{
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return len == strlen(marker) && memcmp(s, marker, len) == 0;
+}
+
+size_t report_find(char *data, size_t *len, struct report_block *blocks,
+		   size_t max)
+{
+	size_t n = *len, pos = 0, count = 0, start = 0;
+	bool inside = false;
+
+	if (max == 0)
+		return 0;
+	/* An efivarfs file: the attributes come first. */
+	if (n > 4 && starts_with(data + 4, n - 4, TSC_REPORT_MAGIC) &&
+	    !starts_with(data, n, TSC_REPORT_MAGIC)) {
+		memmove(data, data + 4, n - 4);
+		n -= 4;
+	}
+	/* A variable may carry a terminating NUL. */
+	while (n && data[n - 1] == '\0')
+		n--;
+	if (starts_with(data, n, TSC_REPORT_MAGIC)) {
+		*len = n;
+		blocks[0] = (struct report_block){ 0, n };
+		return 1;
+	}
+	n = strip_terminal(data, n);
+	*len = n;
+	while (pos < n) {
+		size_t eol = pos;
+
+		while (eol < n && data[eol] != '\n')
+			eol++;
+		if (line_is(data + pos, eol - pos, STAGE_REPORT_BEGIN)) {
+			inside = true;
+			start = eol < n ? eol + 1 : eol;
+		} else if (inside &&
+			   line_is(data + pos, eol - pos, STAGE_REPORT_END)) {
+			inside = false;
+			if (count < max)
+				blocks[count++] =
+					(struct report_block){ start, pos - start };
+		}
+		pos = eol < n ? eol + 1 : eol;
+	}
+	return count;
+}

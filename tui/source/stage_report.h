@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stage's report as tsctui finds it: the raw variable contents, an
+ * efivarfs file (4 bytes of attributes, then the contents), or a console log
+ * holding one or more blocks between the stage's begin and end lines.
+ */
+#ifndef TSCTUI_SOURCE_STAGE_REPORT_H
+#define TSCTUI_SOURCE_STAGE_REPORT_H
+
+#include <stddef.h>
+
+#include "../../common/report.h"
+
+#define STAGE_REPORT_BEGIN "--- tsctui report begin ---"
+#define STAGE_REPORT_END "--- tsctui report end ---"
+#define STAGE_REPORT_VAR "TsctuiReport-503ecfa9-0287-4bb9-a4e1-41751a6d7c4c"
+
+struct report_block {
+	size_t pos, len; /* within the cleaned text */
+};
+
+/*
+ * Finds the reports in data: the whole of it when it is a raw report or an
+ * efivarfs file, else every begin/end block of a console log.  Cleans the
+ * text in place first (terminal escape sequences and carriage returns out),
+ * so data must be writable; returns the number of blocks (at most max).
+ */
+size_t report_find(char *data, size_t *len, struct report_block *blocks,
+		   size_t max);
+
+#endif
