@@ -71,8 +71,8 @@ $(BUILD)/efi/common.o: $(COMMON_EFI_OBJ)
 	ld -r -o $@ $^
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c
-$(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR) tests/unit/fakeplat.h
+TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c
+$(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm
 

@@ -157,6 +157,61 @@ static void move_bsp(struct run *R)
 	R->r->msr_writes++;
 }
 
+/* Measures the AP in session into ap; false if it stopped answering. */
+static bool remeasure(struct run *R, struct tsc_report_cpu *ap,
+		      struct tsc_estimate *est)
+{
+	if (!measure(R, ap, est)) {
+		ap->note = TSC_NOTE_NO_ANSWER;
+		R->ws->usable[ap->index] = false;
+		return false;
+	}
+	ap->final_offset = est->offset;
+	ap->rtt = est->rtt;
+	R->ws->stale[ap->index] = false;
+	return true;
+}
+
+static enum tsc_ap_action plan_for(const struct run *R,
+				   const struct tsc_estimate *est, bool touched,
+				   int64_t *delta)
+{
+	uint64_t band = touched ? tsc_sync_band(est->rtt, R->tick)
+				: tsc_sync_band_untouched(est->rtt, R->tick);
+
+	return tsc_plan_ap(est->offset, band, R->tick, delta);
+}
+
+/*
+ * A small correction must be confirmed: one estimate can be off by a good
+ * part of its round trip (docs/DESIGN.md, "Confirming small corrections"),
+ * so below TSC_SURVEY_NOISE a second, independent estimate must call for a
+ * step in the same direction, and the smaller step is taken.
+ */
+static enum tsc_ap_action confirm(struct run *R, struct tsc_report_cpu *ap,
+				  struct tsc_estimate *est, bool touched,
+				  enum tsc_ap_action act, int64_t *delta)
+{
+	struct tsc_estimate again;
+	enum tsc_ap_action act2;
+	int64_t delta2;
+
+	if (act != TSC_AP_FORWARD && act != TSC_AP_BACKWARD)
+		return act;
+	if (tsc_abs64(est->offset) > TSC_SURVEY_NOISE)
+		return act;
+	if (!remeasure(R, ap, &again))
+		return TSC_AP_DONE;
+	act2 = plan_for(R, &again, touched, &delta2);
+	if (act2 != act)
+		return TSC_AP_DONE;
+	if (tsc_abs64(delta2) < tsc_abs64(*delta)) {
+		*delta = delta2;
+		*est = again;
+	}
+	return act;
+}
+
 /* Brings one AP into the band; returns with it measured or marked. */
 static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 {
@@ -168,14 +223,8 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 	uint32_t iter;
 
 	for (iter = 0;; iter++) {
-		if (!measure(R, ap, &est)) {
-			ap->note = TSC_NOTE_NO_ANSWER;
-			R->ws->usable[ap->index] = false;
+		if (!remeasure(R, ap, &est))
 			return;
-		}
-		ap->final_offset = est.offset;
-		ap->rtt = est.rtt;
-		R->ws->stale[ap->index] = false;
 		if (learn_bsp) {
 			/* The BSP's write moved every AP's offset down. */
 			tsc_shortfall_learn(&R->shortfall, R->r->bsp_shift,
@@ -185,8 +234,8 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 		if (wrote)
 			tsc_shortfall_learn(&R->shortfall, requested,
 					    est.offset - before);
-		act = tsc_plan_ap(est.offset, tsc_sync_band(est.rtt, R->tick),
-				  R->tick, &delta);
+		act = plan_for(R, &est, wrote, &delta);
+		act = confirm(R, ap, &est, wrote, act, &delta);
 		if (act == TSC_AP_DONE)
 			return;
 		if (act == TSC_AP_TOO_FAR_BEHIND || act == TSC_AP_TOO_FAR_AHEAD) {

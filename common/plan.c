@@ -74,6 +74,17 @@ uint64_t tsc_sync_band(uint64_t rtt, uint64_t tick)
 	return band;
 }
 
+uint64_t tsc_sync_band_untouched(uint64_t rtt, uint64_t tick)
+{
+	uint64_t band = tsc_sync_band(rtt, tick);
+
+	if (band < TSC_OK_LIMIT)
+		band = TSC_OK_LIMIT;
+	if (band < rtt / 4)
+		band = rtt / 4;
+	return band;
+}
+
 enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
 			       int64_t *delta)
 {

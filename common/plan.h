@@ -15,6 +15,7 @@
 #define TSCTUI_COMMON_PLAN_H
 
 #include "tsc.h"
+#include "verdict.h"
 
 /* Reference design values; docs/DESIGN.md has the table with reasons. */
 /* 1.5e11 cycles is ~70 s at 2 GHz, 20x the worst lag seen (3.3 s);
@@ -61,6 +62,15 @@ enum tsc_ap_action {
  * it only adds writes).
  */
 uint64_t tsc_sync_band(uint64_t rtt, uint64_t tick);
+/*
+ * The band for an AP nothing has been written to yet: at least the ok limit
+ * of the verdicts, and at least a quarter of the round trip.  A write only
+ * adds landing error; an offset below the one-way latency cannot be seen as
+ * a warp by the kernel's check or by any program (a reading cannot reach
+ * the other core faster than that); and on shared hosts an estimate's
+ * systematic bias was measured at up to rtt/4 (docs/DESIGN.md).
+ */
+uint64_t tsc_sync_band_untouched(uint64_t rtt, uint64_t tick);
 
 /* What to do with an AP at `offset`; *delta is the step to apply
  * (before landing-error compensation), quantised to the tick. */

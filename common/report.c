@@ -80,11 +80,16 @@ static size_t copy_printable(char *dst, size_t cap, const char *src,
 void tsc_report_set_result(struct tsc_report *r, enum tsc_result res,
 			   const char *reason)
 {
+	size_t n = 0;
+
 	r->result = res;
 	r->reason[0] = '\0';
 	if (reason)
-		copy_printable(r->reason, sizeof(r->reason), reason,
-			       tsc_strlen(reason));
+		n = copy_printable(r->reason, sizeof(r->reason), reason,
+				   tsc_strlen(reason));
+	/* The parser trims line ends; so does the writer's canonical form. */
+	while (n && r->reason[n - 1] == ' ')
+		r->reason[--n] = '\0';
 }
 
 void tsc_report_ignore(struct tsc_report *r, const char *tok, size_t len)
@@ -294,8 +299,9 @@ static bool parse_stage(struct parser *p, struct cursor *c)
 		if (!split_kv(&t, &k, &v))
 			return FAIL(p, "stage: expected key=value");
 		if (is(&k, "version")) {
-			tsc_strlcpy(p->r->stage_version, v.s, v.n,
-				    sizeof(p->r->stage_version));
+			if (!is(&v, "-"))
+				tsc_strlcpy(p->r->stage_version, v.s, v.n,
+					    sizeof(p->r->stage_version));
 		} else if (is(&k, "build")) {
 			if (!lookup(build_names, COUNT(build_names), v.s, v.n,
 				    &i))

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Host simulator scenarios: the real sync driver on this machine's cores with
+virtual offsets.  Every assertion is on ground truth (sim_true_offset, the
+exact residual), read through `tsctui report --json`, not on the driver's own
+verdicts alone.  A scenario that fails is run once more, and says so; none is
+ever skipped."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+TSCTUI = os.environ.get("TSCTUI", "tui/tsctui")
+n = 0
+failed = 0
+
+
+def simulate(cpus, mode, spec):
+    t = time.monotonic()
+    sim = subprocess.run([TSCTUI, "simulate", "--cpus", str(cpus), "--mode",
+                          mode] + spec, capture_output=True, text=True,
+                         timeout=120)
+    took = time.monotonic() - t
+    if sim.returncode != 0:
+        raise AssertionError(f"simulate exited {sim.returncode}: {sim.stderr}")
+    rep = subprocess.run([TSCTUI, "report", "--json", "--file", "-"],
+                         input=sim.stdout, capture_output=True, text=True)
+    if rep.returncode != 0:
+        raise AssertionError(f"report exited {rep.returncode}: {rep.stderr}")
+    return json.loads(rep.stdout), took
+
+
+def limit(cpu):
+    # An estimate cannot be truer than its round trip's asymmetry.
+    return max(64, cpu["rtt"] // 2)
+
+
+def converged(r):
+    assert r["result"] in ("in-sync", "unsure"), r["result"]
+    for c in r["cpus"]:
+        assert abs(c["sim_true_offset"]) <= limit(c), \
+            f"CPU {c['index']}: residual {c['sim_true_offset']} > {limit(c)}"
+        assert c["warps_bsp"] == 0 and c["warps_ap"] == 0, c
+
+
+def scenario(name, cpus, mode, spec, check):
+    global n, failed
+    for attempt in (1, 2):
+        try:
+            r, took = simulate(cpus, mode, spec)
+            check(r, took)
+        except AssertionError as e:
+            print(f"# {name}: attempt {attempt} failed: {e}")
+            if attempt == 2:
+                n += 1
+                failed += 1
+                print(f"not ok {n} - {name}")
+            else:
+                print(f"# {name}: running it a second time")
+            continue
+        n += 1
+        worst = max((abs(c["sim_true_offset"]) for c in r["cpus"]), default=0)
+        print(f"ok {n} - {name} (attempt {attempt}, result {r['result']}, "
+              f"{r['msr_writes']} writes, worst residual {worst}, "
+              f"{r['total_ms']:.1f} ms)")
+        return
+
+
+def e595(r, took):
+    converged(r)
+    assert r["result"] == "in-sync" or r["result"] == "unsure"
+    assert abs(r["bsp_shift_cycles"] - 6815086010) < 2000, r["bsp_shift_cycles"]
+    assert r["build"] == "sim" and r["mode"] == "sync"
+
+
+def legion(r, took):
+    converged(r)
+    assert len(r["cpus"]) == 31
+    assert abs(r["bsp_shift_cycles"] - 5690270744) < 2000
+
+
+def aps_behind(r, took):
+    converged(r)
+    assert r["bsp_shift_cycles"] == 0, "the BSP must stay when every AP lags"
+    assert all(c["writes"] >= 1 for c in r["cpus"])
+
+
+def mixed(r, took):
+    converged(r)
+    # The furthest-ahead AP (CPU 1) is where the BSP goes.
+    assert abs(r["bsp_shift_cycles"] - 3000000) < 2000, r["bsp_shift_cycles"]
+
+
+def in_sync(r, took):
+    converged(r)
+    assert r["msr_writes"] == 0, f"{r['msr_writes']} writes on a synced machine"
+    assert r["bsp_shift_cycles"] == 0
+
+
+def dead(r, took):
+    assert r["msr_writes"] == 0, "a silent AP must block every write"
+    assert r["bsp_shift_cycles"] == 0
+    c2 = [c for c in r["cpus"] if c["index"] == 2][0]
+    assert c2["verdict"] == "unmeasured", c2
+    assert "CPU 2 did not answer" in r["reason"], r["reason"]
+    # One answer timeout (100 ms) per silent AP, plus the work.
+    assert took < 2.0, f"took {took:.2f} s"
+    for c in r["cpus"]:
+        if c["index"] != 2:
+            assert c["sim_true_offset"] == 6815086010
+
+
+def beyond_cap(r, took):
+    c3 = [c for c in r["cpus"] if c["index"] == 3][0]
+    assert c3["sim_true_offset"] == -200000000000, "must be left alone"
+    assert c3["writes"] == 0 and c3["verdict"] == "bad"
+    assert c3["note"] == "beyond-cap", c3
+    assert r["result"] == "out-of-sync"
+    assert "further off than a write may move" in r["reason"]
+    for c in r["cpus"]:
+        if c["index"] != 3:
+            assert abs(c["sim_true_offset"]) <= limit(c), c
+
+
+def measure_large(r, took):
+    assert r["msr_writes"] == 0 and r["bsp_shift_cycles"] == 0
+    assert r["result"] == "out-of-sync"
+    for c in r["cpus"]:
+        assert c["verdict"] == "bad", c
+        assert c["sim_true_offset"] == 6815086010
+        assert c["writes"] == 0
+        # The estimate is the truth within its round trip.
+        assert abs(c["final_offset"] - 6815086010) <= limit(c), c
+
+
+E595 = ["sim.offset.0=-6815086010", "sim.offset.2=16", "sim.offset.4=-16",
+        "sim.offset.5=9", "sim.offset.7=-7"]
+scenario("E595 pattern, 8 CPUs, sync", 8, "sync", E595, e595)
+scenario("Legion pattern, 32 CPUs, sync", 32, "sync",
+         ["sim.offset.0=-5690270744"], legion)
+scenario("every AP behind the BSP", 6, "sync",
+         [f"sim.offset.{i}={-1000 * i * i - 5000}" for i in range(1, 6)],
+         aps_behind)
+scenario("mixed: odd ahead, even behind", 7, "sync",
+         ["sim.offset.1=3000000", "sim.offset.2=-5000000",
+          "sim.offset.3=2000000", "sim.offset.4=-7000000",
+          "sim.offset.5=1000", "sim.offset.6=-900"], mixed)
+scenario("already in sync: zero writes", 6, "sync", [], in_sync)
+scenario("one dead AP: bounded, unmeasured, no writes", 6, "sync",
+         ["sim.offset.0=-6815086010", "sim.dead=2"], dead)
+scenario("an AP beyond the forward cap is left alone", 5, "sync",
+         ["sim.offset.3=-200000000000", "sim.offset.1=-4000"], beyond_cap)
+scenario("measure mode with large offsets: no writes, bad", 6, "measure",
+         ["sim.offset.0=-6815086010"], measure_large)
+scenario("jitter of 20 cycles converges", 8, "sync",
+         E595 + ["sim.jitter=20"], e595)
+print(f"1..{n}")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,123 @@
+/* The driver against the host platform with its operations wrapped, for
+ * what the CLI cannot show: measure mode never calls write, an AP the
+ * platform cannot start blocks every write, sync mode does write. */
+#include "cm.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/driver.h"
+#include "../../tui/engine/hostcpu.h"
+
+static struct tsc_workspace ws;
+static struct tsc_platform inner;
+static int writes;
+static int refuse_cpu = -1;
+
+static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
+{
+	writes++;
+	inner.write(ctx, cpu, delta);
+}
+
+static int refusing_start(void *ctx, uint32_t cpu, void (*fn)(void *),
+			  void *arg)
+{
+	if ((int)cpu == refuse_cpu)
+		return -1;
+	return inner.start(ctx, cpu, fn, arg);
+}
+
+static struct tsc_report *run(enum tsc_mode mode, const char *spec,
+			      uint32_t ncpus)
+{
+	struct tsc_options *o = calloc(1, sizeof(*o));
+	struct tsc_report *r = calloc(1, sizeof(*r));
+	struct hostcpu *h = calloc(1, sizeof(*h));
+	struct tsc_run_params p;
+	struct tsc_platform pf;
+	const char *err;
+
+	tsc_options_init(o);
+	tsc_options_parse(o, spec, strlen(spec), true);
+	assert_int_equal(hostcpu_init(h, ncpus, o, 1, &err), 0);
+	hostcpu_platform(h, &inner, true, true);
+	pf = inner;
+	pf.write = counting_write;
+	pf.start = refusing_start;
+	writes = 0;
+	tsc_report_init(r, "test", TSC_BUILD_SIM);
+	tsc_run_params_default(&p, mode);
+	p.answer_timeout_us = 20000;
+	tsc_run(&pf, &p, &ws, r);
+	hostcpu_destroy(h);
+	free(h);
+	free(o);
+	return r;
+}
+
+static void measure_never_writes(void **s)
+{
+	struct tsc_report *r;
+	uint32_t i;
+
+	(void)s;
+	refuse_cpu = -1;
+	r = run(TSC_MODE_MEASURE, "sim.offset.0=-6815086010", 4);
+	assert_int_equal(writes, 0);
+	assert_int_equal(r->msr_writes, 0);
+	assert_int_equal(r->bsp_shift, 0);
+	assert_int_equal(r->result, TSC_RESULT_OUT_OF_SYNC);
+	for (i = 0; i < r->nap; i++) {
+		assert_int_equal(r->ap[i].verdict, TSC_VERDICT_BAD);
+		assert_int_equal(r->ap[i].true_offset, 6815086010LL);
+		/* The BSP is behind: it sees time go backwards. */
+		assert_true(r->ap[i].warps_bsp > 0);
+	}
+	free(r);
+}
+
+static void unstartable_ap_blocks_writes(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	refuse_cpu = 2;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	assert_int_equal(writes, 0);
+	assert_int_equal(r->msr_writes, 0);
+	assert_int_equal(r->ap[1].index, 2);
+	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
+	assert_non_null(strstr(r->reason, "CPU 2 did not answer"));
+	assert_non_null(strstr(r->reason, "no TSC was written"));
+	free(r);
+}
+
+static void sync_writes_and_converges(void **s)
+{
+	struct tsc_report *r;
+	uint32_t i;
+
+	(void)s;
+	refuse_cpu = -1;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	assert_true(writes >= 1);
+	assert_int_equal(r->msr_writes, (uint32_t)writes);
+	assert_true(r->bsp_shift > 6815000000LL);
+	for (i = 0; i < r->nap; i++) {
+		int64_t lim = r->ap[i].rtt / 2 > 64 ? (int64_t)r->ap[i].rtt / 2
+						    : 64;
+
+		assert_true(tsc_abs64(r->ap[i].true_offset) <= lim);
+	}
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(measure_never_writes),
+		cmocka_unit_test(unstartable_ap_blocks_writes),
+		cmocka_unit_test(sync_writes_and_converges),
+	};
+	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
+}

@@ -1,0 +1,152 @@
+/* Planner decisions: where the BSP goes, what each AP needs, and the
+ * landing-error filter. */
+#include "cm.h"
+
+#include "../../common/plan.h"
+
+static int64_t plan(const int64_t *o, uint32_t n, enum tsc_bsp_rule *rule)
+{
+	bool usable[16];
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		usable[i] = tsc_plan_reachable(o[i]);
+	return tsc_plan_bsp(o, usable, n, rule);
+}
+
+/* E595: the BSP 6.8e9 behind seven APs that agree within +-16. */
+static void bsp_behind_all(void **s)
+{
+	const int64_t o[] = { 6815086010LL, 6815086026LL, 6815085994LL,
+			      6815086010LL, 6815086003LL, 6815086018LL,
+			      6815086010LL };
+	enum tsc_bsp_rule rule;
+
+	(void)s;
+	assert_int_equal(plan(o, 7, &rule), 6815086010LL);
+	assert_int_equal(rule, TSC_BSP_MEDIAN);
+}
+
+/* Every AP behind: the BSP stays; each AP moves forward. */
+static void aps_behind(void **s)
+{
+	const int64_t o[] = { -5000, -7000, -1000000 };
+	enum tsc_bsp_rule rule;
+	int64_t d;
+
+	(void)s;
+	assert_int_equal(plan(o, 3, &rule), 0);
+	assert_int_equal(rule, TSC_BSP_NONE);
+	assert_int_equal(tsc_plan_ap(-5000, 20, 1, &d), TSC_AP_FORWARD);
+	assert_int_equal(d, 5000);
+}
+
+/* Odd APs ahead, even behind, millions apart: the BSP goes to the
+ * furthest ahead, so every AP is then behind or level. */
+static void mixed_disagreeing(void **s)
+{
+	const int64_t o[] = { 3000000, -5000000, 2000000, -7000000 };
+	enum tsc_bsp_rule rule;
+
+	(void)s;
+	assert_int_equal(plan(o, 4, &rule), 3000000);
+	assert_int_equal(rule, TSC_BSP_FURTHEST);
+}
+
+/* APs ahead but disagreeing by more than 1e6: furthest, not median. */
+static void aps_disagree(void **s)
+{
+	const int64_t o[] = { 6000000000LL, 6000000000LL, 6002000000LL };
+	enum tsc_bsp_rule rule;
+
+	(void)s;
+	assert_int_equal(plan(o, 3, &rule), 6002000000LL);
+	assert_int_equal(rule, TSC_BSP_FURTHEST);
+}
+
+/* An AP further ahead than the forward cap is left out of the plan. */
+static void beyond_forward_cap(void **s)
+{
+	const int64_t o[] = { 200000000000LL, -5000, -6000 };
+	enum tsc_bsp_rule rule;
+	int64_t d;
+
+	(void)s;
+	assert_false(tsc_plan_reachable(200000000000LL));
+	assert_int_equal(plan(o, 3, &rule), 0);
+	assert_int_equal(tsc_plan_ap(-200000000000LL, 20, 1, &d),
+			 TSC_AP_TOO_FAR_BEHIND);
+	assert_int_equal(d, 0);
+	assert_int_equal(tsc_plan_ap(-TSC_FORWARD_CAP, 20, 1, &d),
+			 TSC_AP_FORWARD);
+}
+
+/* Level within noise: nothing moves. */
+static void already_in_sync(void **s)
+{
+	const int64_t o[] = { 12, -8, 150, -3 };
+	enum tsc_bsp_rule rule;
+	int64_t d;
+
+	(void)s;
+	assert_int_equal(plan(o, 4, &rule), 0);
+	assert_int_equal(tsc_plan_ap(12, 20, 1, &d), TSC_AP_DONE);
+	/* 150 ahead: fine-tuned back, which is allowed up to the cap. */
+	assert_int_equal(tsc_plan_ap(150, 20, 1, &d), TSC_AP_BACKWARD);
+	assert_int_equal(d, -150);
+	assert_int_equal(tsc_plan_ap(TSC_BACKWARD_CAP + 1, 20, 1, &d),
+			 TSC_AP_TOO_FAR_AHEAD);
+}
+
+static void deltas_quantised(void **s)
+{
+	int64_t d;
+
+	(void)s;
+	assert_int_equal(tsc_plan_ap(-1013, 42, 25, &d), TSC_AP_FORWARD);
+	assert_int_equal(d, 1025);
+}
+
+static void band(void **s)
+{
+	(void)s;
+	assert_int_equal(tsc_sync_band(100, 1), TSC_TARGET);
+	assert_int_equal(tsc_sync_band(100, 21), 21);
+	assert_int_equal(tsc_sync_band(800, 1), 50);
+	/* Nothing written yet: what the kernel accepts is left as it is. */
+	assert_int_equal(tsc_sync_band_untouched(100, 1), TSC_OK_LIMIT);
+	assert_int_equal(tsc_sync_band_untouched(800, 1), 200);
+	assert_int_equal(tsc_sync_band_untouched(357, 1), 89);
+}
+
+static void shortfall_filter(void **s)
+{
+	struct tsc_shortfall sf = { 0 };
+
+	(void)s;
+	assert_int_equal(tsc_shortfall_comp(&sf), 0);
+	tsc_shortfall_learn(&sf, 10000, 9900);
+	tsc_shortfall_learn(&sf, 5000, 4880);
+	assert_int_equal(tsc_shortfall_comp(&sf), 110);
+	/* Implausible: a measurement glitch, not a landing error. */
+	tsc_shortfall_learn(&sf, 10000, 2000);
+	tsc_shortfall_learn(&sf, 10000, 17000);
+	assert_int_equal(sf.rejected, 2);
+	assert_int_equal(tsc_shortfall_comp(&sf), 110);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bsp_behind_all),
+		cmocka_unit_test(aps_behind),
+		cmocka_unit_test(mixed_disagreeing),
+		cmocka_unit_test(aps_disagree),
+		cmocka_unit_test(beyond_forward_cap),
+		cmocka_unit_test(already_in_sync),
+		cmocka_unit_test(deltas_quantised),
+		cmocka_unit_test(band),
+		cmocka_unit_test(shortfall_filter),
+	};
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}

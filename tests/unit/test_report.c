@@ -1,0 +1,164 @@
+/* The report format: write -> parse round trip, and strict structure with
+ * tolerance for what a newer stage may add. */
+#include "cm.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/report.h"
+
+static char text[TSC_REPORT_MAX_TEXT];
+
+static void sample(struct tsc_report *r)
+{
+	uint32_t i;
+
+	tsc_report_init(r, "1.2.3", TSC_BUILD_SIM);
+	r->mode = TSC_MODE_SYNC;
+	r->config = TSC_CONFIG_ESP;
+	tsc_report_set_result(r, TSC_RESULT_UNSURE, "CPU 7\tdid not answer\n");
+	r->cpu = (struct tsc_cpu_info){ .vendor = TSC_VENDOR_AMD,
+					.family = 0x17, .model = 0x18,
+					.invariant_tsc = true };
+	r->tick = 21;
+	r->tsc_hz = 2096066000;
+	r->bsp_index = 0;
+	r->bsp_apic_id = 16;
+	r->bsp_shift = 6815086010LL;
+	r->msr_writes = 3;
+	r->phase_us[TSC_PHASE_SURVEY] = 12000;
+	r->phase_us[TSC_PHASE_VERIFY] = 49123;
+	r->total_us = 121000;
+	strcpy(r->next, "Boot0003");
+	tsc_report_ignore(r, "foo=bar", 7);
+	tsc_report_ignore(r, "sim.offset.1=5", 14);
+	r->ncpus = 8;
+	r->nap = 7;
+	for (i = 0; i < 7; i++) {
+		r->ap[i] = (struct tsc_report_cpu){
+			.index = i + 1, .apic_id = i + 1,
+			.survey_offset = 6815086011LL - i,
+			.final_offset = -(int64_t)i, .rtt = 126 + i,
+			.warps_bsp = i, .warps_ap = 2 * i, .max_warp = 99,
+			.verdict = (enum tsc_verdict)(i % 4),
+			.note = (enum tsc_ap_note)(i % 5), .exchanges = 300,
+			.warp_rounds = 2000, .writes = 1,
+			.has_true_offset = i % 2,
+			.true_offset = i % 2 ? -3 : 0 };
+	}
+}
+
+static void round_trip(void **s)
+{
+	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const char *err;
+	uint32_t line;
+	size_t n;
+
+	(void)s;
+	sample(a);
+	n = tsc_report_write(a, text, sizeof(text));
+	assert_true(n > 0);
+	assert_int_equal(n, strlen(text));
+	assert_true(tsc_report_parse(text, n, b, &err, &line));
+	/* The reason was made one printable line. */
+	assert_string_equal(b->reason, "CPU 7 did not answer");
+	assert_string_equal(a->reason, b->reason);
+	/* Everything else survives exactly. */
+	assert_memory_equal(a, b, sizeof(*a));
+	free(a);
+	free(b);
+}
+
+
+static void writer_refuses_small_buffer(void **s)
+{
+	struct tsc_report *a = calloc(1, sizeof(*a));
+
+	(void)s;
+	sample(a);
+	assert_int_equal(tsc_report_write(a, text, 100), 0);
+	free(a);
+}
+
+static bool parses(const char *t, const char **err)
+{
+	static struct tsc_report r;
+	uint32_t line;
+
+	return tsc_report_parse(t, strlen(t), &r, err, &line);
+}
+
+#define MIN "tsctui-report 1\nstage build=release mode=measure\n" \
+	    "result in-sync\ncpu vendor=amd\nbsp index=0\n"
+
+static void minimal_and_unknown(void **s)
+{
+	const char *err;
+
+	(void)s;
+	assert_true(parses(MIN "end\n", &err));
+	/* Unknown records and keys from a newer stage are skipped. */
+	assert_true(parses(MIN "newrecord x=1\nap 1 colour=blue verdict=ok\nend\n",
+			   &err));
+	/* CRLF line ends, as a serial console writes them. */
+	assert_true(parses("tsctui-report 1\r\nstage build=sim mode=sync\r\n"
+			   "result unsure\r\ncpu vendor=intel\r\nbsp index=0\r\n"
+			   "end\r\n", &err));
+}
+
+static void strict_structure(void **s)
+{
+	const char *err;
+
+	(void)s;
+	assert_false(parses("", &err));
+	assert_false(parses("hello\n", &err));
+	assert_string_equal(err, "not a tsctui report");
+	assert_false(parses("tsctui-report 2\n" "end\n", &err));
+	assert_string_equal(err, "unsupported report format");
+	assert_false(parses(MIN, &err)); /* cut short */
+	assert_non_null(strstr(err, "cut short"));
+	assert_false(parses("tsctui-report 1\nresult in-sync\nend\n", &err));
+	assert_false(parses(MIN "ap x\nend\n", &err));
+	assert_false(parses(MIN "ap 1 rtt=-5\nend\n", &err));
+	assert_false(parses(MIN "ap 1\nap 1\nend\n", &err));
+	assert_false(parses(MIN "ap 999\nend\n", &err));
+	assert_false(parses(MIN "ap 1 verdict=maybe\nend\n", &err));
+	assert_false(parses(MIN "ap 1 warps=3\nend\n", &err));
+	assert_false(parses(MIN "ap 1 survey=99999999999999999999\nend\n", &err));
+	assert_false(parses("tsctui-report 1\nstage mode=sometimes\nend\n", &err));
+	assert_false(parses("tsctui-report 1\nresult fine\nend\n", &err));
+	assert_false(parses(MIN "cpu tick=0\nend\n", &err));
+	assert_false(parses(MIN "bsp shift=12x\nend\n", &err));
+}
+
+static void binary_garbage(void **s)
+{
+	static const char junk[] = "tsctui-report 1\nstage \x01\x02\nend\n";
+	static struct tsc_report r;
+	const char *err;
+	uint32_t line;
+
+	(void)s;
+	assert_false(tsc_report_parse(junk, sizeof(junk) - 1, &r, &err, &line));
+	assert_string_equal(err, "not ASCII text");
+	assert_int_equal(line, 2);
+	/* An embedded NUL is not text either; after the end line it is
+	 * harmless (a variable may carry a terminator). */
+	assert_false(tsc_report_parse(MIN "\0end\n", sizeof(MIN) + 4, &r, &err,
+				      &line));
+	assert_true(tsc_report_parse(MIN "end\n", sizeof(MIN "end\n"), &r,
+				     &err, &line));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(writer_refuses_small_buffer),
+		cmocka_unit_test(minimal_and_unknown),
+		cmocka_unit_test(strict_structure),
+		cmocka_unit_test(binary_garbage),
+	};
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

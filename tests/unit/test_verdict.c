@@ -1,0 +1,85 @@
+/* Verdict edges: the limit, the rtt/2 uncertainty, warps as proof. */
+#include "cm.h"
+
+#include "../../common/verdict.h"
+
+static enum tsc_verdict v(int64_t off, uint64_t rtt, uint32_t warps)
+{
+	struct tsc_measurement m = { .measured = true, .offset = off,
+				     .rtt = rtt, .warps = warps,
+				     .warp_complete = true };
+	return tsc_verdict_of(&m);
+}
+
+static void limit_edges(void **s)
+{
+	(void)s;
+	assert_int_equal(v(0, 100, 0), TSC_VERDICT_OK);
+	assert_int_equal(v(TSC_OK_LIMIT, 100, 0), TSC_VERDICT_OK);
+	assert_int_equal(v(-TSC_OK_LIMIT, 100, 0), TSC_VERDICT_OK);
+	/* Just past the limit, inside the error of a 100-cycle trip. */
+	assert_int_equal(v(TSC_OK_LIMIT + 1, 100, 0), TSC_VERDICT_UNSURE);
+	assert_int_equal(v(TSC_OK_LIMIT + 50, 100, 0), TSC_VERDICT_UNSURE);
+	assert_int_equal(v(TSC_OK_LIMIT + 51, 100, 0), TSC_VERDICT_BAD);
+	assert_int_equal(v(-(TSC_OK_LIMIT + 51), 100, 0), TSC_VERDICT_BAD);
+}
+
+/* The field cases of DOMAIN.md. */
+static void field_cases(void **s)
+{
+	(void)s;
+	/* E595 cpu 7: 45 cycles over a 357-cycle trip; the kernel took it. */
+	assert_int_equal(v(45, 357, 0), TSC_VERDICT_UNSURE);
+	/* IdeaPad: -28..-42 over slow trips; the kernel took them. */
+	assert_int_equal(v(-42, 300, 0), TSC_VERDICT_UNSURE);
+	/* Legion: -18..+12 accepted. */
+	assert_int_equal(v(-18, 120, 0), TSC_VERDICT_OK);
+	assert_int_equal(v(12, 120, 0), TSC_VERDICT_OK);
+	/* The BSP 3 s behind: bad however slow the trip. */
+	assert_int_equal(v(6815086010LL, 2000, 0), TSC_VERDICT_BAD);
+}
+
+static void warps_are_proof(void **s)
+{
+	(void)s;
+	assert_int_equal(v(0, 100, 1), TSC_VERDICT_BAD);
+}
+
+static void unmeasured_and_cut(void **s)
+{
+	struct tsc_measurement m = { 0 };
+
+	(void)s;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNMEASURED);
+	/* An offset inside the limit whose warp test was cut short. */
+	m = (struct tsc_measurement){ .measured = true, .offset = 3,
+				      .rtt = 100, .warp_complete = false };
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+}
+
+static void results(void **s)
+{
+	enum tsc_verdict all_ok[] = { TSC_VERDICT_OK, TSC_VERDICT_OK };
+	enum tsc_verdict one_unsure[] = { TSC_VERDICT_OK, TSC_VERDICT_UNSURE };
+	enum tsc_verdict silent[] = { TSC_VERDICT_OK, TSC_VERDICT_UNMEASURED };
+	enum tsc_verdict one_bad[] = { TSC_VERDICT_UNSURE, TSC_VERDICT_BAD };
+
+	(void)s;
+	assert_int_equal(tsc_result_of(all_ok, 2), TSC_RESULT_IN_SYNC);
+	assert_int_equal(tsc_result_of(one_unsure, 2), TSC_RESULT_UNSURE);
+	assert_int_equal(tsc_result_of(silent, 2), TSC_RESULT_UNSURE);
+	assert_int_equal(tsc_result_of(one_bad, 2), TSC_RESULT_OUT_OF_SYNC);
+	assert_int_equal(tsc_result_of(all_ok, 0), TSC_RESULT_IN_SYNC);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(limit_edges),
+		cmocka_unit_test(field_cases),
+		cmocka_unit_test(warps_are_proof),
+		cmocka_unit_test(unmeasured_and_cut),
+		cmocka_unit_test(results),
+	};
+	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
+}
