@@ -32,7 +32,6 @@ TUI_OBJ          := $(TUI_SRC:%.c=$(BUILD)/linux/%.o)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
-BENCH_BIN := $(BUILD)/bench/estimator
 
 DEBIAN_PACKAGES := build-essential libcmocka-dev python3
 
@@ -80,14 +79,10 @@ $(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_repor
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) tui/source/stage_report.c
 
-$(BENCH_BIN): tests/bench/estimator.c $(COMMON_LINUX_OBJ) $(BUILD)/linux/tui/engine/hostcpu.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE -o $@ $^ -lm
-
 check: all $(UNIT_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) tests/run
 
-bench: all $(BENCH_BIN)
+bench: all
 	@BUILD=$(BUILD) tests/bench/run
 
 clean:

@@ -20,9 +20,8 @@ void tsc_write_at_edge(const struct tsc_platform *pf, uint32_t cpu,
 	pf->write(pf->ctx, cpu, delta);
 }
 
-static void respond(struct tsc_mailbox *mb, uint64_t seq, uint64_t value)
+static void respond(struct tsc_mailbox *mb, uint64_t seq)
 {
-	atomic_store_explicit(&mb->value, value, memory_order_relaxed);
 	STORE(&mb->resp, seq);
 }
 
@@ -31,8 +30,8 @@ void tsc_responder(void *arg)
 	struct tsc_mailbox *mb = arg;
 	const struct tsc_platform *pf = mb->pf;
 	uint32_t cpu = mb->cpu;
-	uint64_t seen = LOAD(&mb->resp), deadline, seq, now;
-
+	uint64_t seen = LOAD(&mb->req), last = LOAD(&mb->value), deadline, seq;
+	uint64_t now;
 	uint32_t spins = 0;
 
 	STORE(&mb->started, 1);
@@ -48,11 +47,18 @@ void tsc_responder(void *arg)
 			continue;
 		}
 		seen = seq;
-		switch (LOAD(&mb->cmd)) {
+		switch (seq & 0xff) {
 		case TSC_CMD_PING:
-			/* The read comes first: it is what the BSP times. */
+			/* One read, one store: the answer is the reading. It
+			 * must differ from the last answer to be seen; two
+			 * reads a round trip apart never match, but a write in
+			 * between could make them, and a cycle is noise. */
 			now = pf->read(pf->ctx, cpu);
-			respond(mb, seq, now);
+			if (now == last)
+				now++;
+			last = now;
+			atomic_store_explicit(&mb->value, now,
+					      memory_order_release);
 			break;
 		case TSC_CMD_WRITE:
 			if (pf->write) {
@@ -61,15 +67,15 @@ void tsc_responder(void *arg)
 						  mb->tick);
 				atomic_fetch_add(&mb->writes, 1);
 			}
-			respond(mb, seq, 0);
+			respond(mb, seq);
 			break;
 		case TSC_CMD_WARP:
 			tsc_warp_ap(mb, (uint32_t)atomic_load(&mb->arg));
-			respond(mb, seq, 0);
+			respond(mb, seq);
 			break;
 		case TSC_CMD_EXIT:
 		default:
-			respond(mb, seq, 0);
+			respond(mb, seq);
 			return;
 		}
 		/* A write moves this CPU's counter: measure idleness anew. */
@@ -83,7 +89,6 @@ void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
 	atomic_store(&mb->req, 0);
 	atomic_store(&mb->resp, 0);
 	atomic_store(&mb->value, 0);
-	atomic_store(&mb->cmd, 0);
 	atomic_store(&mb->arg, 0);
 	atomic_store(&mb->started, 0);
 	atomic_store(&mb->writes, 0);
@@ -109,14 +114,22 @@ static bool wait_resp(struct tsc_mailbox *mb, uint64_t seq, uint64_t timeout)
 	return true;
 }
 
+/* The request word: a fresh sequence number with the command in its low
+ * byte; the only store a ping makes. */
 static uint64_t post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg)
 {
-	uint64_t seq = atomic_load_explicit(&mb->req, memory_order_relaxed) + 1;
+	uint64_t seq = ((atomic_load_explicit(&mb->req, memory_order_relaxed) >>
+			 8) + 1) << 8 | (uint64_t)cmd;
 
-	atomic_store_explicit(&mb->cmd, cmd, memory_order_relaxed);
-	atomic_store_explicit(&mb->arg, arg, memory_order_relaxed);
+	if (cmd != TSC_CMD_PING)
+		atomic_store_explicit(&mb->arg, arg, memory_order_relaxed);
 	STORE(&mb->req, seq);
 	return seq;
+}
+
+uint64_t tsc_mb_post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg)
+{
+	return post(mb, cmd, arg);
 }
 
 bool tsc_mb_wait_started(struct tsc_mailbox *mb, uint64_t timeout_cycles)
@@ -136,19 +149,19 @@ bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 		 uint64_t *t2)
 {
 	const struct tsc_platform *pf = mb->pf;
-	uint64_t seq;
-
+	uint64_t before = atomic_load_explicit(&mb->value, memory_order_relaxed);
+	uint64_t v;
 	uint32_t spins = 0;
 
 	*t0 = pf->read(pf->ctx, pf->bsp);
-	seq = post(mb, TSC_CMD_PING, 0);
-	while (LOAD(&mb->resp) != seq) {
+	post(mb, TSC_CMD_PING, 0);
+	while ((v = LOAD(&mb->value)) == before) {
 		if (++spins % TSC_SPIN_CHECK == 0 &&
 		    pf->read(pf->ctx, pf->bsp) - *t0 > mb->timeout_cycles)
 			return false;
 	}
 	*t2 = pf->read(pf->ctx, pf->bsp);
-	*a = atomic_load_explicit(&mb->value, memory_order_relaxed);
+	*a = v;
 	return true;
 }
 

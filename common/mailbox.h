@@ -27,23 +27,35 @@ enum tsc_cmd {
 	TSC_CMD_EXIT,
 };
 
+/*
+ * Layout: one cache line per direction, each written by one side only, and
+ * every message a single store, so that a line moves once per leg.  (With
+ * both sides' fields on one line, the reader's polling steals the line
+ * between the writer's stores and each leg pays extra transfers, unevenly:
+ * measured here, that doubled the round trip and skewed the estimate.)
+ */
 struct tsc_warp_area {
-	_Atomic uint32_t turn; /* 0: BSP reads next, 1: AP reads next */
-	_Atomic uint64_t last_bsp;
-	_Atomic uint64_t last_ap;
-	_Atomic uint32_t ap_warps;
+	/* Strict turns: each side publishes its latest reading as one store;
+	 * a reading differs from the previous one (the counter advances by
+	 * more than a tick in a round trip), which hands the turn over. */
+	_Alignas(64) _Atomic uint64_t bsp_read;
+	_Alignas(64) _Atomic uint64_t ap_read;
+	_Alignas(64) _Atomic uint32_t ap_warps;
 	_Atomic uint64_t ap_max_back;
 	_Atomic uint32_t ap_rounds;
 };
 
 struct tsc_mailbox {
-	/* One cache line carries the ping-pong traffic. */
+	/* BSP -> AP: (sequence << 8) | command, one store; arg is written
+	 * before it for the commands that take one. */
 	_Alignas(64) _Atomic uint64_t req;
-	_Atomic uint64_t resp;
-	_Atomic uint64_t value;
-	_Atomic uint32_t cmd;
 	_Atomic int64_t arg;
-	_Alignas(64) struct tsc_warp_area warp;
+	/* AP -> BSP: a ping is answered by the one store of a fresh reading
+	 * into value (the BSP waits for it to change); other commands by the
+	 * echoed request word in resp. */
+	_Alignas(64) _Atomic uint64_t value;
+	_Atomic uint64_t resp;
+	struct tsc_warp_area warp;
 	/* Set once per session, before the responder starts. */
 	_Alignas(64) const struct tsc_platform *pf;
 	uint32_t cpu;
@@ -64,6 +76,8 @@ bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 		 uint64_t *t2);
 bool tsc_mb_write(struct tsc_mailbox *mb, int64_t delta);
 bool tsc_mb_exit(struct tsc_mailbox *mb);
+/* Posts a command; returns the request word the answer will echo. */
+uint64_t tsc_mb_post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg);
 /* Leaves EXIT for a responder that may never start; does not wait. */
 void tsc_mb_post_exit(struct tsc_mailbox *mb);
 /* Waits (bounded) for a started responder's first sign of life. */

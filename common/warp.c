@@ -4,14 +4,16 @@
 #define LOAD(p) atomic_load_explicit((p), memory_order_acquire)
 #define STORE(p, v) atomic_store_explicit((p), (v), memory_order_release)
 
-/* Waits for our turn; false if the other side fell silent. */
-static bool wait_turn(struct tsc_mailbox *mb, uint32_t cpu, uint32_t want)
+/* Waits until *word differs from last, i.e. the other side took its turn;
+ * false if it fell silent. */
+static bool wait_change(struct tsc_mailbox *mb, uint32_t cpu,
+			_Atomic uint64_t *word, uint64_t last, uint64_t *out)
 {
 	const struct tsc_platform *pf = mb->pf;
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, v;
 	uint32_t spins = 0;
 
-	while (LOAD(&mb->warp.turn) != want) {
+	while ((v = LOAD(word)) == last) {
 		if (++spins % TSC_SPIN_CHECK)
 			continue;
 		if (!deadline)
@@ -19,37 +21,38 @@ static bool wait_turn(struct tsc_mailbox *mb, uint32_t cpu, uint32_t want)
 		else if (pf->read(pf->ctx, cpu) > deadline)
 			return false;
 	}
+	*out = v;
 	return true;
 }
 
-/* One read, compared with the other side's last read. */
-static void take_turn(const struct tsc_platform *pf, uint32_t cpu,
-		      _Atomic uint64_t *mine, _Atomic uint64_t *theirs,
-		      uint32_t *warps, uint64_t *max_back)
+/* One turn: read, compare with the other side's latest reading (taken
+ * before ours, causally), publish. */
+static uint64_t take_turn(const struct tsc_platform *pf, uint32_t cpu,
+			  uint64_t theirs, _Atomic uint64_t *mine,
+			  uint32_t *warps, uint64_t *max_back)
 {
-	uint64_t prev = LOAD(theirs);
 	uint64_t now = pf->read(pf->ctx, cpu);
 
-	if (now < prev) {
+	if (now < theirs) {
 		(*warps)++;
-		if (prev - now > *max_back)
-			*max_back = prev - now;
+		if (theirs - now > *max_back)
+			*max_back = theirs - now;
 	}
-	atomic_store_explicit(mine, now, memory_order_relaxed);
+	STORE(mine, now);
+	return now;
 }
 
 void tsc_warp_ap(struct tsc_mailbox *mb, uint32_t rounds)
 {
 	struct tsc_warp_area *w = &mb->warp;
+	uint64_t bsp_last = 0, max_back = 0;
 	uint32_t warps = 0, i;
-	uint64_t max_back = 0;
 
 	for (i = 0; i < rounds; i++) {
-		if (!wait_turn(mb, mb->cpu, 1))
+		if (!wait_change(mb, mb->cpu, &w->bsp_read, bsp_last, &bsp_last))
 			break;
-		take_turn(mb->pf, mb->cpu, &w->last_ap, &w->last_bsp, &warps,
+		take_turn(mb->pf, mb->cpu, bsp_last, &w->ap_read, &warps,
 			  &max_back);
-		STORE(&w->turn, 0);
 	}
 	atomic_store(&w->ap_warps, warps);
 	atomic_store(&w->ap_max_back, max_back);
@@ -61,38 +64,30 @@ bool tsc_warp_run(struct tsc_mailbox *mb, uint32_t rounds,
 {
 	const struct tsc_platform *pf = mb->pf;
 	struct tsc_warp_area *w = &mb->warp;
-	uint64_t seq, ap_back;
+	uint64_t seq, ap_back, ap_last = 0, deadline;
 	uint32_t i;
 
 	*out = (struct tsc_warp_result){ 0 };
-	atomic_store(&w->turn, 0);
-	atomic_store(&w->last_bsp, 0);
-	atomic_store(&w->last_ap, 0);
+	atomic_store(&w->bsp_read, 0);
+	atomic_store(&w->ap_read, 0);
 	atomic_store(&w->ap_warps, 0);
 	atomic_store(&w->ap_max_back, 0);
 	atomic_store(&w->ap_rounds, 0);
-
-	seq = atomic_load(&mb->req) + 1;
-	atomic_store(&mb->cmd, TSC_CMD_WARP);
-	atomic_store(&mb->arg, (int64_t)rounds);
-	STORE(&mb->req, seq);
+	seq = tsc_mb_post(mb, TSC_CMD_WARP, (int64_t)rounds);
 
 	for (i = 0; i < rounds; i++) {
-		if (!wait_turn(mb, pf->bsp, 0))
+		/* The first reading has nothing to compare with. */
+		take_turn(pf, pf->bsp, ap_last, &w->bsp_read, &out->warps_bsp,
+			  &out->max_back);
+		if (!wait_change(mb, pf->bsp, &w->ap_read, ap_last, &ap_last))
 			break;
-		take_turn(pf, pf->bsp, &w->last_bsp, &w->last_ap,
-			  &out->warps_bsp, &out->max_back);
-		STORE(&w->turn, 1);
 	}
 	out->rounds = i;
 	/* The AP publishes its counts, then answers the command. */
-	{
-		uint64_t deadline = pf->read(pf->ctx, pf->bsp) +
-				    mb->timeout_cycles;
-		while (LOAD(&mb->resp) != seq) {
-			if (pf->read(pf->ctx, pf->bsp) > deadline)
-				return false;
-		}
+	deadline = pf->read(pf->ctx, pf->bsp) + mb->timeout_cycles;
+	while (LOAD(&mb->resp) != seq) {
+		if (pf->read(pf->ctx, pf->bsp) > deadline)
+			return false;
 	}
 	out->warps_ap = atomic_load(&w->ap_warps);
 	ap_back = atomic_load(&w->ap_max_back);
