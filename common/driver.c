@@ -138,16 +138,18 @@ static void move_bsp(struct run *R)
 	const struct tsc_platform *pf = R->pf;
 	bool reachable[TSC_MAX_CPUS];
 	int64_t offs[TSC_MAX_CPUS], shift;
+	uint64_t rtts[TSC_MAX_CPUS];
 	enum tsc_bsp_rule rule;
 	uint32_t i;
 
 	for (i = 0; i < R->r->nap; i++) {
 		offs[i] = R->r->ap[i].survey_offset;
+		rtts[i] = R->r->ap[i].rtt;
 		reachable[i] = tsc_plan_reachable(offs[i]);
 		if (!reachable[i])
 			R->r->ap[i].note = TSC_NOTE_BEYOND_CAP;
 	}
-	shift = tsc_plan_bsp(offs, reachable, R->r->nap, &rule);
+	shift = tsc_plan_bsp(offs, rtts, reachable, R->r->nap, &rule);
 	if (shift <= 0)
 		return;
 	shift = tsc_quantise(shift, R->tick);
@@ -266,7 +268,7 @@ static void ap_pass(struct run *R)
 		struct tsc_report_cpu *ap = &R->r->ap[i];
 
 		if (ap->note == TSC_NOTE_BEYOND_CAP)
-			continue;
+			continue; /* left alone, in either direction */
 		if (!session_open(R, ap->index)) {
 			ap->note = TSC_NOTE_NO_ANSWER;
 			R->ws->usable[ap->index] = false;

@@ -3,7 +3,12 @@
 
 bool tsc_plan_reachable(int64_t offset)
 {
-	return offset <= TSC_FORWARD_CAP;
+	return offset <= TSC_FORWARD_CAP && offset >= -TSC_FORWARD_CAP;
+}
+
+uint64_t tsc_ahead_noise(uint64_t rtt)
+{
+	return rtt / 4 > TSC_SURVEY_NOISE ? rtt / 4 : TSC_SURVEY_NOISE;
 }
 
 /* Median of the usable offsets, by selection without a copy (n is small). */
@@ -30,11 +35,12 @@ static int64_t median(const int64_t *v, const bool *usable, uint32_t n,
 	return 0;
 }
 
-int64_t tsc_plan_bsp(const int64_t *offsets, const bool *usable, uint32_t n,
-		     enum tsc_bsp_rule *rule)
+int64_t tsc_plan_bsp(const int64_t *offsets, const uint64_t *rtts,
+		     const bool *usable, uint32_t n, enum tsc_bsp_rule *rule)
 {
 	int64_t lo = 0, hi = 0, target;
 	uint32_t i, count = 0;
+	bool ahead = false;
 
 	*rule = TSC_BSP_NONE;
 	for (i = 0; i < n; i++) {
@@ -44,18 +50,23 @@ int64_t tsc_plan_bsp(const int64_t *offsets, const bool *usable, uint32_t n,
 			lo = offsets[i];
 		if (count == 0 || offsets[i] > hi)
 			hi = offsets[i];
+		if (offsets[i] > (int64_t)tsc_ahead_noise(rtts[i]))
+			ahead = true;
 		count++;
 	}
-	if (count == 0 || hi <= TSC_SURVEY_NOISE)
+	if (!ahead)
 		return 0;
 	if (hi - lo <= TSC_AGREE_SPAN) {
 		target = median(offsets, usable, n, count);
 		*rule = TSC_BSP_MEDIAN;
 		/* A median within noise: the APs are level with the BSP and
 		 * only the few ahead need fine-tuning back. */
-		if (target <= TSC_SURVEY_NOISE) {
-			*rule = TSC_BSP_NONE;
-			return 0;
+		for (i = 0; i < n; i++) {
+			if (usable[i] && offsets[i] == target &&
+			    target <= (int64_t)tsc_ahead_noise(rtts[i])) {
+				*rule = TSC_BSP_NONE;
+				return 0;
+			}
 		}
 		return target;
 	}

@@ -37,14 +37,20 @@
 enum tsc_bsp_rule { TSC_BSP_NONE, TSC_BSP_MEDIAN, TSC_BSP_FURTHEST };
 
 /*
- * How far to move the BSP forward.  offsets[i] are the APs' survey offsets;
- * usable[i] false leaves AP i out (beyond a cap, or unmeasured).  Returns the
- * shift (>= 0) and the rule applied.
+ * How far to move the BSP forward.  offsets[i] and rtts[i] are the APs'
+ * survey estimates; usable[i] false leaves AP i out (beyond a cap, or
+ * unmeasured).  An AP counts as ahead only beyond tsc_ahead_noise() of its
+ * own round trip.  Returns the shift (>= 0) and the rule applied.
  */
-int64_t tsc_plan_bsp(const int64_t *offsets, const bool *usable, uint32_t n,
-		     enum tsc_bsp_rule *rule);
+int64_t tsc_plan_bsp(const int64_t *offsets, const uint64_t *rtts,
+		     const bool *usable, uint32_t n, enum tsc_bsp_rule *rule);
 
-/* An AP further ahead than this cannot be reached by moving the BSP. */
+/* Below this an AP "ahead" is noise: TSC_SURVEY_NOISE, or a quarter of the
+ * round trip when that is larger (the estimate's systematic bias). */
+uint64_t tsc_ahead_noise(uint64_t rtt);
+
+/* Within the caps, in either direction: an AP further off is left alone and
+ * takes no part in the plan. */
 bool tsc_plan_reachable(int64_t offset);
 
 enum tsc_ap_action {

@@ -4,14 +4,23 @@
 
 #include "../../common/plan.h"
 
-static int64_t plan(const int64_t *o, uint32_t n, enum tsc_bsp_rule *rule)
+static int64_t plan_rtt(const int64_t *o, uint32_t n, uint64_t rtt,
+			enum tsc_bsp_rule *rule)
 {
+	uint64_t rtts[16];
 	bool usable[16];
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		usable[i] = tsc_plan_reachable(o[i]);
-	return tsc_plan_bsp(o, usable, n, rule);
+		rtts[i] = rtt;
+	}
+	return tsc_plan_bsp(o, rtts, usable, n, rule);
+}
+
+static int64_t plan(const int64_t *o, uint32_t n, enum tsc_bsp_rule *rule)
+{
+	return plan_rtt(o, n, 300, rule);
 }
 
 /* E595: the BSP 6.8e9 behind seven APs that agree within +-16. */
@@ -64,21 +73,45 @@ static void aps_disagree(void **s)
 	assert_int_equal(rule, TSC_BSP_FURTHEST);
 }
 
-/* An AP further ahead than the forward cap is left out of the plan. */
+/* An AP beyond the forward cap, either way, is left out of the plan. */
 static void beyond_forward_cap(void **s)
 {
 	const int64_t o[] = { 200000000000LL, -5000, -6000 };
+	const int64_t e595_and_far[] = { 6815086010LL, 6815086026LL,
+					 -200000000000LL, 6815086000LL };
 	enum tsc_bsp_rule rule;
 	int64_t d;
 
 	(void)s;
 	assert_false(tsc_plan_reachable(200000000000LL));
+	assert_false(tsc_plan_reachable(-200000000000LL));
 	assert_int_equal(plan(o, 3, &rule), 0);
+	/* The far AP does not turn "agreeing APs" into "disagreeing". */
+	assert_int_equal(plan(e595_and_far, 4, &rule), 6815086010LL);
+	assert_int_equal(rule, TSC_BSP_MEDIAN);
 	assert_int_equal(tsc_plan_ap(-200000000000LL, 20, 1, &d),
 			 TSC_AP_TOO_FAR_BEHIND);
 	assert_int_equal(d, 0);
 	assert_int_equal(tsc_plan_ap(-TSC_FORWARD_CAP, 20, 1, &d),
 			 TSC_AP_FORWARD);
+}
+
+/* "Ahead" is judged against each AP's own round trip: at rtt 1650 an
+ * estimate of +210 is the interconnect's bias, not an AP ahead. */
+static void ahead_noise_scales_with_rtt(void **s)
+{
+	const int64_t o[] = { 210, 231, -3800 };
+	enum tsc_bsp_rule rule;
+
+	(void)s;
+	assert_int_equal(tsc_ahead_noise(300), TSC_SURVEY_NOISE);
+	assert_int_equal(tsc_ahead_noise(1650), 412);
+	assert_int_equal(plan_rtt(o, 3, 1650, &rule), 0);
+	assert_int_equal(rule, TSC_BSP_NONE);
+	/* The same estimates over a fast interconnect are a real lead; the
+	 * APs agree within the span, so the BSP goes to their median. */
+	assert_int_equal(plan_rtt(o, 3, 300, &rule), 210);
+	assert_int_equal(rule, TSC_BSP_MEDIAN);
 }
 
 /* Level within noise: nothing moves. */
@@ -143,6 +176,7 @@ int main(void)
 		cmocka_unit_test(mixed_disagreeing),
 		cmocka_unit_test(aps_disagree),
 		cmocka_unit_test(beyond_forward_cap),
+		cmocka_unit_test(ahead_noise_scales_with_rtt),
 		cmocka_unit_test(already_in_sync),
 		cmocka_unit_test(deltas_quantised),
 		cmocka_unit_test(band),
