@@ -33,10 +33,37 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
-DEBIAN_PACKAGES := build-essential libcmocka-dev python3
+DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi \
+	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
+	grub-common systemd-boot-efi
 
-.PHONY: all deps check bench clean common-efi
-all: tui/tsctui common-efi
+# The UEFI stage, with gnu-efi.
+EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
+EFI_LDS   := /usr/lib/elf_x86_64_efi.lds
+EFI_CRT0  := /usr/lib/crt0-efi-x86_64.o
+CFLAGS_EFI_GLUE := -std=gnu11 $(WARN) -O2 -ffreestanding -fshort-wchar \
+	-mno-red-zone -fno-stack-protector -fpic -fno-strict-aliasing \
+	-maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI $(EFI_INC)
+EFI_SRC   := $(wildcard efi/*.c)
+EFI_HDR   := $(wildcard efi/*.h)
+# name: flavour defines
+EFI_FLAVOURS := app driver sim sim-driver
+EFI_DEFS_app        :=
+EFI_DEFS_driver     := -DTSCTUI_DRIVER
+EFI_DEFS_sim        := -DTSCTUI_SIM
+EFI_DEFS_sim-driver := -DTSCTUI_SIM -DTSCTUI_DRIVER
+EFI_TARGET_app        := efi-app-x86_64 --subsystem=10
+EFI_TARGET_driver     := efi-bsdrv-x86_64 --subsystem=11
+EFI_TARGET_sim        := efi-app-x86_64 --subsystem=10
+EFI_TARGET_sim-driver := efi-bsdrv-x86_64 --subsystem=11
+EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
+	efi/tsctui-sim-driver.efi
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
+	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
+
+.PHONY: all deps check bench clean common-efi efi
+all: tui/tsctui common-efi efi
+efi: $(EFI_IMAGES) $(BUILD)/tests/efi/shutdown.efi
 
 deps:
 	@if command -v apt-get >/dev/null; then \
@@ -68,6 +95,34 @@ tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
 common-efi: $(BUILD)/efi/common.o
 $(BUILD)/efi/common.o: $(COMMON_EFI_OBJ)
 	ld -r -o $@ $^
+
+$(BUILD)/efi/%/stage.so: $(EFI_SRC) $(EFI_HDR) $(COMMON_HDR) $(COMMON_EFI_OBJ)
+	@mkdir -p $(@D)
+	for f in $(EFI_SRC); do \
+		$(CC) $(CFLAGS_EFI_GLUE) $(EFI_DEFS_$*) -c $$f \
+			-o $(@D)/$$(basename $$f .c).o || exit 1; \
+	done
+	ld -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic \
+		-L/usr/lib $(EFI_CRT0) $(patsubst efi/%.c,$(@D)/%.o,$(EFI_SRC)) \
+		$(COMMON_EFI_OBJ) -lefi -lgnuefi -o $@
+
+efi/tsctui.efi: $(BUILD)/efi/app/stage.so
+	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_app) $< $@
+efi/tsctui-driver.efi: $(BUILD)/efi/driver/stage.so
+	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_driver) $< $@
+efi/tsctui-sim.efi: $(BUILD)/efi/sim/stage.so
+	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_sim) $< $@
+efi/tsctui-sim-driver.efi: $(BUILD)/efi/sim-driver/stage.so
+	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_sim-driver) $< $@
+
+# A test helper: powers the VM off (systemd-boot 252 has no auto-poweroff).
+$(BUILD)/tests/efi/shutdown.efi: tests/efi/shutdown.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_EFI_GLUE) -c $< -o $(@D)/shutdown.o
+	ld -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic -L/usr/lib \
+		$(EFI_CRT0) $(@D)/shutdown.o -lefi -lgnuefi -o $(@D)/shutdown.so
+	objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 \
+		$(@D)/shutdown.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
 TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c

@@ -38,6 +38,13 @@ static uint64_t cycles_to_us(const struct run *R, uint64_t c)
 	return c / hz * 1000000ull + c % hz * 1000000ull / hz;
 }
 
+static void quiet(struct run *R, bool on)
+{
+	if (R->pf->quiet)
+		R->pf->quiet(R->pf->ctx, on);
+}
+
+/* Starts the responder; on success the BSP is quiet until session_close. */
 static bool session_open(struct run *R, uint32_t cpu)
 {
 	struct tsc_mailbox *mb = &R->ws->mb;
@@ -45,7 +52,10 @@ static bool session_open(struct run *R, uint32_t cpu)
 	tsc_mb_reset(mb, R->pf, cpu, R->timeout_cycles, R->tick);
 	if (R->pf->start(R->pf->ctx, cpu, tsc_responder, mb) != 0)
 		return false;
-	return tsc_mb_wait_started(mb, R->timeout_cycles);
+	if (!tsc_mb_wait_started(mb, R->timeout_cycles))
+		return false;
+	quiet(R, true);
+	return true;
 }
 
 /*
@@ -63,6 +73,7 @@ static uint32_t session_close(struct run *R, uint32_t cpu)
 	struct tsc_mailbox *mb = &R->ws->mb;
 
 	tsc_mb_exit(mb);
+	quiet(R, false);
 	R->pf->join(R->pf->ctx, cpu, R->p->answer_timeout_us);
 	return atomic_load(&mb->writes);
 }
@@ -153,7 +164,9 @@ static void move_bsp(struct run *R)
 	if (shift <= 0)
 		return;
 	shift = tsc_quantise(shift, R->tick);
+	quiet(R, true);
 	tsc_write_at_edge(pf, pf->bsp, shift, R->tick);
+	quiet(R, false);
 	R->added += (uint64_t)shift;
 	R->r->bsp_shift += shift;
 	R->r->msr_writes++;

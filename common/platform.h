@@ -30,6 +30,13 @@ struct tsc_platform {
 	int (*join)(void *ctx, uint32_t cpu, uint64_t timeout_us);
 	/* APIC id of processor cpu (for the report). */
 	uint32_t (*apic_id)(void *ctx, uint32_t cpu);
+	/*
+	 * Enter (on) or leave a timing-critical stretch on the BSP: the UEFI
+	 * stage raises to TPL_HIGH_LEVEL so no timer interrupt lands between
+	 * t0 and t2.  Never on while join() waits (MP services notice an AP's
+	 * completion from a timer).  NULL where there is nothing to do.
+	 */
+	void (*quiet)(void *ctx, bool on);
 	/* Sim builds only: the exact residual against the BSP; NULL else. */
 	bool (*true_offset)(void *ctx, uint32_t cpu, int64_t *out);
 };

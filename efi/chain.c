@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware-entry path: after its work the stage starts the load option
+ * named by next=BootXXXX, as the boot manager would have: LoadImage and
+ * StartImage on the option's device path, with the option's optional data
+ * as the image's load options.  A path that names a partition without a
+ * file means that partition's \EFI\BOOT\BOOTX64.EFI.  Any failure returns to
+ * the caller, and from there to the firmware, which moves on to the next
+ * BootOrder entry.
+ */
+#include "stage.h"
+
+#define DEFAULT_LOADER L"\\EFI\\BOOT\\BOOTX64.EFI"
+
+/* EFI_LOAD_OPTION: UINT32 Attributes, UINT16 FilePathListLength, CHAR16
+ * Description[] (NUL-terminated), device paths, optional data. */
+struct load_option {
+	EFI_DEVICE_PATH *path;
+	VOID *data;
+	UINTN data_size;
+};
+
+static EFI_STATUS parse_option(UINT8 *buf, UINTN size, struct load_option *o)
+{
+	UINTN off = 6, fplen;
+
+	if (size < 8)
+		return EFI_INVALID_PARAMETER;
+	fplen = (UINTN)buf[4] | (UINTN)buf[5] << 8;
+	while (off + 1 < size && (buf[off] || buf[off + 1]))
+		off += 2;
+	off += 2;
+	if (fplen < sizeof(EFI_DEVICE_PATH) || off + fplen > size)
+		return EFI_INVALID_PARAMETER;
+	o->path = (EFI_DEVICE_PATH *)(buf + off);
+	o->data = buf + off + fplen;
+	o->data_size = size - off - fplen;
+	return EFI_SUCCESS;
+}
+
+static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
+		       EFI_HANDLE *child)
+{
+	EFI_DEVICE_PATH *rest = path, *file;
+	EFI_HANDLE fs;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, path, NULL, 0,
+			       child);
+	if (!EFI_ERROR(st))
+		return st;
+	if (st == EFI_SECURITY_VIOLATION) {
+		/* Loaded but refused: unload, and do not try another file. */
+		uefi_call_wrapper(BS->UnloadImage, 1, *child);
+		return st;
+	}
+	if (EFI_ERROR(uefi_call_wrapper(BS->LocateDevicePath, 3,
+					&FileSystemProtocol, &rest, &fs)) ||
+	    !IsDevicePathEnd(rest))
+		return st;
+	file = FileDevicePath(fs, DEFAULT_LOADER);
+	if (!file)
+		return EFI_OUT_OF_RESOURCES;
+	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, file, NULL, 0,
+			       child);
+	FreePool(file);
+	return st;
+}
+
+EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option)
+{
+	struct load_option o;
+	EFI_LOADED_IMAGE *li;
+	EFI_HANDLE child;
+	CHAR16 name[16];
+	UINT16 *current;
+	UINTN size;
+	UINT8 *buf;
+	EFI_STATUS st;
+
+	current = LibGetVariableAndSize(L"BootCurrent", &EfiGlobalVariable,
+					&size);
+	if (current && size == sizeof(UINT16) && *current == option) {
+		FreePool(current);
+		Print(L"tsctui: next=Boot%04X is this entry; not starting it\r\n",
+		      option);
+		return EFI_INVALID_PARAMETER;
+	}
+	if (current)
+		FreePool(current);
+	SPrint(name, sizeof(name), L"Boot%04X", option);
+	buf = LibGetVariableAndSize(name, &EfiGlobalVariable, &size);
+	if (!buf) {
+		Print(L"tsctui: %s does not exist\r\n", name);
+		return EFI_NOT_FOUND;
+	}
+	st = parse_option(buf, size, &o);
+	if (EFI_ERROR(st)) {
+		Print(L"tsctui: %s is not a valid load option\r\n", name);
+		goto out;
+	}
+	st = load(image, o.path, &child);
+	if (EFI_ERROR(st)) {
+		Print(L"tsctui: failed to load %s: %r\r\n", name, st);
+		goto out;
+	}
+	if (o.data_size &&
+	    !EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, child,
+					 &LoadedImageProtocol, (VOID **)&li))) {
+		li->LoadOptions = o.data;
+		li->LoadOptionsSize = (UINT32)o.data_size;
+	}
+	Print(L"tsctui: starting %s\r\n", name);
+	st = uefi_call_wrapper(BS->StartImage, 3, child, NULL, NULL);
+	Print(L"tsctui: %s returned: %r\r\n", name, st);
+out:
+	FreePool(buf);
+	return st;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ESP the stage was loaded from, and its state files in \EFI\tsctui\:
+ * options (written by tsctui), pending (created here before any work,
+ * deleted by `tsctui boot-ok`), disabled (created by the hang guard).
+ */
+#include "stage.h"
+
+#define STATE_DIR L"\\EFI\\tsctui"
+
+EFI_STATUS esp_open(EFI_HANDLE image, EFI_FILE_HANDLE *root)
+{
+	EFI_LOADED_IMAGE *li;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->HandleProtocol, 3, image,
+			       &LoadedImageProtocol, (VOID **)&li);
+	if (EFI_ERROR(st))
+		return st;
+	*root = LibOpenRoot(li->DeviceHandle);
+	return *root ? EFI_SUCCESS : EFI_NOT_FOUND;
+}
+
+static EFI_STATUS open_state(EFI_FILE_HANDLE root, CHAR16 *name, UINT64 mode,
+			     EFI_FILE_HANDLE *fh)
+{
+	CHAR16 path[64];
+
+	SPrint(path, sizeof(path), L"%s\\%s", STATE_DIR, name);
+	return uefi_call_wrapper(root->Open, 5, root, fh, path, mode, 0);
+}
+
+EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
+			    UINTN *len)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_STATUS st;
+	UINTN n = cap - 1;
+
+	*len = 0;
+	buf[0] = '\0';
+	st = open_state(root, L"options", EFI_FILE_MODE_READ, &fh);
+	if (EFI_ERROR(st))
+		return st;
+	st = uefi_call_wrapper(fh->Read, 3, fh, &n, buf);
+	uefi_call_wrapper(fh->Close, 1, fh);
+	if (EFI_ERROR(st))
+		return st;
+	buf[n] = '\0';
+	*len = n;
+	return EFI_SUCCESS;
+}
+
+BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	EFI_FILE_HANDLE fh;
+
+	if (EFI_ERROR(open_state(root, name, EFI_FILE_MODE_READ, &fh)))
+		return FALSE;
+	uefi_call_wrapper(fh->Close, 1, fh);
+	return TRUE;
+}
+
+EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	EFI_FILE_HANDLE dir, fh;
+	EFI_STATUS st;
+
+	/* The directory exists after an install; create it otherwise. */
+	st = uefi_call_wrapper(root->Open, 5, root, &dir, STATE_DIR,
+			       EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
+				       EFI_FILE_MODE_CREATE,
+			       EFI_FILE_DIRECTORY);
+	if (EFI_ERROR(st))
+		return st;
+	uefi_call_wrapper(dir->Close, 1, dir);
+	st = open_state(root, name,
+			EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
+				EFI_FILE_MODE_CREATE,
+			&fh);
+	if (EFI_ERROR(st))
+		return st;
+	/* The file must be on the disk before anything that could hang. */
+	st = uefi_call_wrapper(fh->Flush, 1, fh);
+	uefi_call_wrapper(fh->Close, 1, fh);
+	if (EFI_ERROR(st))
+		return st;
+	return uefi_call_wrapper(root->Flush, 1, root);
+}
+
+EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_STATUS st;
+
+	st = open_state(root, name, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE,
+			&fh);
+	if (EFI_ERROR(st))
+		return st;
+	/* Delete closes the handle, whatever it returns. */
+	st = uefi_call_wrapper(fh->Delete, 1, fh);
+	if (EFI_ERROR(st))
+		return st;
+	return uefi_call_wrapper(root->Flush, 1, root);
+}

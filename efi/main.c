@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The UEFI stage: measure, and in sync mode fix, the TSC offsets of every
+ * core before Linux, then leave a report and return (or start the next boot
+ * entry).  Whatever happens, control goes back to whoever started us:
+ * nothing here may stop a machine from booting.
+ *
+ * Built three ways from this source: the application (GRUB's chainloader,
+ * or its own firmware boot entry), the boot-service driver (systemd-boot's
+ * drivers directory: no load options, options from the ESP, EFI_ABORTED to
+ * be unloaded), and the sim build (virtual offsets, sim.* honoured).
+ */
+#include "../common/cpuid.h"
+#include "../common/driver.h"
+#include "../common/fmt.h"
+#include "stage.h"
+
+/* One run per boot: the big structures live here, not on the stack. */
+static struct tsc_report report;
+static struct tsc_options opts;
+static struct tsc_workspace workspace;
+static char text[1024];
+
+/* MP services notice a finished AP from a 100 ms timer; a responder that
+ * lost its BSP gives up after 400 ms.  A second covers both. */
+#define STRAGGLER_WAIT_US 1000000
+
+static EFI_STATUS finish(EFI_STATUS st)
+{
+	/* A driver that did its work asks to be unloaded (systemd-boot
+	 * accepts EFI_ABORTED from an initialising driver and unloads it). */
+	return STAGE_DRIVER ? EFI_ABORTED : st;
+}
+
+/* Load options, then the ESP file when config=esp (or for the driver). */
+static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
+{
+	EFI_LOADED_IMAGE *li;
+	UINTN n;
+
+	tsc_options_init(&opts);
+	*esp = NULL;
+	if (!EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, image,
+					 &LoadedImageProtocol, (VOID **)&li)) &&
+	    li->LoadOptions && li->LoadOptionsSize) {
+		n = tsc_options_from_load_options(li->LoadOptions,
+						  li->LoadOptionsSize, text,
+						  sizeof(text));
+		tsc_options_parse(&opts, text, n, STAGE_SIM);
+	}
+	if (STAGE_DRIVER)
+		opts.config_esp = true;
+	if (!opts.config_esp)
+		return;
+	if (EFI_ERROR(esp_open(image, esp))) {
+		*esp = NULL;
+		return;
+	}
+	if (!EFI_ERROR(esp_read_options(*esp, text, sizeof(text), &n)))
+		tsc_options_parse(&opts, text, n, STAGE_SIM);
+}
+
+/*
+ * The ESP hang guard.  Returns FALSE when the stage must do no work; the
+ * report then says why.
+ */
+static BOOLEAN guard(EFI_FILE_HANDLE esp)
+{
+	EFI_STATUS st;
+
+	if (!esp) {
+		tsc_report_set_result(&report, TSC_RESULT_ERROR,
+				      "cannot open the ESP this stage was "
+				      "loaded from; nothing done");
+		return FALSE;
+	}
+	if (esp_exists(esp, L"disabled")) {
+		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
+				      "the hang guard disabled the stage after "
+				      "a boot that never reached Linux; "
+				      "`tsctui guard reset` re-enables it");
+		return FALSE;
+	}
+	if (esp_exists(esp, L"pending")) {
+		st = esp_create(esp, L"disabled");
+		if (!EFI_ERROR(st))
+			st = esp_delete(esp, L"pending");
+		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
+				      EFI_ERROR(st)
+					      ? "the last boot never reached "
+						"Linux; could not write the "
+						"disabled file, nothing done"
+					      : "the last boot never reached "
+						"Linux; the stage disabled "
+						"itself and did nothing");
+		return FALSE;
+	}
+	st = esp_create(esp, L"pending");
+	if (EFI_ERROR(st)) {
+		tsc_report_set_result(&report, TSC_RESULT_ERROR,
+				      "cannot write the hang guard's pending "
+				      "file on the ESP; nothing done");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void describe_cpu(void)
+{
+	struct tsc_cpu_regs regs;
+
+	tsc_cpu_read(&regs);
+	tsc_cpu_decode(&regs, &report.cpu);
+}
+
+static void measure_and_sync(void)
+{
+	struct tsc_run_params params;
+	struct tsc_platform pf;
+	enum tsc_mode run_mode = opts.mode;
+	const char *refusal = NULL, *why;
+
+	if (opts.mode == TSC_MODE_SYNC && !STAGE_SIM &&
+	    !tsc_sync_allowed(&report.cpu, opts.allow_any_cpu, &refusal))
+		run_mode = TSC_MODE_MEASURE;
+	if (EFI_ERROR(mp_init(&pf, &opts, &why))) {
+		tsc_report_set_result(&report, TSC_RESULT_ERROR, why);
+		return;
+	}
+	pf.tsc_hz = tsc_calibrate_hz();
+	if (!STAGE_SIM && run_mode == TSC_MODE_MEASURE)
+		pf.write = NULL; /* measure mode cannot write, by construction */
+	tsc_run_params_default(&params, run_mode);
+	tsc_run(&pf, &params, &workspace, &report);
+	if (refusal)
+		tsc_report_set_result(&report, TSC_RESULT_REFUSED, refusal);
+	if (why && report.result != TSC_RESULT_REFUSED &&
+	    report.reason[0] == '\0')
+		tsc_report_set_result(&report, report.result, why);
+}
+
+/* gnu-efi's crt0 relocates the image, then calls this with the SysV ABI:
+ * no EFIAPI here (the AP procedure in mp.c, called by firmware, has it). */
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	EFI_FILE_HANDLE esp;
+	UINTN stuck;
+
+	InitializeLib(image, systab);
+	if (STAGE_SIM)
+		Print(L"tsctui %a: TEST BUILD with simulated TSC offsets; "
+		      L"not for real machines\r\n",
+		      TSCTUI_STAGE_VERSION);
+	tsc_report_init(&report, TSCTUI_STAGE_VERSION,
+			STAGE_SIM ? TSC_BUILD_SIM : TSC_BUILD_RELEASE);
+	collect_options(image, &esp);
+	report.mode = opts.mode;
+	report.config = opts.config_esp ? TSC_CONFIG_ESP
+					: TSC_CONFIG_LOAD_OPTIONS;
+	if (opts.ignored[0])
+		tsc_report_ignore(&report, opts.ignored,
+				  tsc_strlen(opts.ignored));
+	if (opts.has_next) {
+		struct tsc_buf b;
+
+		tsc_buf_init(&b, report.next, sizeof(report.next));
+		tsc_buf_puts(&b, "Boot");
+		tsc_buf_hex4(&b, opts.next);
+	}
+	describe_cpu();
+
+	if (opts.config_esp && !guard(esp))
+		goto publish;
+	if (opts.mode == TSC_MODE_OFF) {
+		tsc_report_set_result(&report, TSC_RESULT_SKIPPED, "mode=off");
+		goto publish;
+	}
+	if (STAGE_SIM && opts.sim_hang) {
+		/* A hung sync boot, on purpose: the guard is armed. */
+		Print(L"tsctui: sim.hang=1: hanging now\r\n");
+		for (;;)
+			tsc_cpu_relax();
+	}
+	measure_and_sync();
+
+publish:
+	/* Returning unloads this image: first MP services must have seen
+	 * every AP run finish. */
+	stuck = mp_unfinished(STRAGGLER_WAIT_US);
+	if (stuck)
+		Print(L"tsctui: %d processor(s) did not finish\r\n", (int)stuck);
+	report_publish(&report);
+	if (esp)
+		uefi_call_wrapper(esp->Close, 1, esp);
+	if (opts.has_next && !STAGE_DRIVER)
+		chain_boot(image, opts.next);
+	return finish(EFI_SUCCESS);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The UEFI stage's parts, one file each. */
+#ifndef TSCTUI_EFI_STAGE_H
+#define TSCTUI_EFI_STAGE_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "../common/options.h"
+#include "../common/platform.h"
+#include "../common/report.h"
+
+#define TSCTUI_STAGE_VERSION "0.1.0"
+
+#ifdef TSCTUI_SIM
+#define STAGE_SIM 1
+#else
+#define STAGE_SIM 0
+#endif
+
+#ifdef TSCTUI_DRIVER
+#define STAGE_DRIVER 1
+#else
+#define STAGE_DRIVER 0
+#endif
+
+/* mp.c: the common/ platform over MP services. */
+struct stage_mp;
+/* Fills pf; returns an error (and *why) when MP services are unusable.
+ * A machine without the protocol is treated as one CPU. */
+EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
+		   const char **why);
+/* Waits up to wait_us for started responders to finish; returns how many
+ * never signalled (the stage must not be unloaded under a running AP). */
+UINTN mp_unfinished(UINT64 wait_us);
+
+/* tsc.c: TSC rate against the firmware's Stall. */
+UINT64 tsc_calibrate_hz(void);
+
+/* esp.c: the ESP the image was loaded from, and the state files there. */
+struct esp;
+EFI_STATUS esp_open(EFI_HANDLE image, EFI_FILE_HANDLE *root);
+/* Reads \EFI\tsctui\options into buf (NUL-terminated); EFI_NOT_FOUND when
+ * absent, which is normal. */
+EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
+			    UINTN *len);
+BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name);
+/* Creates a state file (empty, flushed); creates \EFI\tsctui if needed. */
+EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name);
+EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name);
+
+/* report.c: the volatile variable and the console copy. */
+EFI_STATUS report_publish(const struct tsc_report *r);
+
+/* chain.c: starts the load option Boot#### after the stage's work. */
+EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option);
+
+#endif

@@ -1,0 +1,138 @@
+"""The QEMU/OVMF harness the stage, boot-integration and end-to-end tests
+share: a GPT disk image with an ESP (sfdisk and mtools, no loop mounts), a
+per-test copy of the OVMF variable store, the serial console captured with
+timestamps, and a timeout after which the VM is stopped (for tests that hang
+on purpose).  Under TCG only: this machine has no KVM."""
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+ESP_TYPE = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"
+ESP_OFFSET = 1024 * 1024  # the partition starts at 1 MiB
+SHELL_PROMPT = b"any other key to continue"
+
+
+class Disk:
+    """A GPT disk whose first partition is a FAT ESP, edited with mtools."""
+
+    def __init__(self, path, size_mb=64):
+        self.path = path
+        with open(path, "wb") as f:
+            f.truncate(size_mb * 1024 * 1024)
+        script = (f"label: gpt\nstart=2048, size={(size_mb - 2) * 2048}, "
+                  f"type={ESP_TYPE}, name=ESP\n")
+        subprocess.run(["sfdisk", "-q", path], input=script, text=True,
+                       check=True, capture_output=True)
+        subprocess.run(["mformat", "-i", self.img, "-F", "-v", "ESP", "::"],
+                       check=True, capture_output=True)
+
+    @property
+    def img(self):
+        return f"{self.path}@@{ESP_OFFSET}"
+
+    def mkdir(self, path):
+        parts = [p for p in path.strip("/").split("/") if p]
+        for i in range(1, len(parts) + 1):
+            d = "/".join(parts[:i])
+            if not self.exists(d):
+                subprocess.run(["mmd", "-i", self.img, f"::/{d}"],
+                               check=True, capture_output=True)
+
+    def put(self, local, dest):
+        self.mkdir(os.path.dirname(dest))
+        subprocess.run(["mcopy", "-o", "-i", self.img, local, f"::/{dest}"],
+                       check=True, capture_output=True)
+
+    def write(self, dest, data):
+        with tempfile.NamedTemporaryFile(delete=False) as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        try:
+            self.put(f.name, dest)
+        finally:
+            os.unlink(f.name)
+
+    def read(self, path):
+        r = subprocess.run(["mtype", "-i", self.img, f"::/{path}"],
+                           capture_output=True)
+        return r.stdout if r.returncode == 0 else None
+
+    def exists(self, path):
+        return subprocess.run(["mdir", "-b", "-i", self.img, f"::/{path}"],
+                              capture_output=True).returncode == 0
+
+    def remove(self, path):
+        subprocess.run(["mdel", "-i", self.img, f"::/{path}"],
+                       capture_output=True)
+
+
+class Result:
+    def __init__(self, log, timed_out, seconds, exit_code):
+        self.log = log
+        self.timed_out = timed_out
+        self.seconds = seconds
+        self.exit_code = exit_code
+
+    def text(self):
+        return self.log.decode("utf-8", "replace")
+
+
+def fresh_vars(path):
+    shutil.copyfile(OVMF_VARS, path)
+    return path
+
+
+def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
+         log_path=None, memory=256):
+    """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
+    appears in the serial output (the VM is then stopped), or at the
+    timeout (the VM is stopped, timed_out is set)."""
+    cmd = ["qemu-system-x86_64", "-machine", "q35",
+           "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
+           "-m", str(memory), "-display", "none", "-monitor", "none",
+           "-serial", "stdio", "-net", "none", "-no-reboot",
+           "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+           "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
+           "-drive", f"file={disk.path},format=raw,if=none,id=esp",
+           "-device", "virtio-blk-pci,drive=esp,bootindex=1"]
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    log = b""
+    stamped = []
+    pressed = False
+    timed_out = False
+    fd = p.stdout.fileno()
+    while True:
+        left = timeout - (time.monotonic() - start)
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if not ready:
+            if p.poll() is not None:
+                break
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        log += chunk
+        stamped.append(f"[{time.monotonic() - start:7.2f}] ".encode() + chunk)
+        if not pressed and SHELL_PROMPT in log:
+            # Skip the Shell's 5 s countdown before startup.nsh.
+            p.stdin.write(b" ")
+            p.stdin.flush()
+            pressed = True
+        if until and until in log:
+            break
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+    if log_path:
+        with open(log_path, "wb") as f:
+            f.write(b"".join(stamped))
+    return Result(log, timed_out, time.monotonic() - start, p.returncode)
