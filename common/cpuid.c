@@ -108,14 +108,14 @@ bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
 			  "offsets itself";
 		return false;
 	}
-	if (!c->invariant_tsc) {
-		*reason = "the CPU has no invariant TSC (CPUID 80000007h "
-			  "EDX bit 8): counters would drift apart again";
-		return false;
-	}
 	if (!allow_any && !family_listed(c)) {
 		*reason = "the CPU is not in the supported list (AMD family "
 			  "17h/19h/1Ah, Hygon 18h); allow=any-cpu overrides";
+		return false;
+	}
+	if (!c->invariant_tsc) {
+		*reason = "the CPU has no invariant TSC (CPUID 80000007h "
+			  "EDX bit 8): counters would drift apart again";
 		return false;
 	}
 	*reason = 0;

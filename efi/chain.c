@@ -4,10 +4,13 @@
  * named by next=BootXXXX, as the boot manager would have: LoadImage and
  * StartImage on the option's device path, with the option's optional data
  * as the image's load options.  A path that names a partition without a
- * file means that partition's \EFI\BOOT\BOOTX64.EFI.  Any failure returns to
+ * file means that partition's \EFI\BOOT\BOOTX64.EFI; one that names a whole
+ * disk means that file on the disk's partitions, in order (OVMF's own
+ * "UEFI Misc Device" entries look like that).  Any failure returns to
  * the caller, and from there to the firmware, which moves on to the next
  * BootOrder entry.
  */
+#include "../common/fmt.h"
 #include "stage.h"
 
 #define DEFAULT_LOADER L"\\EFI\\BOOT\\BOOTX64.EFI"
@@ -38,10 +41,56 @@ static EFI_STATUS parse_option(UINT8 *buf, UINTN size, struct load_option *o)
 	return EFI_SUCCESS;
 }
 
+static EFI_STATUS load_default(EFI_HANDLE parent, EFI_HANDLE fs,
+				EFI_HANDLE *child)
+{
+	EFI_DEVICE_PATH *file = FileDevicePath(fs, DEFAULT_LOADER);
+	EFI_STATUS st;
+
+	if (!file)
+		return EFI_OUT_OF_RESOURCES;
+	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, file, NULL, 0,
+			       child);
+	FreePool(file);
+	return st;
+}
+
+/* Does `path` (without its end node) begin `whole`? */
+static BOOLEAN path_prefix(EFI_DEVICE_PATH *path, EFI_DEVICE_PATH *whole)
+{
+	UINTN n = DevicePathSize(path) - sizeof(EFI_DEVICE_PATH);
+
+	return DevicePathSize(whole) > n && CompareMem(path, whole, n) == 0;
+}
+
+/* A whole disk: the default loader on each file system under it. */
+static EFI_STATUS load_from_children(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
+				     EFI_HANDLE *child)
+{
+	EFI_STATUS st = EFI_NOT_FOUND;
+	EFI_HANDLE *handles;
+	UINTN n, i;
+
+	/* The partitions exist once the disk's drivers are connected. */
+	LibLocateHandle(ByProtocol, &FileSystemProtocol, NULL, &n, &handles);
+	for (i = 0; i < n; i++) {
+		EFI_DEVICE_PATH *dp = DevicePathFromHandle(handles[i]);
+
+		if (!dp || !path_prefix(path, dp))
+			continue;
+		st = load_default(parent, handles[i], child);
+		if (!EFI_ERROR(st) || st == EFI_SECURITY_VIOLATION)
+			break;
+	}
+	if (n)
+		FreePool(handles);
+	return st;
+}
+
 static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 		       EFI_HANDLE *child)
 {
-	EFI_DEVICE_PATH *rest = path, *file;
+	EFI_DEVICE_PATH *rest = path;
 	EFI_HANDLE fs;
 	EFI_STATUS st;
 
@@ -54,17 +103,26 @@ static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 		uefi_call_wrapper(BS->UnloadImage, 1, *child);
 		return st;
 	}
-	if (EFI_ERROR(uefi_call_wrapper(BS->LocateDevicePath, 3,
-					&FileSystemProtocol, &rest, &fs)) ||
-	    !IsDevicePathEnd(rest))
-		return st;
-	file = FileDevicePath(fs, DEFAULT_LOADER);
-	if (!file)
-		return EFI_OUT_OF_RESOURCES;
-	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, file, NULL, 0,
-			       child);
-	FreePool(file);
-	return st;
+	if (!EFI_ERROR(uefi_call_wrapper(BS->LocateDevicePath, 3,
+					 &FileSystemProtocol, &rest, &fs)) &&
+	    IsDevicePathEnd(rest))
+		return load_default(parent, fs, child);
+	return load_from_children(parent, path, child);
+}
+
+/* "Boot%04X", built here: gnu-efi's printf pads %X to 8 digits whatever
+ * the width says. */
+static void option_name(UINT16 option, CHAR16 *out)
+{
+	char ascii[16];
+	struct tsc_buf b;
+	UINTN i;
+
+	tsc_buf_init(&b, ascii, sizeof(ascii));
+	tsc_buf_puts(&b, "Boot");
+	tsc_buf_hex4(&b, option);
+	for (i = 0; i <= b.len; i++)
+		out[i] = (CHAR16)ascii[i];
 }
 
 EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option)
@@ -78,17 +136,17 @@ EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option)
 	UINT8 *buf;
 	EFI_STATUS st;
 
+	option_name(option, name);
 	current = LibGetVariableAndSize(L"BootCurrent", &EfiGlobalVariable,
 					&size);
 	if (current && size == sizeof(UINT16) && *current == option) {
 		FreePool(current);
-		Print(L"tsctui: next=Boot%04X is this entry; not starting it\r\n",
-		      option);
+		Print(L"tsctui: next=%s is this entry; not starting it\r\n",
+		      name);
 		return EFI_INVALID_PARAMETER;
 	}
 	if (current)
 		FreePool(current);
-	SPrint(name, sizeof(name), L"Boot%04X", option);
 	buf = LibGetVariableAndSize(name, &EfiGlobalVariable, &size);
 	if (!buf) {
 		Print(L"tsctui: %s does not exist\r\n", name);

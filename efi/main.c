@@ -62,7 +62,7 @@ static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
 
 /*
  * The ESP hang guard.  Returns FALSE when the stage must do no work; the
- * report then says why.
+ * report then says why.  mode=off arms nothing: doing nothing cannot hang.
  */
 static BOOLEAN guard(EFI_FILE_HANDLE esp)
 {
@@ -95,6 +95,8 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 						"itself and did nothing");
 		return FALSE;
 	}
+	if (opts.mode == TSC_MODE_OFF)
+		return TRUE;
 	st = esp_create(esp, L"pending");
 	if (EFI_ERROR(st)) {
 		tsc_report_set_result(&report, TSC_RESULT_ERROR,
@@ -194,7 +196,10 @@ publish:
 	report_publish(&report);
 	if (esp)
 		uefi_call_wrapper(esp->Close, 1, esp);
+	/* As a firmware boot entry: start the real loader.  If that fails,
+	 * return the failure: the boot manager tries the next BootOrder
+	 * entry only after an error (a success opens its setup screen). */
 	if (opts.has_next && !STAGE_DRIVER)
-		chain_boot(image, opts.next);
+		return chain_boot(image, opts.next);
 	return finish(EFI_SUCCESS);
 }

@@ -90,7 +90,8 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
          log_path=None, memory=256):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
-    timeout (the VM is stopped, timed_out is set)."""
+    timeout (the VM is stopped, timed_out is set).  With log_path, writes
+    the raw serial output there and a timestamped copy beside it."""
     cmd = ["qemu-system-x86_64", "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-monitor", "none",
@@ -133,6 +134,10 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
         p.kill()
     p.wait()
     if log_path:
+        # The raw stream for parsers, and a copy with the time each chunk
+        # arrived for people reading a failure.
         with open(log_path, "wb") as f:
+            f.write(log)
+        with open(log_path + ".stamped", "wb") as f:
             f.write(b"".join(stamped))
     return Result(log, timed_out, time.monotonic() - start, p.returncode)

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""The UEFI stage in OVMF under TCG, through the firmware's own paths:
+the UEFI Shell (startup.nsh runs the stage several times in one boot), the
+real systemd-boot with the driver, and a real GRUB built with
+grub-mkstandalone.  Every assertion is on the JSON that
+`tsctui report --json --all --file <serial log>` makes of the console
+output, on files in the ESP image, or on the parsed OVMF variable store."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import ovmfvars  # noqa: E402
+import qemu  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
+TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+WORK = os.path.join(BUILD, "stage-tests")
+EFI = os.path.join(TOP, "efi")
+SHUTDOWN = os.path.join(BUILD, "tests", "efi", "shutdown.efi")
+SD_BOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+GLOBAL = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+REPORT_GUID = "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c"
+MTC_GUID = "eb704011-1402-11d3-8e77-00a0c969723b"
+# OVMF rewrites these on every boot (REFERENCE.md).
+OVMF_OWN = {(GLOBAL, "ConIn"), (GLOBAL, "ConOut"), (GLOBAL, "ErrOut"),
+            (MTC_GUID, "MTC")}
+
+E595 = "sim.offset.0=-6815086010"
+LEGION = "sim.offset.0=-5690270744"
+BEHIND = "sim.offset.1=-40000 sim.offset.2=-7000000 sim.offset.3=-123456"
+MIXED = ("sim.offset.1=3000000 sim.offset.2=-5000000 "
+         "sim.offset.3=2000000")
+
+t = Tap()
+os.makedirs(WORK, exist_ok=True)
+
+
+def reports(log_path):
+    r = subprocess.run([TSCTUI, "report", "--json", "--all", "--file",
+                        log_path], capture_output=True, text=True)
+    if r.returncode != 0:
+        t.diag(f"tsctui report failed: {r.stderr.strip()}")
+        return []
+    return json.loads(r.stdout)
+
+
+def shell_boot(name, lines, cpu="EPYC", smp=4, vars_path=None, timeout=240):
+    disk = qemu.Disk(os.path.join(WORK, f"{name}.img"))
+    disk.put(os.path.join(EFI, "tsctui.efi"), "EFI/tsctui/tsctui.efi")
+    disk.put(os.path.join(EFI, "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
+    script = "".join(f"{line}\r\n" for line in lines) + "reset -s\r\n"
+    disk.write("startup.nsh", script)
+    if vars_path is None:
+        vars_path = qemu.fresh_vars(os.path.join(WORK, f"{name}.vars"))
+    log = os.path.join(WORK, f"{name}.log")
+    res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
+                    log_path=log)
+    t.diag(f"{name}: {cpu} x{smp}, {res.seconds:.1f} s"
+           f"{', TIMED OUT' if res.timed_out else ''}")
+    return res, reports(log), disk
+
+
+def residual_ok(r, floor):
+    bad = [(c["index"], c["sim_true_offset"], c["rtt"]) for c in r["cpus"]
+           if abs(c["sim_true_offset"]) > max(floor, c["rtt"] // 2)]
+    return not bad, bad
+
+
+def by_cpu(r, index):
+    return [c for c in r["cpus"] if c["index"] == index][0]
+
+
+APP = r"fs0:\EFI\tsctui\tsctui.efi"
+SIM = r"fs0:\EFI\tsctui\sim.efi"
+
+# ---- Boot A: EPYC, 4 vCPUs, seven runs through the UEFI Shell ----------
+vars_a = qemu.fresh_vars(os.path.join(WORK, "shell-epyc.vars"))
+res, reps, _ = shell_boot("shell-epyc", [
+    f"{APP} mode=measure foo=bar",
+    f"{APP} mode=sync",
+    f"{APP} mode=sync allow=any-cpu",
+    f"{SIM} mode=sync {E595} sim.jitter=20",
+    f"{SIM} mode=sync {BEHIND} sim.jitter=20",
+    f"{SIM} mode=sync {MIXED} sim.jitter=20",
+    f"{SIM} mode=sync {E595} sim.dead=2",
+], vars_path=vars_a)
+snap_a = ovmfvars.parse(vars_a)
+t.ok(not res.timed_out and len(reps) == 7,
+     "Shell boot (EPYC): seven reports parsed from the serial log",
+     f"{len(reps)} reports")
+if len(reps) == 7:
+    m, sync, anycpu, e595, behind, mixed, dead = reps
+    t.ok(m["build"] == "release" and m["mode"] == "measure" and
+         m["result"] in ("in-sync", "unsure") and m["msr_writes"] == 0 and
+         len(m["cpus"]) == 3 and m["config"] == "load-options",
+         "release, mode=measure: in-sync or unsure, no MSR write, 3 APs",
+         json.dumps({k: m[k] for k in ("result", "msr_writes", "reason")}))
+    t.ok(m["ignored_tokens"] == ["foo=bar"],
+         "unknown token reported, the Shell's image path skipped",
+         m["ignored_tokens"])
+    t.ok(m["cpu"]["vendor"] == "amd" and m["cpu"]["family"] == 0x17 and
+         m["cpu"]["tick"] >= 1 and m["cpu"]["tsc_hz"] > 100000000,
+         "CPU decoded (AMD 17h) and the TSC rate calibrated against Stall",
+         m["cpu"])
+    t.ok(sync["result"] == "refused" and "invariant" in sync["reason"] and
+         sync["msr_writes"] == 0 and len(sync["cpus"]) == 3,
+         "release sync on EPYC refused (no invariant TSC under TCG), "
+         "measured instead", sync["reason"])
+    t.ok(anycpu["result"] == "refused" and "invariant" in anycpu["reason"]
+         and anycpu["msr_writes"] == 0,
+         "allow=any-cpu does not lift the invariant-TSC requirement",
+         anycpu["reason"])
+    for name, r, shift in (("E595 pattern", e595, 6815086010),
+                           ("every AP behind", behind, 0),
+                           ("mixed", mixed, 3000000)):
+        ok, bad = residual_ok(r, 150)
+        t.ok(r["build"] == "sim" and r["result"] in ("in-sync", "unsure")
+             and ok, f"sim sync, {name}, jitter 20: every residual within "
+             "max(150, rtt/2)", f"result {r['result']}, outside: {bad}")
+        t.ok(abs(r["bsp_shift_cycles"] - shift) < 5000,
+             f"sim sync, {name}: BSP moved {shift} cycles as planned",
+             r["bsp_shift_cycles"])
+    c2 = by_cpu(dead, 2)
+    t.ok(c2["verdict"] == "unmeasured" and dead["msr_writes"] == 0 and
+         dead["bsp_shift_cycles"] == 0 and
+         all(c["sim_true_offset"] == 6815086010 for c in dead["cpus"]),
+         "sim.dead=2: CPU 2 unmeasured, nothing written", dead["reason"])
+    # Bound: one 100 ms answer timeout per silent AP, plus the work.
+    t.ok(dead["total_ms"] < 1000,
+         "sim.dead=2: the run ends within 1 s", dead["total_ms"])
+else:
+    t.diag(res.text()[-3000:])
+
+# ---- Boot B: Skylake-Client: Intel is not in the supported list ---------
+res, reps, _ = shell_boot("shell-skylake", [f"{APP} mode=sync"],
+                          cpu="Skylake-Client")
+t.ok(len(reps) == 1 and reps[0]["result"] == "refused" and
+     "supported list" in reps[0]["reason"] and reps[0]["msr_writes"] == 0 and
+     reps[0]["cpu"]["vendor"] == "intel",
+     "release sync on Skylake-Client refused: not in the supported list",
+     reps[0]["reason"] if reps else res.text()[-2000:])
+
+# ---- Boot C: EPYC, 8 vCPUs, same store: the Legion pattern --------------
+res, reps, _ = shell_boot("shell-legion", [
+    f"{SIM} mode=sync {LEGION} sim.jitter=20",
+    f"{APP} mode=measure",
+], smp=8, vars_path=vars_a)
+snap_c = ovmfvars.parse(vars_a)
+if t.ok(len(reps) == 2, "Shell boot (EPYC x8): two reports"):
+    leg = reps[0]
+    ok, bad = residual_ok(leg, 150)
+    t.ok(len(leg["cpus"]) == 7 and leg["result"] in ("in-sync", "unsure")
+         and ok and abs(leg["bsp_shift_cycles"] - 5690270744) < 5000,
+         "sim sync, Legion pattern, 8 vCPUs: residuals within max(150, "
+         "rtt/2)", f"{leg['result']}, outside: {bad}")
+    t.diag(f"Legion phases (TCG, not hardware times): {leg['phases_ms']}, "
+           f"total {leg['total_ms']} ms")
+
+# ---- NVRAM: the stage added or changed no non-volatile variable ---------
+added, removed, changed = ovmfvars.changes(snap_a, snap_c)
+unexpected = [k for k in added + removed + changed if k not in OVMF_OWN]
+t.ok(not unexpected and snap_a,
+     "NVRAM: boots running measure and sync changed no variable but "
+     "OVMF's own (MTC, ConIn, ConOut, ErrOut)",
+     f"unexpected: {unexpected}")
+t.ok(not [k for k in snap_c if k[0] == REPORT_GUID],
+     "NVRAM: the report variable never reaches the store")
+
+# ---- systemd-boot: the driver, its ESP options and the hang guard -------
+sd = qemu.Disk(os.path.join(WORK, "sd-boot.img"))
+sd.put(SD_BOOT, "EFI/BOOT/BOOTX64.EFI")
+sd.put(os.path.join(EFI, "tsctui-sim-driver.efi"),
+       "EFI/systemd/drivers/tsctuix64.efi")
+sd.put(SHUTDOWN, "EFI/tools/shutdown.efi")
+sd.write("loader/loader.conf", "timeout 0\ndefault off.conf\n")
+sd.write("loader/entries/off.conf", "title off\nefi /EFI/tools/shutdown.efi\n")
+sd_vars = qemu.fresh_vars(os.path.join(WORK, "sd-boot.vars"))
+
+
+def sd_boot(step, options, until=None, timeout=120):
+    sd.write("EFI/tsctui/options", options + "\n")
+    log = os.path.join(WORK, f"sd-boot-{step}.log")
+    res = qemu.boot(sd, sd_vars, timeout=timeout, log_path=log, until=until)
+    t.diag(f"systemd-boot {step}: {res.seconds:.1f} s"
+           f"{', stopped' if until and not res.timed_out else ''}")
+    return res, ([] if until else reports(log))
+
+
+res, reps = sd_boot("sync", f"mode=sync {E595}")
+text = res.text()
+if t.ok(len(reps) == 1, "systemd-boot loads the driver: one report",
+        text[-2000:]):
+    r = reps[0]
+    ok, bad = residual_ok(r, 150)
+    t.ok(r["config"] == "esp" and r["mode"] == "sync" and ok and
+         r["result"] in ("in-sync", "unsure"),
+         "driver: options from the ESP file, synced", bad)
+    t.ok(text.find("tsctui report end") < text.find("tsctui-test: shutdown"),
+         "driver runs before systemd-boot starts the default entry")
+t.ok(sd.exists("EFI/tsctui/pending") and not sd.exists("EFI/tsctui/disabled"),
+     "driver armed the guard: pending on the ESP")
+sd.remove("EFI/tsctui/pending")  # what `tsctui boot-ok` does
+
+res, reps = sd_boot("hang", f"mode=sync {E595} sim.hang=1",
+                    until=b"hanging now", timeout=90)
+t.ok(not res.timed_out and sd.exists("EFI/tsctui/pending"),
+     "a boot that hangs in the stage leaves pending behind")
+
+res, reps = sd_boot("tripped", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["result"] == "guard-tripped" and
+     reps[0]["cpus"] == [] and sd.exists("EFI/tsctui/disabled") and
+     not sd.exists("EFI/tsctui/pending"),
+     "next boot: guard-tripped, disabled created, pending removed, no work",
+     reps[0] if reps else res.text()[-1500:])
+
+res, reps = sd_boot("disabled", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["result"] == "skipped" and
+     "hang guard" in reps[0]["reason"] and reps[0]["cpus"] == [] and
+     not sd.exists("EFI/tsctui/pending"),
+     "the boot after that does nothing: skipped",
+     reps[0] if reps else None)
+
+sd.remove("EFI/tsctui/disabled")  # what `tsctui guard reset` does
+res, reps = sd_boot("off", "mode=off")
+t.ok(len(reps) == 1 and reps[0]["result"] == "skipped" and
+     reps[0]["reason"] == "mode=off" and
+     not sd.exists("EFI/tsctui/pending"),
+     "mode=off in the options file: skipped, guard not armed",
+     reps[0] if reps else None)
+
+# ---- Firmware-entry path: chain-loading next=BootXXXX --------------------
+# OVMF boots a disk's \EFI\BOOT\BOOTX64.EFI before its Shell, so the Shell
+# script makes that file itself, once the stage has been run without it.
+fw = qemu.Disk(os.path.join(WORK, "fw-entry.img"))
+fw.put(os.path.join(EFI, "tsctui.efi"), "EFI/tsctui/tsctui.efi")
+fw.put(SHUTDOWN, "EFI/tools/shutdown.efi")
+fw.write("startup.nsh", "\r\n".join([
+    rf"{APP} next=Boot0009",
+    r"mkdir fs0:\EFI\BOOT",
+    rf"cp fs0:\EFI\tsctui\tsctui.efi fs0:\EFI\BOOT\BOOTX64.EFI",
+    rf"{APP} next=Boot0001",
+    r'bcfg boot add 9 fs0:\EFI\tools\shutdown.efi "tsctui-test shutdown"',
+    rf"{APP} config=esp next=Boot0003",
+    "reset -s", ""]))
+log = os.path.join(WORK, "fw-entry.log")
+res = qemu.boot(fw, qemu.fresh_vars(os.path.join(WORK, "fw-entry.vars")),
+                timeout=120, log_path=log)
+reps = reports(log)
+text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
+t.diag(f"firmware-entry boot: {res.seconds:.1f} s")
+if t.ok(len(reps) == 4, "firmware-entry path: four reports", len(reps)):
+    t.ok(reps[0]["next"] == "Boot0009" and
+         "Boot0009 does not exist" in text,
+         "a next= entry that does not exist: reported, the stage returns")
+    t.ok(reps[1]["next"] == "Boot0001" and reps[2]["next"] is None and
+         "Boot0001 returned" in text,
+         "next= a whole-disk entry: its \\EFI\\BOOT\\BOOTX64.EFI is started "
+         "(a second stage run), then control comes back")
+    t.ok(reps[3]["next"] == "Boot0003" and reps[3]["config"] == "esp" and
+         text.find("tsctui report end", text.find("next Boot0003")) <
+         text.find("tsctui-test: shutdown") and not res.timed_out,
+         "config=esp next= a file entry: the report names it, then it starts")
+    t.ok(fw.exists("EFI/tsctui/pending"),
+         "config=esp on the firmware-entry path arms the ESP guard")
+
+# ---- GRUB: chainloader with load options, and GRUB carries on -----------
+gd = qemu.Disk(os.path.join(WORK, "grub.img"))
+gd.put(os.path.join(EFI, "tsctui.efi"), "EFI/tsctui/tsctui.efi")
+cfg = os.path.join(WORK, "grub.cfg")
+with open(cfg, "w") as f:
+    f.write("search --no-floppy --file --set=root /EFI/tsctui/tsctui.efi\n"
+            "echo grub: starting the stage\n"
+            "chainloader /EFI/tsctui/tsctui.efi mode=measure foo=bar\n"
+            "boot\n"
+            "echo grub: the stage returned\n"
+            "halt\n")
+grub = os.path.join(WORK, "grubx64.efi")
+subprocess.run(["grub-mkstandalone", "-O", "x86_64-efi", "-o", grub,
+                "--modules=part_gpt fat search chain echo halt",
+                f"boot/grub/grub.cfg={cfg}"], check=True, capture_output=True)
+gd.put(grub, "EFI/BOOT/BOOTX64.EFI")
+log = os.path.join(WORK, "grub.log")
+res = qemu.boot(gd, qemu.fresh_vars(os.path.join(WORK, "grub.vars")),
+                timeout=120, log_path=log)
+reps = reports(log)
+text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
+t.diag(f"GRUB boot: {res.seconds:.1f} s")
+t.ok(len(reps) == 1 and reps[0]["config"] == "load-options" and
+     reps[0]["mode"] == "measure" and reps[0]["ignored_tokens"] == ["foo=bar"]
+     and reps[0]["msr_writes"] == 0,
+     "GRUB chainloader passes the load options to the stage",
+     reps[0] if reps else text[-1500:])
+t.ok("grub: the stage returned" in text and
+     text.find("tsctui report end") < text.find("grub: the stage returned")
+     and not res.timed_out,
+     "GRUB carries on after the stage returns")
+
+sys.exit(t.done())
