@@ -139,6 +139,7 @@ check: all $(UNIT_BIN) $(FUZZ_BIN)
 
 bench: all
 	@BUILD=$(BUILD) tests/bench/run
+	@BUILD=$(BUILD) tests/bench/stage
 
 clean:
 	rm -rf $(BUILD) tui/tsctui efi/*.efi
