@@ -61,7 +61,7 @@ EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
-.PHONY: all deps check bench clean common-efi efi
+.PHONY: all deps check bench clean common-efi efi install uninstall
 all: tui/tsctui common-efi efi
 efi: $(EFI_IMAGES) $(BUILD)/tests/efi/shutdown.efi
 
@@ -87,7 +87,8 @@ $(BUILD)/test/common/%.o: common/%.c $(COMMON_HDR)
 
 $(BUILD)/linux/tui/%.o: tui/%.c $(TUI_HDR) $(COMMON_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE -c $< -o $@
+	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE \
+		-DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' -c $< -o $@
 
 tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
 	$(CC) $(CFLAGS_LINUX) -o $@ $^ $(TUI_LIBS)
@@ -140,6 +141,33 @@ check: all $(UNIT_BIN) $(FUZZ_BIN)
 bench: all
 	@BUILD=$(BUILD) tests/bench/run
 	@BUILD=$(BUILD) tests/bench/stage
+
+# Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
+# and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
+# prefix.  The generator is inert until `tsctui install` enables it.
+SBINDIR   := $(PREFIX)/sbin
+LIBDIR    := $(PREFIX)/lib/tsctui
+UNITDIR   := $(PREFIX)/lib/systemd/system
+MANDIR    := $(PREFIX)/share/man/man8
+DATADIR   := $(PREFIX)/share/tsctui
+INSTALLED := $(SBINDIR)/tsctui $(LIBDIR)/tsctui.efi $(LIBDIR)/tsctui-driver.efi \
+	$(UNITDIR)/tsctui-boot.service $(MANDIR)/tsctui.8 \
+	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg
+
+install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
+	install -D -m 0755 tui/tsctui $(DESTDIR)$(SBINDIR)/tsctui
+	install -D -m 0644 efi/tsctui.efi $(DESTDIR)$(LIBDIR)/tsctui.efi
+	install -D -m 0644 efi/tsctui-driver.efi $(DESTDIR)$(LIBDIR)/tsctui-driver.efi
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-boot.service.in \
+		>$(DESTDIR)$(UNITDIR)/tsctui-boot.service
+	install -D -m 0644 docs/tsctui.8 $(DESTDIR)$(MANDIR)/tsctui.8
+	install -D -m 0755 grub.d/05_tsctui $(DESTDIR)/etc/grub.d/05_tsctui
+	install -D -m 0644 grub.d/tsctui-nowatchdog.cfg $(DESTDIR)$(DATADIR)/grub-nowatchdog.cfg
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) tui/tsctui efi/*.efi

@@ -23,6 +23,18 @@ static const char usage[] =
 	"        sim.offset.N=C sim.jitter=J sim.dead=N; --reference uses\n"
 	"        the reference design's fixed budgets (4000 rounds per\n"
 	"        measurement, 20000 warp rounds)\n"
+	"  install [--loader grub|systemd-boot] [--esp DIR] [--key K --cert C]\n"
+	"        put the stage in the boot path, in measure mode\n"
+	"  uninstall [--purge]\n"
+	"        remove everything install did, restoring every file it\n"
+	"        changed (--purge: the boot history too)\n"
+	"  mode off|measure|sync [--allow-any-cpu]\n"
+	"        what the stage does from the next boot\n"
+	"  guard status|reset [--mode M]\n"
+	"        the hang guard: clear, pending or tripped; reset clears it\n"
+	"        and re-enables the stage (in measure mode unless --mode)\n"
+	"  boot-ok\n"
+	"        mark this boot good (run by tsctui-boot.service)\n"
 	"\n"
 	"Global options:\n"
 	"  --root DIR   resolve every system path under DIR (default /)\n"
@@ -52,6 +64,11 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report },
 	{ "simulate", cmd_simulate },
+	{ "install", cmd_install },
+	{ "uninstall", cmd_uninstall },
+	{ "mode", cmd_mode },
+	{ "guard", cmd_guard },
+	{ "boot-ok", cmd_boot_ok },
 };
 
 /* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error. */

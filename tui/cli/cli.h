@@ -25,6 +25,11 @@ struct globals {
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_report(const struct globals *g, int argc, char **argv);
+int cmd_install(const struct globals *g, int argc, char **argv);
+int cmd_uninstall(const struct globals *g, int argc, char **argv);
+int cmd_mode(const struct globals *g, int argc, char **argv);
+int cmd_guard(const struct globals *g, int argc, char **argv);
+int cmd_boot_ok(const struct globals *g, int argc, char **argv);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */

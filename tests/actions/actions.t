@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""The actions on fixture roots: install -> mode sync -> guard reset ->
+boot-ok -> uninstall for a Debian GRUB system and a systemd-boot system,
+every step twice (idempotence), the files asserted after each, and after
+uninstall `diff -r` against an untouched copy is empty.  Then the refusals
+and the bad input, each with exit status 2, one line on stderr, and no file
+changed."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, HERE)
+import fixtures as fx  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOP = fx.TOP
+BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
+TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+WORK = os.path.join(BUILD, "action-tests")
+t = Tap()
+os.makedirs(WORK, exist_ok=True)
+
+
+def run(root, *args, user=None, env=None):
+    cmd = [TSCTUI, "--root", root, "--json", *args]
+    if user:
+        uid = {"nobody": 65534}[user]
+        cmd = ["setpriv", f"--reuid={uid}", f"--regid={uid}",
+               "--clear-groups"] + cmd
+    r = subprocess.run(cmd, capture_output=True, text=True,
+                       env={**os.environ, **(env or {})})
+    out = None
+    if r.stdout.strip():
+        try:
+            out = json.loads(r.stdout)
+        except json.JSONDecodeError:
+            out = r.stdout
+    return r.returncode, out, r.stderr
+
+
+def read(root, path):
+    p = os.path.join(root, path.lstrip("/"))
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def exists(root, path):
+    return os.path.lexists(os.path.join(root, path.lstrip("/")))
+
+
+def genv(root, path="/boot/grub/grubenv"):
+    data = read(root, path)
+    lines = data[:1024].decode().split("\n")
+    return dict(line.split("=", 1) for line in lines[1:] if "=" in line)
+
+
+def diff(a, b):
+    r = subprocess.run(["diff", "-r", "--no-dereference", a, b],
+                       capture_output=True, text=True)
+    return r.returncode == 0, r.stdout[-1500:]
+
+
+def changed(out):
+    return {c["path"]: c["what"] for c in out["changed"]} if out else {}
+
+
+def snapshot(root):
+    copy = root + ".orig"
+    if os.path.exists(copy):
+        shutil.rmtree(copy)
+    shutil.copytree(root, copy, symlinks=True)
+    return copy
+
+
+def twice(name, root, *args, check=lambda out: True):
+    rc, out, err = run(root, *args)
+    ok = rc == 0 and out and out["ok"] and check(out)
+    t.ok(ok, f"{name}", f"rc {rc}: {err.strip()} {out}")
+    rc2, out2, err2 = run(root, *args)
+    t.ok(rc2 == 0 and out2["ok"] and out2["changed"] == [],
+         f"{name}, again: nothing changes", f"rc {rc2}: {err2} {out2}")
+    return out
+
+
+# ---- Debian GRUB ---------------------------------------------------------
+root = fx.debian_grub(os.path.join(WORK, "debian-grub"))
+orig = snapshot(root)
+out = twice("grub: install", root, "install", check=lambda o: (
+    changed(o).get("/etc/tsctui/tsctui.conf") == "created" and
+    changed(o).get("/boot/efi/EFI/tsctui/tsctui.efi") == "created" and
+    changed(o).get("/boot/grub/grubenv") == "modified"))
+env = genv(root)
+t.ok(env.get("tsctui_mode") == "measure" and env.get("tsctui_pending") == "0"
+     and env.get("tsctui_tripped") == "0" and env.get("saved_entry") == "0"
+     and len(read(root, "/boot/grub/grubenv")) == 1024,
+     "grub: grubenv gets the stage's variables, keeps saved_entry, 1024 bytes",
+     env)
+t.ok(read(root, "/boot/efi/EFI/tsctui/tsctui.efi") ==
+     read(TOP, "/efi/tsctui.efi"), "grub: the release stage is on the ESP")
+conf = read(root, "/etc/tsctui/tsctui.conf").decode()
+t.ok(f"esp_uuid={fx.ESP_UUID}" in conf and
+     f"grubenv_fs_uuid={fx.ROOT_UUID}" in conf and
+     "grubenv_in_fs=/boot/grub/grubenv" in conf and "loader=grub" in conf,
+     "grub: tsctui.conf records loader, ESP UUID and the grubenv's file "
+     "system", conf)
+for tgt in ("multi-user.target", "system-update.target"):
+    link = f"/etc/systemd/system/{tgt}.wants/tsctui-boot.service"
+    t.ok(exists(root, link) and os.readlink(os.path.join(root, link.lstrip(
+        "/"))) == "/usr/local/lib/systemd/system/tsctui-boot.service",
+        f"grub: tsctui-boot.service wanted by {tgt}")
+t.ok("update-grub" in out["message"],
+     "grub: under --root, install prints the command to run in the target",
+     out["message"])
+gen = subprocess.run([os.path.join(root, "etc/grub.d/05_tsctui")],
+                     env={**os.environ, "TSCTUI_CONF":
+                          os.path.join(root, "etc/tsctui/tsctui.conf")},
+                     capture_output=True, text=True)
+block = os.path.join(WORK, "grub-block.cfg")
+with open(block, "w") as f:
+    f.write(gen.stdout)
+chk = subprocess.run(["grub-script-check", block], capture_output=True)
+t.ok(gen.returncode == 0 and f"--fs-uuid --set=tsctui_esp_dev {fx.ESP_UUID}"
+     in gen.stdout and "load_env -f" in gen.stdout and chk.returncode == 0,
+     "grub: the generator emits the block, and grub-script-check accepts it",
+     gen.stderr + gen.stdout[:300])
+inert = subprocess.run([os.path.join(root, "etc/grub.d/05_tsctui")],
+                       env={**os.environ, "TSCTUI_CONF": "/nonexistent"},
+                       capture_output=True, text=True)
+t.ok(inert.returncode == 0 and inert.stdout == "",
+     "grub: the generator is inert without tsctui.conf")
+
+twice("grub: mode sync", root, "mode", "sync",
+      check=lambda o: genv(root)["tsctui_mode"] == "sync")
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out == {"guard": "clear", "loader": "grub", "since": None},
+     "grub: guard status clear", out)
+e = genv(root)
+e["tsctui_pending"] = "1"
+e["tsctui_tripped"] = "1"
+fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out["guard"] == "tripped" and out["since"],
+     "grub: a tripped guard (GRUB set tsctui_tripped) is reported", out)
+twice("grub: guard reset", root, "guard", "reset", check=lambda o: (
+    genv(root)["tsctui_tripped"] == "0" and
+    genv(root)["tsctui_pending"] == "0" and
+    genv(root)["tsctui_mode"] == "measure"))
+e = genv(root)
+e["tsctui_pending"] = "1"
+fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
+rc, out, err = run(root, "guard", "status")
+t.ok(out and out["guard"] == "pending", "grub: pending reported", out)
+rc, out, err = run(root, "boot-ok")
+hist = read(root, "/var/lib/tsctui/history").decode()
+t.ok(rc == 0 and genv(root)["tsctui_pending"] == "0" and
+     "5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d" in hist and
+     "R11ET36W (1.28 )" in hist,
+     "grub: boot-ok clears pending and records the boot", f"{out} {hist}")
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and read(root, "/var/lib/tsctui/history").decode() == hist,
+     "grub: boot-ok twice in one boot records it once")
+rc, out, err = run(root, "uninstall")
+t.ok(rc == 0 and out["ok"] and exists(root, "/var/lib/tsctui/history"),
+     "grub: uninstall keeps the boot history", err)
+shutil.rmtree(os.path.join(root, "var/lib/tsctui"))
+same, d = diff(orig, root)
+t.ok(same, "grub: after uninstall every file is as before install "
+     "(diff -r, history aside)", d)
+rc, out, err = run(root, "uninstall")
+t.ok(rc == 2 and "not installed" in err and err.count("\n") == 1,
+     "grub: uninstall when not installed: one-line error, exit 2", err)
+
+# GRUB set a variable of its own meanwhile: uninstall keeps it.
+root = fx.debian_grub(os.path.join(WORK, "debian-grub-2"))
+run(root, "install")
+e = genv(root)
+e["saved_entry"] = "2"
+fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
+rc, out, err = run(root, "uninstall", "--purge")
+e = genv(root)
+t.ok(rc == 0 and e == {"saved_entry": "2"},
+     "grub: uninstall removes only tsctui's grubenv variables when others "
+     "changed", e)
+
+# ---- systemd-boot --------------------------------------------------------
+root = fx.systemd_boot(os.path.join(WORK, "systemd-boot"))
+orig = snapshot(root)
+twice("systemd-boot: install (loader detected from LoaderInfo)", root,
+      "install", check=lambda o: (
+          changed(o).get("/efi/EFI/systemd/drivers/tsctuix64.efi") ==
+          "created" and
+          read(root, "/efi/EFI/tsctui/options") == b"mode=measure\n"))
+t.ok(read(root, "/efi/EFI/systemd/drivers/tsctuix64.efi") ==
+     read(TOP, "/efi/tsctui-driver.efi"),
+     "systemd-boot: the release driver is in EFI/systemd/drivers")
+twice("systemd-boot: mode sync", root, "mode", "sync",
+      check=lambda o: read(root, "/efi/EFI/tsctui/options") == b"mode=sync\n")
+fx.write(root, "/efi/EFI/tsctui/disabled", "")
+rc, out, err = run(root, "guard", "status")
+t.ok(out and out["guard"] == "tripped" and out["loader"] == "systemd-boot",
+     "systemd-boot: disabled on the ESP is a tripped guard", out)
+twice("systemd-boot: guard reset", root, "guard", "reset", check=lambda o: (
+    not exists(root, "/efi/EFI/tsctui/disabled") and
+    read(root, "/efi/EFI/tsctui/options") == b"mode=measure\n"))
+fx.write(root, "/efi/EFI/tsctui/pending", "")
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and not exists(root, "/efi/EFI/tsctui/pending"),
+     "systemd-boot: boot-ok deletes pending", err)
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same,
+     "systemd-boot: after uninstall --purge, diff -r is empty", f"{err}{d}")
+
+# ---- refusals: exit 2, one line, nothing changed --------------------------
+
+
+def refused(name, root, args, words, user=None, env=None):
+    before = snapshot(root)
+    rc, out, err = run(root, *args, user=user, env=env)
+    same, d = diff(before, root)
+    t.ok(rc == 2 and all(w in err for w in words) and
+         err.strip().count("\n") == 0 and same,
+         f"refused: {name}", f"rc {rc}, stderr {err!r}, diff {d}")
+
+
+root = fx.debian_grub(os.path.join(WORK, "foreign"))
+fx.write(root, "/boot/efi/EFI/tsctui/tsctui.efi", b"someone else's file")
+refused("a file tsctui did not create", root, ["install"],
+        ["not installed by tsctui"])
+root = fx.debian_grub(os.path.join(WORK, "btrfs"), root_fs="btrfs")
+refused("a grubenv on btrfs", root, ["install"], ["btrfs", "efi-entry"])
+root = fx.debian_grub(os.path.join(WORK, "lvm"),
+                      root_dev="/dev/mapper/vg-root")
+refused("a grubenv on LVM/LUKS", root, ["install"], ["device-mapper"])
+root = fx.debian_grub(os.path.join(WORK, "secureboot"), secure_boot=True)
+refused("Secure Boot without a key", root, ["install"],
+        ["Secure Boot", "--key"])
+root = fx.debian_grub(os.path.join(WORK, "tscsync"))
+fx.write(root, "/boot/grub/custom.cfg", "chainloader /EFI/tscsync/x.efi\n"
+         "# tscsync\n")
+refused("a tscsync install present", root, ["install"], ["tscsync"])
+simdir = os.path.join(WORK, "simdir")
+os.makedirs(simdir, exist_ok=True)
+shutil.copy(os.path.join(TOP, "efi", "tsctui-sim.efi"),
+            os.path.join(simdir, "tsctui.efi"))
+root = fx.debian_grub(os.path.join(WORK, "simbuild"))
+refused("the sim build", root, ["install"], ["sim"],
+        env={"TSCTUI_EFI_DIR": simdir})
+root = fx.debian_grub(os.path.join(WORK, "corrupt"))
+fx.write(root, "/boot/grub/grubenv", fx.grubenv(saved_entry="0")[:700])
+refused("a corrupt grubenv", root, ["install"], ["corrupt"])
+root = fx.debian_grub(os.path.join(WORK, "badmode"))
+run(root, "install")
+refused("an unknown mode", root, ["mode", "fast"], ["unknown mode"])
+e = genv(root)
+e_bad = read(root, "/boot/grub/grubenv")[:1000]
+fx.write(root, "/boot/grub/grubenv", e_bad)
+refused("mode with a corrupt grubenv", root, ["mode", "sync"], ["corrupt"])
+refused("an unknown option", root, ["install", "--frobnicate"],
+        ["unknown option"])
+root = fx.systemd_boot(os.path.join(WORK, "intel"),
+                       cpuinfo=fx.CPUINFO_INTEL)
+run(root, "install")
+refused("sync on a CPU outside the list", root, ["mode", "sync"],
+        ["--allow-any-cpu"])
+rc, out, err = run(root, "mode", "sync", "--allow-any-cpu")
+t.ok(rc == 0 and read(root, "/efi/EFI/tsctui/options") ==
+     b"mode=sync allow=any-cpu\n",
+     "--allow-any-cpu passes allow=any-cpu to the stage", err)
+
+# Unreadable and read-only, made real: root reads a chmod 000 directory,
+# so these run as an unprivileged user who owns the fixture.
+root = fx.debian_grub(os.path.join(WORK, "unreadable-esp"))
+subprocess.run(["chown", "-R", "nobody:nogroup", root], check=True)
+os.chmod(os.path.join(root, "boot/efi"), 0)
+refused("an unreadable ESP", root, ["install"], ["ESP", "/boot/efi"],
+        user="nobody")
+os.chmod(os.path.join(root, "boot/efi"), 0o755)
+root = fx.debian_grub(os.path.join(WORK, "readonly"))
+subprocess.run(["chown", "-R", "nobody:nogroup", root], check=True)
+for d in ("etc", "boot/efi", "var/lib"):
+    os.chmod(os.path.join(root, d), 0o555)
+refused("a read-only root", root, ["install"], ["not writable"],
+        user="nobody")
+root = fx.debian_grub(os.path.join(WORK, "noesp"))
+shutil.rmtree(os.path.join(root, "boot/efi"))
+fx.write(root, "/proc/self/mounts", "/dev/vda2 / ext4 rw 0 0\n")
+refused("no ESP mounted", root, ["install"], ["--esp"])
+
+# ---- signing with a throwaway key ---------------------------------------
+key = os.path.join(WORK, "db.key")
+cert = os.path.join(WORK, "db.crt")
+subprocess.run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048",
+                "-nodes", "-days", "1", "-subj", "/CN=tsctui test db/",
+                "-keyout", key, "-out", cert], check=True, capture_output=True)
+root = fx.debian_grub(os.path.join(WORK, "signed"), secure_boot=True)
+rc, out, err = run(root, "install", "--key", key, "--cert", cert)
+ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
+    root, "boot/efi/EFI/tsctui/tsctui.efi")], capture_output=True)
+t.ok(rc == 0 and ver.returncode == 0,
+     "Secure Boot with --key/--cert: the installed stage is signed and "
+     "sbverify accepts it", err)
+
+sys.exit(t.done())

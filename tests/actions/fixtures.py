@@ -1,0 +1,94 @@
+"""Fixture roots for the action tests: directories that look like a Debian
+GRUB system or a systemd-boot system to `tsctui --root`, with a mount table,
+/dev/disk/by-uuid links, an ESP directory, efivarfs files and the files
+`make install` puts down."""
+import os
+import shutil
+import struct
+import subprocess
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GLOBAL = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+LOADER = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+ESP_UUID = "1A2B-3C4D"
+ROOT_UUID = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+CPUINFO_AMD = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n"
+               "model\t\t: 24\nmodel name\t: AMD Ryzen 7 3700U\n"
+               "flags\t\t: fpu tsc constant_tsc nonstop_tsc\n\n")
+CPUINFO_INTEL = ("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+                 "model\t\t: 158\nmodel name\t: Intel Core i7\n"
+                 "flags\t\t: fpu tsc constant_tsc nonstop_tsc tsc_adjust\n\n")
+
+
+def grubenv(**vars_):
+    body = "# GRUB Environment Block\n" + "".join(
+        f"{k}={v}\n" for k, v in vars_.items())
+    return (body + "#" * (1024 - len(body))).encode()
+
+
+def write(root, path, data, mode=0o644):
+    p = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    os.chmod(p, mode)
+
+
+def efivar(root, name, guid, data, attrs=0x7):
+    write(root, f"/sys/firmware/efi/efivars/{name}-{guid}",
+          struct.pack("<I", attrs) + data)
+
+
+def utf16(s):
+    return s.encode("utf-16-le") + b"\0\0"
+
+
+def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
+         cpuinfo=CPUINFO_AMD, secure_boot=False):
+    if os.path.exists(root):
+        shutil.rmtree(root)
+    os.makedirs(root)
+    write(root, "/proc/self/mounts",
+          f"{root_dev} / {root_fs} rw,relatime 0 0\n"
+          "proc /proc proc rw 0 0\n"
+          f"/dev/vda1 {esp} vfat rw,fmask=0077,dmask=0077 0 0\n")
+    write(root, "/proc/cpuinfo", cpuinfo)
+    write(root, "/proc/sys/kernel/random/boot_id",
+          "5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d\n")
+    write(root, "/sys/class/dmi/id/bios_version", "R11ET36W (1.28 )\n")
+    os.makedirs(os.path.join(root, "dev/disk/by-uuid"))
+    os.symlink("../../vda1", os.path.join(root, "dev/disk/by-uuid", ESP_UUID))
+    os.symlink("../../" + os.path.basename(root_dev),
+               os.path.join(root, "dev/disk/by-uuid", ROOT_UUID))
+    efivar(root, "SecureBoot", GLOBAL, bytes([1 if secure_boot else 0]))
+    os.makedirs(os.path.join(root, esp.lstrip("/"), "EFI"), exist_ok=True)
+    os.makedirs(os.path.join(root, "var/lib"), exist_ok=True)
+    os.makedirs(os.path.join(root, "run"), exist_ok=True)
+    os.makedirs(os.path.join(root, "etc/systemd/system"), exist_ok=True)
+    # What `make install` puts down, as a package would.
+    subprocess.run(["make", "-s", "-C", TOP, "install", f"DESTDIR={root}",
+                    "PREFIX=/usr/local"], check=True, capture_output=True)
+    return root
+
+
+def debian_grub(root, **kw):
+    base(root, **kw)
+    write(root, "/boot/grub/grub.cfg", "# grub.cfg made by grub-mkconfig\n"
+          "set default=0\nmenuentry 'Debian GNU/Linux' { linux /vmlinuz }\n")
+    write(root, "/boot/grub/grubenv", grubenv(saved_entry="0"))
+    write(root, "/boot/efi/EFI/debian/grubx64.efi", b"MZ not really grub")
+    write(root, "/etc/default/grub",
+          'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\n')
+    return root
+
+
+def systemd_boot(root, **kw):
+    base(root, esp="/efi", **kw)
+    efivar(root, "LoaderInfo", LOADER, utf16("systemd-boot 252.39-1~deb12u2"),
+           attrs=0x6)
+    write(root, "/efi/EFI/systemd/systemd-bootx64.efi", b"MZ sd-boot")
+    write(root, "/efi/loader/loader.conf", "timeout 3\n")
+    write(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf",
+          "title Debian\nversion 6.1.0-28-amd64\nlinux /vmlinuz-6.1.0-28\n"
+          "options root=UUID=0f1e2d3c quiet\n")
+    return root

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "act.h"
+
+static const char *const kind_names[] = { "dir", "file", "link", "backup" };
+
+void act_init(struct act *a, const char *root, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->root = root;
+	a->name = name;
+}
+
+void act_free(struct act *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchanges; i++)
+		free(a->changes[i].path);
+	for (i = 0; i < a->nledger; i++)
+		free(a->ledger[i].path);
+	a->nchanges = a->nledger = 0;
+}
+
+/* The result lives until 7 more calls; copy it to keep it longer. */
+const char *act_path(struct act *a, const char *sys)
+{
+	static char bufs[8][4096];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	if (!path_under(a->root, sys, b, sizeof(bufs[0])))
+		b[0] = '\0';
+	return b;
+}
+
+int act_fail(struct act *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->error[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void act_note(struct act *a, const char *fmt, ...)
+{
+	size_t n = strlen(a->message);
+	va_list ap;
+
+	if (n && n + 1 < sizeof(a->message))
+		a->message[n++] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(a->message + n, sizeof(a->message) - n, fmt, ap);
+	va_end(ap);
+}
+
+void act_changed(struct act *a, const char *sys, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchanges; i++) {
+		if (strcmp(a->changes[i].path, sys) == 0) {
+			/* created then modified is still created; created
+			 * then removed is nothing at all */
+			if (strcmp(what, "removed") == 0 &&
+			    strcmp(a->changes[i].what, "created") == 0) {
+				free(a->changes[i].path);
+				a->changes[i] = a->changes[--a->nchanges];
+			} else if (strcmp(a->changes[i].what, "created")) {
+				a->changes[i].what = what;
+			}
+			return;
+		}
+	}
+	if (a->nchanges < ACT_MAX_CHANGES)
+		a->changes[a->nchanges++] =
+			(struct change){ strdup(sys), what };
+}
+
+/* ---- the ledger ---- */
+
+int ledger_load(struct act *a)
+{
+	char *data, *line, *save = NULL, *sp;
+	size_t len;
+	unsigned k;
+
+	data = fsx_read(act_path(a, TSCTUI_LEDGER), &len);
+	if (!data)
+		return errno == ENOENT ? 0 : act_fail(a, "cannot read %s: %s",
+						       TSCTUI_LEDGER,
+						       strerror(errno));
+	for (line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		sp = strchr(line, ' ');
+		if (!sp || a->nledger == ACT_MAX_LEDGER) {
+			free(data);
+			return act_fail(a, "%s is damaged; not touching "
+					"anything", TSCTUI_LEDGER);
+		}
+		*sp = '\0';
+		for (k = 0; k < 4; k++)
+			if (strcmp(line, kind_names[k]) == 0)
+				break;
+		if (k == 4 || sp[1] != '/') {
+			free(data);
+			return act_fail(a, "%s is damaged; not touching "
+					"anything", TSCTUI_LEDGER);
+		}
+		a->ledger[a->nledger++] =
+			(struct ledger_entry){ (enum ledger_kind)k,
+					       strdup(sp + 1) };
+	}
+	free(data);
+	a->ledger_loaded_n = a->nledger;
+	return 0;
+}
+
+static int add(struct act *a, enum ledger_kind k, const char *sys)
+{
+	if (ledger_has(a, k, sys))
+		return 0;
+	if (a->nledger == ACT_MAX_LEDGER)
+		return act_fail(a, "too many changes to record");
+	a->ledger[a->nledger++] = (struct ledger_entry){ k, strdup(sys) };
+	a->ledger_dirty = true;
+	return 0;
+}
+
+bool ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
+{
+	size_t i;
+
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind == k && strcmp(a->ledger[i].path, sys) == 0)
+			return true;
+	return false;
+}
+
+static void forget(struct act *a, size_t i)
+{
+	free(a->ledger[i].path);
+	memmove(&a->ledger[i], &a->ledger[i + 1],
+		(a->nledger - i - 1) * sizeof(a->ledger[0]));
+	a->nledger--;
+	a->ledger_dirty = true;
+}
+
+int ledger_save(struct act *a)
+{
+	char *out = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int rc;
+
+	if (!a->ledger_dirty)
+		return 0;
+	if (a->nledger == 0)
+		return fsx_remove(act_path(a, TSCTUI_LEDGER));
+	f = open_memstream(&out, &len);
+	if (!f)
+		return act_fail(a, "out of memory");
+	for (i = 0; i < a->nledger; i++)
+		fprintf(f, "%s %s\n", kind_names[a->ledger[i].kind],
+			a->ledger[i].path);
+	fclose(f);
+	rc = fsx_write_atomic(act_path(a, TSCTUI_LEDGER), out, len, 0644);
+	free(out);
+	if (rc != 0)
+		return act_fail(a, "cannot write %s: %s", TSCTUI_LEDGER,
+				strerror(errno));
+	a->ledger_dirty = false;
+	return 0;
+}
+
+static const char *backup_of(const char *sys)
+{
+	static char sysb[4096];
+
+	snprintf(sysb, sizeof(sysb), "%s%s", TSCTUI_BACKUP, sys);
+	return sysb;
+}
+
+int ledger_undo(struct act *a, size_t from)
+{
+	int rc = 0;
+
+	while (a->nledger > from) {
+		size_t i = a->nledger - 1;
+		struct ledger_entry *e = &a->ledger[i];
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%s", act_path(a, e->path));
+
+		switch (e->kind) {
+		case L_FILE:
+		case L_LINK:
+			if (fsx_remove(p) != 0)
+				rc = act_fail(a, "cannot remove %s: %s",
+					      e->path, strerror(errno));
+			else
+				act_changed(a, e->path, "removed");
+			break;
+		case L_DIR:
+			/* Only when empty: someone else may have put files
+			 * in a directory we made. */
+			if (rmdir(p) == 0)
+				act_changed(a, e->path, "removed");
+			else if (errno != ENOENT && errno != ENOTEMPTY)
+				rc = act_fail(a, "cannot remove %s: %s",
+					      e->path, strerror(errno));
+			break;
+		case L_BACKUP: {
+			char bsys[4096], b[4096];
+			struct stat st;
+			mode_t mode = 0644;
+
+			snprintf(bsys, sizeof(bsys), "%s", backup_of(e->path));
+			snprintf(b, sizeof(b), "%s", act_path(a, bsys));
+			if (stat(p, &st) == 0)
+				mode = st.st_mode & 07777;
+			if (fsx_copy_atomic(b, p, mode) != 0) {
+				rc = act_fail(a, "cannot restore %s from %s: %s",
+					      e->path, bsys, strerror(errno));
+				break;
+			}
+			act_changed(a, e->path, "modified");
+			fsx_remove(b);
+			/* The backup's directories go with it. */
+			{
+				char d[4096], *slash;
+
+				snprintf(d, sizeof(d), "%s", b);
+				while ((slash = strrchr(d, '/')) &&
+				       strlen(d) > strlen(act_path(
+							   a, TSCTUI_BACKUP))) {
+					*slash = '\0';
+					if (rmdir(d) != 0)
+						break;
+				}
+			}
+			break;
+		}
+		}
+		if (rc != 0)
+			return rc;
+		forget(a, i);
+	}
+	return rc;
+}
+
+/* ---- recorded operations ---- */
+
+int act_mkdirs(struct act *a, const char *sys, mode_t mode)
+{
+	char part[4096];
+	size_t i, n = strlen(sys);
+
+	if (n >= sizeof(part))
+		return act_fail(a, "path too long: %s", sys);
+	for (i = 1; i <= n; i++) {
+		if (i < n && sys[i] != '/')
+			continue;
+		memcpy(part, sys, i);
+		part[i] = '\0';
+		if (fsx_exists(act_path(a, part))) {
+			if (!fsx_is_dir(act_path(a, part)))
+				return act_fail(a, "%s is not a directory",
+						part);
+			continue;
+		}
+		if (mkdir(act_path(a, part), mode) != 0)
+			return act_fail(a, "cannot create %s: %s", part,
+					strerror(errno));
+		add(a, L_DIR, part);
+		act_changed(a, part, "created");
+	}
+	return 0;
+}
+
+static int parent_dirs(struct act *a, const char *sys)
+{
+	char dir[4096], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", sys);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	return act_mkdirs(a, dir, 0755);
+}
+
+bool act_foreign(struct act *a, const char *sys)
+{
+	return fsx_exists(act_path(a, sys)) && !ledger_has(a, L_FILE, sys) &&
+	       !ledger_has(a, L_LINK, sys);
+}
+
+int act_put(struct act *a, const char *sys, const void *data, size_t len,
+	    mode_t mode)
+{
+	bool existed = fsx_exists(act_path(a, sys));
+
+	if (act_foreign(a, sys))
+		return act_fail(a, "%s exists and was not installed by "
+				"tsctui; not overwriting it", sys);
+	if (parent_dirs(a, sys) != 0)
+		return -1;
+	if (existed) {
+		size_t have;
+		char *old = fsx_read(act_path(a, sys), &have);
+		bool same = old && have == len && memcmp(old, data, len) == 0;
+
+		free(old);
+		if (same)
+			return 0; /* idempotent: nothing to do */
+	}
+	if (fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
+		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+	add(a, L_FILE, sys);
+	act_changed(a, sys, existed ? "modified" : "created");
+	return 0;
+}
+
+int act_modify(struct act *a, const char *sys, const void *data, size_t len,
+	       mode_t mode)
+{
+	char p[4096];
+	size_t have;
+	char *old;
+	bool same;
+
+	if (ledger_has(a, L_FILE, sys))
+		return act_put(a, sys, data, len, mode);
+	/* act_path's buffers rotate; this one must outlive other calls. */
+	snprintf(p, sizeof(p), "%s", act_path(a, sys));
+	old = fsx_read(p, &have);
+	if (!old && errno != ENOENT)
+		return act_fail(a, "cannot read %s: %s", sys, strerror(errno));
+	if (!old) {
+		/* Absent: tsctui creates it, and uninstall removes it. */
+		return act_put(a, sys, data, len, mode);
+	}
+	same = have == len && memcmp(old, data, len) == 0;
+	if (same) {
+		free(old);
+		return 0;
+	}
+	if (!ledger_has(a, L_BACKUP, sys)) {
+		const char *bsys = backup_of(sys);
+		char bcopy[4096];
+
+		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
+		if (parent_dirs(a, bcopy) != 0 ||
+		    fsx_write_atomic(act_path(a, bcopy), old, have, 0600) != 0) {
+			free(old);
+			return act_fail(a, "cannot back up %s: %s", sys,
+					strerror(errno));
+		}
+		add(a, L_BACKUP, sys);
+	}
+	free(old);
+	if (fsx_write_atomic(p, data, len, mode) != 0)
+		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+	act_changed(a, sys, "modified");
+	return 0;
+}
+
+int act_link(struct act *a, const char *sys, const char *target)
+{
+	char have[4096];
+	ssize_t n;
+
+	n = readlink(act_path(a, sys), have, sizeof(have) - 1);
+	if (n >= 0) {
+		have[n] = '\0';
+		if (strcmp(have, target) == 0 && ledger_has(a, L_LINK, sys))
+			return 0;
+	}
+	if (act_foreign(a, sys))
+		return act_fail(a, "%s exists and was not made by tsctui", sys);
+	if (parent_dirs(a, sys) != 0)
+		return -1;
+	unlink(act_path(a, sys));
+	if (symlink(target, act_path(a, sys)) != 0)
+		return act_fail(a, "cannot link %s: %s", sys, strerror(errno));
+	add(a, L_LINK, sys);
+	act_changed(a, sys, "created");
+	return 0;
+}
+
+int act_drop(struct act *a, const char *sys)
+{
+	size_t i;
+
+	for (i = 0; i < a->nledger; i++) {
+		if ((a->ledger[i].kind == L_FILE || a->ledger[i].kind == L_LINK) &&
+		    strcmp(a->ledger[i].path, sys) == 0) {
+			if (fsx_remove(act_path(a, sys)) != 0)
+				return act_fail(a, "cannot remove %s: %s", sys,
+						strerror(errno));
+			forget(a, i);
+			act_changed(a, sys, "removed");
+			return 0;
+		}
+	}
+	return 0;
+}

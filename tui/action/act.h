@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every action shares: the --root resolver, the list of changes it
+ * reports (--json "changed"), and the ledger, /var/lib/tsctui/ledger, which
+ * records every directory, file and link tsctui created and every file it
+ * modified (backed up once, before the first change, under
+ * /var/lib/tsctui/backup/).  Uninstall replays the ledger backwards; a
+ * failed action rolls back the entries it added itself.  Nothing is
+ * overwritten that the ledger does not say tsctui created.
+ */
+#ifndef TSCTUI_ACTION_ACT_H
+#define TSCTUI_ACTION_ACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define TSCTUI_STATE_DIR "/var/lib/tsctui"
+#define TSCTUI_LEDGER TSCTUI_STATE_DIR "/ledger"
+#define TSCTUI_BACKUP TSCTUI_STATE_DIR "/backup"
+#define ACT_MAX_CHANGES 128
+#define ACT_MAX_LEDGER 256
+
+enum ledger_kind { L_DIR, L_FILE, L_LINK, L_BACKUP };
+
+struct ledger_entry {
+	enum ledger_kind kind;
+	char *path; /* path on the managed system */
+};
+
+struct change {
+	char *path;
+	const char *what; /* created | modified | removed */
+};
+
+struct act {
+	const char *root;
+	const char *name; /* "install", "mode", ... */
+	size_t nchanges;
+	struct change changes[ACT_MAX_CHANGES];
+	size_t nledger, ledger_loaded_n;
+	struct ledger_entry ledger[ACT_MAX_LEDGER];
+	bool ledger_dirty;
+	char message[2048];
+	char error[1024];
+};
+
+void act_init(struct act *a, const char *root, const char *name);
+void act_free(struct act *a);
+/* root + system path, in one of a few rotating buffers. */
+const char *act_path(struct act *a, const char *sys);
+/* Records an error (first one wins); returns -1. */
+int act_fail(struct act *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void act_note(struct act *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void act_changed(struct act *a, const char *sys, const char *what);
+
+int ledger_load(struct act *a);
+int ledger_save(struct act *a);
+bool ledger_has(const struct act *a, enum ledger_kind k, const char *sys);
+/* Undoes the entries from index `from` on, newest first. */
+int ledger_undo(struct act *a, size_t from);
+
+/* Creates the missing directories of sys (and sys itself), recorded. */
+int act_mkdirs(struct act *a, const char *sys, mode_t mode);
+/* Creates or replaces a file tsctui owns; refuses a foreign one. */
+int act_put(struct act *a, const char *sys, const void *data, size_t len,
+	    mode_t mode);
+/* Changes a file that is not tsctui's: backed up once, then replaced. */
+int act_modify(struct act *a, const char *sys, const void *data, size_t len,
+	       mode_t mode);
+/* Creates a symlink tsctui owns. */
+int act_link(struct act *a, const char *sys, const char *target);
+/* Removes a file tsctui created (and its ledger entry). */
+int act_drop(struct act *a, const char *sys);
+/* Would writing sys overwrite something tsctui did not create? */
+bool act_foreign(struct act *a, const char *sys);
+
+#endif

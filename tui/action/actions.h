@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The actions that change the system (ARCHITECTURE 4.3); the CLI and the
+ * dashboard both call these.  Each returns 0, or -1 with a->error set and
+ * the system as it was. */
+#ifndef TSCTUI_ACTION_ACTIONS_H
+#define TSCTUI_ACTION_ACTIONS_H
+
+#include <stdbool.h>
+
+#include "act.h"
+
+struct install_opts {
+	const char *loader; /* NULL: detect */
+	const char *esp;    /* NULL: detect; a path on the managed system */
+	const char *next;   /* efi-entry: Boot#### to start next */
+	const char *key, *cert;
+};
+
+int action_install(struct act *a, const struct install_opts *o);
+int action_uninstall(struct act *a, bool purge);
+/* mode off|measure|sync; sync on a CPU outside the supported list needs
+ * allow_any (which is also passed to the stage). */
+int action_mode(struct act *a, const char *mode, bool allow_any);
+int action_guard_reset(struct act *a, const char *mode);
+int action_boot_ok(struct act *a);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "config.h"
+
+struct key {
+	const char *name;
+	size_t off, size;
+};
+
+#define K(f) { #f, offsetof(struct tsctui_conf, f), \
+	       sizeof(((struct tsctui_conf *)0)->f) }
+static const struct key keys[] = {
+	K(loader), K(esp), K(esp_uuid), K(grubenv), K(grubenv_fs_uuid),
+	K(grubenv_in_fs), K(efi_entry), K(efi_next),
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+int conf_read(const char *root, struct tsctui_conf *c, const char **why)
+{
+	char path[4096], *data, *line, *save = NULL, *eq;
+	size_t len, i;
+
+	memset(c, 0, sizeof(*c));
+	if (!path_under(root, TSCTUI_CONF, path, sizeof(path))) {
+		*why = "--root is too long";
+		return -1;
+	}
+	data = fsx_read(path, &len);
+	if (!data) {
+		if (errno == ENOENT)
+			return 0;
+		*why = "cannot read " TSCTUI_CONF;
+		return -1;
+	}
+	for (line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			free(data);
+			*why = TSCTUI_CONF " has a line that is not key=value";
+			return -1;
+		}
+		*eq = '\0';
+		for (i = 0; i < NKEYS; i++) {
+			if (strcmp(line, keys[i].name) == 0) {
+				snprintf((char *)c + keys[i].off, keys[i].size,
+					 "%s", eq + 1);
+				break;
+			}
+		}
+	}
+	free(data);
+	if (strcmp(c->loader, "grub") && strcmp(c->loader, "systemd-boot") &&
+	    strcmp(c->loader, "efi-entry")) {
+		*why = TSCTUI_CONF " names no known loader";
+		return -1;
+	}
+	return 1;
+}
+
+char *conf_format(const struct tsctui_conf *c)
+{
+	char *out = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	fputs("# Written by `tsctui install`; read by tsctui and its GRUB "
+	      "generator.\n# See tsctui(8).  Edit with care.\n", f);
+	for (i = 0; i < NKEYS; i++) {
+		const char *v = (const char *)c + keys[i].off;
+
+		if (v[0])
+			fprintf(f, "%s=%s\n", keys[i].name, v);
+	}
+	fclose(f);
+	return out;
+}

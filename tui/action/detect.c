@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../source/efivars.h"
+#include "../util/fileio.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "detect.h"
+
+/* Mount table fields escape space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] && s[3]) {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+static char *mounts(const char *root)
+{
+	char path[4096];
+	size_t n;
+	char *d;
+
+	path_under(root, "/proc/self/mounts", path, sizeof(path));
+	d = read_all(path, 1u << 22, &n);
+	if (!d) {
+		path_under(root, "/proc/mounts", path, sizeof(path));
+		d = read_all(path, 1u << 22, &n);
+	}
+	return d;
+}
+
+bool detect_mount_of(const char *root, const char *sys, struct mount_info *m)
+{
+	char *data = mounts(root), *line, *save = NULL;
+	size_t best = 0;
+	bool found = false;
+
+	if (!data)
+		return false;
+	for (line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct mount_info cur;
+		size_t n;
+
+		if (sscanf(line, "%255s %255s %31s", cur.dev, cur.dir,
+			   cur.type) != 3)
+			continue;
+		unescape(cur.dev);
+		unescape(cur.dir);
+		n = strlen(cur.dir);
+		if (strcmp(cur.dir, "/") != 0 &&
+		    (strncmp(sys, cur.dir, n) != 0 ||
+		     (sys[n] != '/' && sys[n] != '\0')))
+			continue;
+		if (strcmp(cur.dir, "/") == 0)
+			n = 0;
+		/* The last of equal mount points is the one on top. */
+		if (!found || n >= best) {
+			*m = cur;
+			best = n;
+			found = true;
+		}
+	}
+	free(data);
+	return found;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
+{
+	char dir[4096], link[4400], target[4096];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+	ssize_t n;
+
+	path_under(root, "/dev/disk/by-uuid", dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(base(target), base(dev)) == 0) {
+			snprintf(uuid, cap, "%s", e->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+const char *detect_loader(const char *root, const char **why)
+{
+	char *info = efivar_string(root, "LoaderInfo", EFI_LOADER_GUID);
+	char p1[4096], p2[4096];
+	bool sd = info && strncmp(info, "systemd-boot", 12) == 0;
+
+	free(info);
+	if (sd)
+		return "systemd-boot";
+	/* Debian 12's GRUB sets no LoaderInfo; its configuration says it. */
+	path_under(root, "/boot/grub/grub.cfg", p1, sizeof(p1));
+	path_under(root, "/boot/grub2/grub.cfg", p2, sizeof(p2));
+	if (fsx_exists(p1) || fsx_exists(p2))
+		return "grub";
+	*why = "no LoaderInfo variable from systemd-boot and no "
+	       "/boot/grub/grub.cfg or /boot/grub2/grub.cfg; give --loader";
+	return NULL;
+}
+
+bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
+{
+	static const char *const places[] = { "/boot/efi", "/efi", "/boot" };
+	struct mount_info m;
+	size_t i;
+
+	/* bootctl knows best, but only about the system it runs on. */
+	if (strcmp(root, "/") == 0 && access("/usr/bin/bootctl", X_OK) == 0) {
+		FILE *p = popen("bootctl --print-esp-path 2>/dev/null", "r");
+		char line[512] = "";
+
+		if (p) {
+			if (!fgets(line, sizeof(line), p))
+				line[0] = '\0';
+			if (pclose(p) == 0 && line[0] == '/') {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(esp, cap, "%s", line);
+				return true;
+			}
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		if (detect_mount_of(root, places[i], &m) &&
+		    strcmp(m.dir, places[i]) == 0 && strcmp(m.type, "vfat") == 0) {
+			snprintf(esp, cap, "%s", places[i]);
+			return true;
+		}
+	}
+	*why = "no vfat file system mounted at /boot/efi, /efi or /boot; "
+	       "mount the ESP or give --esp";
+	return false;
+}
+
+bool detect_grubenv(const char *root, char *path, size_t cap)
+{
+	char p[4096];
+
+	path_under(root, "/boot/grub", p, sizeof(p));
+	if (fsx_is_dir(p)) {
+		snprintf(path, cap, "/boot/grub/grubenv");
+		return true;
+	}
+	path_under(root, "/boot/grub2", p, sizeof(p));
+	if (fsx_is_dir(p)) {
+		snprintf(path, cap, "/boot/grub2/grubenv");
+		return true;
+	}
+	return false;
+}
+
+const char *detect_grubenv_unwritable(const char *root, const char *sys)
+{
+	struct mount_info m;
+
+	if (!detect_mount_of(root, sys, &m))
+		return NULL; /* unknown: GRUB will tell at boot */
+	if (strcmp(m.type, "btrfs") == 0)
+		return "the grubenv is on btrfs, which GRUB cannot write";
+	if (strcmp(m.type, "zfs") == 0)
+		return "the grubenv is on ZFS, which GRUB cannot write";
+	if (strncmp(m.dev, "/dev/mapper/", 12) == 0 ||
+	    strncmp(m.dev, "/dev/dm-", 8) == 0)
+		return "the grubenv is on a device-mapper volume (LVM or "
+		       "LUKS), which GRUB cannot write";
+	if (strncmp(m.dev, "/dev/md", 7) == 0)
+		return "the grubenv is on software RAID, which GRUB cannot "
+		       "write";
+	return NULL;
+}

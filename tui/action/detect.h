@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* What install needs to know about the system it manages, all under
+ * --root: the boot loader, the ESP, file system UUIDs, where the grubenv
+ * lives and whether GRUB can write it at boot. */
+#ifndef TSCTUI_ACTION_DETECT_H
+#define TSCTUI_ACTION_DETECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mount_info {
+	char dev[256];
+	char dir[256];
+	char type[32];
+};
+
+/* The mount holding sys (longest prefix); false if unknown. */
+bool detect_mount_of(const char *root, const char *sys, struct mount_info *m);
+/* The file system UUID of a device from /dev/disk/by-uuid; false if none. */
+bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
+/* "systemd-boot", "grub", or NULL (then *why says what was looked at). */
+const char *detect_loader(const char *root, const char **why);
+/* The ESP's mount point on the system (e.g. "/boot/efi"); false if none. */
+bool detect_esp(const char *root, char *esp, size_t cap, const char **why);
+/* The grubenv the distribution's grub.cfg loads ("/boot/grub/grubenv" on
+ * Debian, "/boot/grub2/grubenv" on Fedora); false if no GRUB directory. */
+bool detect_grubenv(const char *root, char *path, size_t cap);
+/* NULL when GRUB can save_env to the file system holding sys; else why not
+ * (btrfs, ZFS, LVM, LUKS, RAID). */
+const char *detect_grubenv_unwritable(const char *root, const char *sys);
+
+#endif

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsctui install: puts the stage in the boot path, always in measure mode.
+ * Every check that can refuse runs before the first write; if a write
+ * fails, the entries this run added to the ledger are undone, so the system
+ * is as it was.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../source/efivars.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "actions.h"
+#include "detect.h"
+#include "grubenv.h"
+#include "stagecfg.h"
+
+#ifndef TSCTUI_LIBDIR
+#define TSCTUI_LIBDIR "/usr/local/lib/tsctui"
+#endif
+
+static const char *const unit_dirs[] = {
+	"/etc/systemd/system", "/usr/local/lib/systemd/system",
+	"/usr/lib/systemd/system", "/lib/systemd/system",
+};
+#define UNIT "tsctui-boot.service"
+/* Offline-update boots never reach multi-user.target: without the second
+ * link they would look like hung boots to the guard. */
+static const char *const unit_wanted_by[] = { "multi-user.target",
+					      "system-update.target" };
+
+/* Where the EFI binaries come from: $TSCTUI_EFI_DIR, the build tree next
+ * to this executable, or the installed library directory. */
+static bool efi_source(char *dir, size_t cap, const char **which)
+{
+	char exe[2048], probe[2100];
+	const char *env = getenv("TSCTUI_EFI_DIR");
+	ssize_t n;
+
+	if (env && env[0]) {
+		snprintf(dir, cap, "%s", env);
+		*which = "TSCTUI_EFI_DIR";
+		return true;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *bin = dirname(exe);
+
+		snprintf(probe, sizeof(probe), "%s/../efi/tsctui.efi", bin);
+		if (access(probe, R_OK) == 0) {
+			snprintf(dir, cap, "%.2040s/../efi", bin);
+			*which = "the build tree";
+			return true;
+		}
+	}
+	snprintf(probe, sizeof(probe), "%s/tsctui.efi", TSCTUI_LIBDIR);
+	if (access(probe, R_OK) == 0) {
+		snprintf(dir, cap, "%s", TSCTUI_LIBDIR);
+		*which = "the installed files";
+		return true;
+	}
+	return false;
+}
+
+/* The sim build says TEST BUILD (in UTF-16) in its banner. */
+static bool is_sim_build(const char *data, size_t len)
+{
+	static const char mark[] = "T\0E\0S\0T\0 \0B\0U\0I\0L\0D\0";
+	size_t m = sizeof(mark) - 1, i;
+
+	for (i = 0; i + m <= len; i++)
+		if (memcmp(data + i, mark, m) == 0)
+			return true;
+	return false;
+}
+
+/* Zanasin/tscsync, the reference design: both at once would fight. */
+static int find_tscsync(struct act *a, const struct tsctui_conf *c,
+			char *what, size_t cap)
+{
+	size_t len;
+	char sys[400], *d;
+
+	what[0] = '\0';
+	d = fsx_read(act_path(a, "/boot/grub/custom.cfg"), &len);
+	if (d && strstr(d, "tscsync"))
+		snprintf(what, cap, "/boot/grub/custom.cfg runs tscsync");
+	free(d);
+	if (!what[0] && c->grubenv[0]) {
+		d = fsx_read(act_path(a, c->grubenv), &len);
+		if (d && strstr(d, "\ntscsync_"))
+			snprintf(what, cap, "%s holds tscsync_* variables",
+				 c->grubenv);
+		free(d);
+	}
+	snprintf(sys, sizeof(sys), "%s/EFI/systemd/drivers/tscsyncx64.efi",
+		 strcmp(c->esp, "/") ? c->esp : "");
+	if (!what[0] && c->esp[0] && fsx_exists(act_path(a, sys)))
+		snprintf(what, cap, "%s is installed", sys);
+	if (!what[0] && efivar_any(a->root, "TscSyncResult-"))
+		snprintf(what, cap, "the TscSyncResult variable is set");
+	return what[0] ? 1 : 0;
+}
+
+static bool unit_path(struct act *a, char *sys, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(unit_dirs) / sizeof(unit_dirs[0]); i++) {
+		snprintf(sys, cap, "%s/" UNIT, unit_dirs[i]);
+		if (fsx_exists(act_path(a, sys)))
+			return true;
+	}
+	return false;
+}
+
+static int enable_unit(struct act *a, const char *unit)
+{
+	char link[512];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(link, sizeof(link), "/etc/systemd/system/%s.wants/" UNIT,
+			 unit_wanted_by[i]);
+		if (act_link(a, link, unit) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static char *slurp(struct act *a, const char *path, size_t *len)
+{
+	char *d = fsx_read(path, len);
+
+	if (!d)
+		act_fail(a, "cannot read %s: %s", path, strerror(errno));
+	return d;
+}
+
+/* Signs with sbsign when Secure Boot is on; the signed copy replaces data. */
+static int maybe_sign(struct act *a, const struct install_opts *o,
+		      const char *loader, char **data, size_t *len)
+{
+	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], cmd[8192];
+	size_t n;
+	char *signed_data;
+	int fd, sb = efivar_secure_boot(a->root);
+
+	if (sb != 1 && !o->key)
+		return 0;
+	if (!o->key || !o->cert)
+		return act_fail(a, "Secure Boot is on and no signing key was "
+				"given: create one (for example `sbctl "
+				"create-keys && sbctl enroll-keys`, or openssl "
+				"plus enrolling its certificate in db), then "
+				"run install with --key KEY --cert CERT");
+	if (strcmp(loader, "grub") && sb == 1)
+		act_note(a, "warning: under %s the firmware checks db; a key "
+			 "enrolled only as a MOK is not enough", loader);
+	fd = mkstemp(in);
+	if (fd < 0 || write(fd, *data, *len) != (ssize_t)*len) {
+		if (fd >= 0)
+			close(fd);
+		unlink(in);
+		return act_fail(a, "cannot stage the image for signing");
+	}
+	close(fd);
+	snprintf(out, sizeof(out), "%s.signed", in);
+	snprintf(cmd, sizeof(cmd),
+		 "sbsign --key '%s' --cert '%s' --output '%s' '%s' "
+		 ">/dev/null 2>&1 && sbverify --cert '%s' '%s' >/dev/null 2>&1",
+		 o->key, o->cert, out, in, o->cert, out);
+	if (system(cmd) != 0) {
+		unlink(in);
+		unlink(out);
+		return act_fail(a, "signing with %s failed (sbsign/sbverify)",
+				o->key);
+	}
+	signed_data = fsx_read(out, &n);
+	unlink(in);
+	unlink(out);
+	if (!signed_data)
+		return act_fail(a, "cannot read the signed image");
+	free(*data);
+	*data = signed_data;
+	*len = n;
+	act_note(a, "signed with %s (verified with sbverify)", o->key);
+	return 0;
+}
+
+/* Regenerates grub.cfg with the distribution's tool, on the live system. */
+static int regenerate_grub(struct act *a)
+{
+	static const char *const tools[] = {
+		"update-grub",
+		"grub-mkconfig -o /boot/grub/grub.cfg",
+		"grub2-mkconfig -o /boot/grub2/grub2.cfg",
+	};
+	const char *cfg = fsx_exists("/boot/grub2/grub.cfg")
+				  ? "/boot/grub2/grub.cfg"
+				  : "/boot/grub/grub.cfg";
+	char cmd[512];
+	size_t i;
+
+	if (strcmp(a->root, "/") != 0) {
+		act_note(a, "then, inside the target system, run: update-grub "
+			 "(or grub-mkconfig -o %s)", cfg);
+		return 0;
+	}
+	for (i = 0; i < 3; i++) {
+		char tool[64];
+
+		sscanf(tools[i], "%63s", tool);
+		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1",
+			 tool);
+		if (system(cmd) != 0)
+			continue;
+		snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", tools[i]);
+		if (system(cmd) != 0)
+			return act_fail(a, "%s failed", tools[i]);
+		snprintf(cmd, sizeof(cmd), "grub-script-check %s", cfg);
+		if (system(cmd) != 0)
+			return act_fail(a, "grub-script-check rejects %s", cfg);
+		act_changed(a, cfg, "modified");
+		return 0;
+	}
+	return act_fail(a, "found no update-grub, grub-mkconfig or "
+			"grub2-mkconfig to regenerate %s", cfg);
+}
+
+static int resolve_esp(struct act *a, const struct install_opts *o,
+		       struct tsctui_conf *c)
+{
+	struct mount_info m;
+	const char *why = NULL;
+
+	if (o->esp)
+		snprintf(c->esp, sizeof(c->esp), "%s", o->esp);
+	else if (!detect_esp(a->root, c->esp, sizeof(c->esp), &why))
+		return act_fail(a, "%s", why);
+	if (!fsx_is_dir(act_path(a, c->esp)))
+		return act_fail(a, "the ESP %s is not a directory", c->esp);
+	if (!fsx_dir_writable(act_path(a, c->esp)))
+		return act_fail(a, "the ESP %s is not writable (%s)", c->esp,
+				errno == EROFS ? "read-only file system"
+					       : strerror(errno));
+	if (detect_mount_of(a->root, c->esp, &m))
+		detect_uuid_of(a->root, m.dev, c->esp_uuid,
+			       sizeof(c->esp_uuid));
+	return 0;
+}
+
+static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
+{
+	struct mount_info m;
+	struct grubenv env;
+	const char *bad;
+	bool exists;
+
+	if (!detect_grubenv(a->root, c->grubenv, sizeof(c->grubenv)))
+		return act_fail(a, "no /boot/grub or /boot/grub2 directory: "
+				"is GRUB installed?");
+	bad = detect_grubenv_unwritable(a->root, c->grubenv);
+	if (bad)
+		return act_fail(a, "%s, so the hang guard cannot work there; "
+				"use `tsctui install --loader efi-entry` "
+				"instead", bad);
+	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
+		return -1;
+	grubenv_free(&env);
+	if (detect_mount_of(a->root, c->grubenv, &m)) {
+		size_t n = strcmp(m.dir, "/") ? strlen(m.dir) : 0;
+
+		detect_uuid_of(a->root, m.dev, c->grubenv_fs_uuid,
+			       sizeof(c->grubenv_fs_uuid));
+		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
+			 c->grubenv + n);
+	} else {
+		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
+			 c->grubenv);
+	}
+	if (!c->grubenv_fs_uuid[0] || !c->esp_uuid[0])
+		return act_fail(a, "cannot find the file system UUID of %s "
+				"(/dev/disk/by-uuid), which GRUB needs to find "
+				"it at boot",
+				c->grubenv_fs_uuid[0] ? c->esp : c->grubenv);
+	return 0;
+}
+
+int action_install(struct act *a, const struct install_opts *o)
+{
+	struct tsctui_conf c, old;
+	char efidir[4096], src[4300], unit[512], sys[4096], tscsync[512];
+	const char *which, *why = NULL, *loader = o->loader;
+	size_t len, start;
+	char *image = NULL, *conf = NULL;
+	int have_old;
+
+	memset(&c, 0, sizeof(c));
+	if (ledger_load(a) != 0)
+		return -1;
+	have_old = conf_read(a->root, &old, &why);
+	if (have_old < 0)
+		return act_fail(a, "%s", why);
+	if (!loader && !(loader = detect_loader(a->root, &why)))
+		return act_fail(a, "%s", why);
+	if (strcmp(loader, "grub") && strcmp(loader, "systemd-boot") &&
+	    strcmp(loader, "efi-entry"))
+		return act_fail(a, "unknown loader '%s' (grub, systemd-boot "
+				"or efi-entry)", loader);
+	if (!strcmp(loader, "efi-entry"))
+		return act_fail(a, "--loader efi-entry is not built yet in "
+				"this version; use grub or systemd-boot");
+	if (have_old > 0 && strcmp(old.loader, loader))
+		return act_fail(a, "tsctui is installed for %s; run `tsctui "
+				"uninstall` first", old.loader);
+	snprintf(c.loader, sizeof(c.loader), "%s", loader);
+	if (!fsx_dir_writable(act_path(a, "/etc")))
+		return act_fail(a, "/etc is not writable (%s); nothing "
+				"changed", strerror(errno));
+	if (resolve_esp(a, o, &c) != 0)
+		return -1;
+	if (!strcmp(loader, "grub") && resolve_grubenv(a, &c) != 0)
+		return -1;
+	if (find_tscsync(a, &c, tscsync, sizeof(tscsync)))
+		return act_fail(a, "tscsync is installed (%s); remove it with "
+				"its own uninstaller before installing tsctui",
+				tscsync);
+	if (!unit_path(a, unit, sizeof(unit)))
+		return act_fail(a, UNIT " is not installed under %s (run `make "
+				"install` first)", a->root);
+	if (!efi_source(efidir, sizeof(efidir), &which))
+		return act_fail(a, "cannot find the stage's EFI images (build "
+				"them with `make`, or `make install`)");
+	snprintf(src, sizeof(src), "%s/%s", efidir,
+		 strcmp(loader, "grub") ? "tsctui-driver.efi" : "tsctui.efi");
+	if (!(image = slurp(a, src, &len)))
+		return -1;
+	if (is_sim_build(image, len)) {
+		free(image);
+		return act_fail(a, "%s is the sim (test) build; refusing to "
+				"install it", src);
+	}
+	if (maybe_sign(a, o, loader, &image, &len) != 0) {
+		free(image);
+		return -1;
+	}
+	act_note(a, "stage image from %s (%s)", which, src);
+
+	/* From here on, every change is in the ledger. */
+	start = a->nledger;
+	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0)
+		goto undo;
+	if (have_old > 0) {
+		snprintf(c.efi_entry, sizeof(c.efi_entry), "%s", old.efi_entry);
+		snprintf(c.efi_next, sizeof(c.efi_next), "%s", old.efi_next);
+	}
+	conf = conf_format(&c);
+	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
+		goto undo;
+	if (!strcmp(loader, "grub")) {
+		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
+			 strcmp(c.esp, "/") ? c.esp : "");
+		if (act_put(a, sys, image, len, 0644) != 0)
+			goto undo;
+		/* A fresh install starts measuring, with a clear guard; a
+		 * repeated one leaves the user's mode alone. */
+		if (have_old <= 0 &&
+		    stagecfg_write(a, &c, "measure", "", true) != 0)
+			goto undo;
+	} else {
+		/* The options first, the driver last: a driver without its
+		 * options would run with defaults. */
+		if (have_old <= 0 &&
+		    stagecfg_write(a, &c, "measure", "", true) != 0)
+			goto undo;
+		snprintf(sys, sizeof(sys),
+			 "%s/EFI/systemd/drivers/tsctuix64.efi",
+			 strcmp(c.esp, "/") ? c.esp : "");
+		if (act_put(a, sys, image, len, 0644) != 0)
+			goto undo;
+	}
+	if (enable_unit(a, unit) != 0)
+		goto undo;
+	if (ledger_save(a) != 0)
+		goto undo;
+	if (!strcmp(loader, "grub") && regenerate_grub(a) != 0)
+		goto undo;
+	act_note(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
+	free(image);
+	free(conf);
+	return 0;
+undo:
+	free(image);
+	free(conf);
+	ledger_undo(a, start);
+	ledger_save(a);
+	return -1;
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui mode, guard reset and boot-ok: small changes to the stage's state
+ * where the installed path keeps it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../source/efivars.h"
+#include "../source/stage_report.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "actions.h"
+#include "stagecfg.h"
+
+static int installed(struct act *a, struct tsctui_conf *c)
+{
+	const char *why = NULL;
+	int have = conf_read(a->root, c, &why);
+
+	if (have < 0)
+		return act_fail(a, "%s", why);
+	if (have == 0)
+		return act_fail(a, "tsctui is not installed (run `tsctui "
+				"install` first)");
+	return ledger_load(a);
+}
+
+/* The sync list of the stage, from /proc/cpuinfo of the managed system. */
+static bool cpu_listed(const char *root, char *what, size_t cap)
+{
+	char path[4096], vendor[64] = "", *d, *p;
+	unsigned family = 0;
+	size_t len;
+
+	path_under(root, "/proc/cpuinfo", path, sizeof(path));
+	d = fsx_read(path, &len);
+	if (!d) {
+		snprintf(what, cap, "an unknown CPU");
+		return false;
+	}
+	if ((p = strstr(d, "vendor_id")) && (p = strchr(p, ':')))
+		sscanf(p + 1, "%63s", vendor);
+	if ((p = strstr(d, "cpu family")) && (p = strchr(p, ':')))
+		sscanf(p + 1, "%u", &family);
+	free(d);
+	snprintf(what, cap, "%s family %xh", vendor, family);
+	if (!strcmp(vendor, "AuthenticAMD"))
+		return family == 0x17 || family == 0x19 || family == 0x1a;
+	if (!strcmp(vendor, "HygonGenuine"))
+		return family == 0x18;
+	return false;
+}
+
+int action_mode(struct act *a, const char *mode, bool allow_any)
+{
+	struct tsctui_conf c;
+	char cpu[128];
+	int rc;
+
+	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
+	    strcmp(mode, "sync"))
+		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
+				mode);
+	if (installed(a, &c) != 0)
+		return -1;
+	if (!strcmp(mode, "sync") && !cpu_listed(a->root, cpu, sizeof(cpu)) &&
+	    !allow_any)
+		return act_fail(a, "sync is tested on AMD families 17h/19h/1Ah "
+				"and Hygon 18h, not on %s; add "
+				"--allow-any-cpu to try it anyway", cpu);
+	rc = stagecfg_write(a, &c, mode, allow_any ? "allow=any-cpu" : "",
+			    false);
+	if (rc == 0)
+		rc = ledger_save(a);
+	if (rc == 0) {
+		act_note(a, "mode %s from the next boot", mode);
+		if (!strcmp(mode, "sync"))
+			act_note(a, "the hang guard disables the stage if a "
+				 "boot never reaches Linux");
+	}
+	return rc;
+}
+
+int action_guard_reset(struct act *a, const char *mode)
+{
+	struct tsctui_conf c;
+	int rc;
+
+	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
+	    strcmp(mode, "sync"))
+		return act_fail(a, "unknown mode '%s'", mode);
+	if (installed(a, &c) != 0)
+		return -1;
+	rc = stagecfg_write(a, &c, mode, "", true);
+	if (rc == 0)
+		rc = ledger_save(a);
+	if (rc == 0)
+		act_note(a, "hang guard cleared; mode %s from the next boot",
+			 mode);
+	return rc;
+}
+
+/* One history record per boot: what this boot's stage did. */
+static int append_history(struct act *a, const char *mode,
+			  const char *result)
+{
+	char boot_id[64] = "", bios[128] = "", path[4096], line[1024];
+	char *d;
+	size_t len;
+	FILE *f;
+	time_t now = time(NULL);
+
+	path_under(a->root, "/proc/sys/kernel/random/boot_id", path,
+		   sizeof(path));
+	if ((d = fsx_read(path, &len))) {
+		sscanf(d, "%63s", boot_id);
+		free(d);
+	}
+	path_under(a->root, "/sys/class/dmi/id/bios_version", path,
+		   sizeof(path));
+	if ((d = fsx_read(path, &len))) {
+		d[strcspn(d, "\n")] = '\0';
+		snprintf(bios, sizeof(bios), "%s", d);
+		free(d);
+	}
+	/* A boot is recorded once, however often boot-ok runs in it. */
+	d = fsx_read(act_path(a, TSCTUI_STATE_DIR "/history"), &len);
+	if (d && boot_id[0] && strstr(d, boot_id)) {
+		free(d);
+		return 0;
+	}
+	free(d);
+	snprintf(line, sizeof(line),
+		 "boot_id=%s time=%lld bios_version=%s stage_mode=%s "
+		 "stage_result=%s\n",
+		 boot_id[0] ? boot_id : "-", (long long)now,
+		 bios[0] ? bios : "-", mode, result);
+	f = fopen(act_path(a, TSCTUI_STATE_DIR "/history"), "a");
+	if (!f)
+		return act_fail(a, "cannot append to %s/history: %s",
+				TSCTUI_STATE_DIR, strerror(errno));
+	fputs(line, f);
+	if (fclose(f) != 0)
+		return act_fail(a, "cannot write %s/history", TSCTUI_STATE_DIR);
+	act_changed(a, TSCTUI_STATE_DIR "/history", "modified");
+	return 0;
+}
+
+int action_boot_ok(struct act *a)
+{
+	struct tsctui_conf c;
+	struct tsc_report *r;
+	char vsys[512], mode[16] = "-", result[32] = "-";
+	const char *err;
+	uint32_t line;
+	size_t len, n;
+	struct report_block b;
+	char *raw;
+
+	if (installed(a, &c) != 0)
+		return -1;
+	if (stagecfg_clear_pending(a, &c) != 0 || ledger_save(a) != 0)
+		return -1;
+	/* This boot's report, kept where status and the dashboard look. */
+	snprintf(vsys, sizeof(vsys), EFIVARS_DIR "/" STAGE_REPORT_VAR);
+	raw = fsx_read(act_path(a, vsys), &len);
+	r = calloc(1, sizeof(*r));
+	if (raw && r && (n = report_find(raw, &len, &b, 1)) == 1 &&
+	    tsc_report_parse(raw + b.pos, b.len, r, &err, &line)) {
+		/* /run is not the ledger's: it is gone at the next boot. */
+		if (fsx_exists(act_path(a, "/run")) &&
+		    (mkdir(act_path(a, "/run/tsctui"), 0755) == 0 ||
+		     errno == EEXIST) &&
+		    fsx_write_atomic(act_path(a, "/run/tsctui/report"),
+				     raw + b.pos, b.len, 0644) == 0)
+			act_changed(a, "/run/tsctui/report", "created");
+		snprintf(mode, sizeof(mode), "%s", tsc_mode_name(r->mode));
+		snprintf(result, sizeof(result), "%s",
+			 tsc_result_name(r->result));
+	}
+	free(raw);
+	free(r);
+	if (append_history(a, mode, result) != 0)
+		return -1;
+	act_note(a, "this boot reached Linux: pending cleared");
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsctui uninstall: replays the ledger backwards.  Every file tsctui
+ * modified gets its original bytes back; every file, link and directory it
+ * created goes.  The grubenv is the exception that proves the rule: GRUB
+ * itself writes it at boot (tsctui_pending), and other tools may have set
+ * variables since, so tsctui removes its own variables and restores the
+ * saved bytes only when what remains is exactly what was there before.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/fsx.h"
+#include "actions.h"
+#include "grubenv.h"
+#include "stagecfg.h"
+
+static const char *const own_vars[] = { "tsctui_mode", "tsctui_options",
+					"tsctui_pending", "tsctui_tripped" };
+
+static bool same_vars(const struct grubenv *x, const struct grubenv *y)
+{
+	size_t i;
+
+	if (x->n != y->n)
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (strcmp(x->name[i], y->name[i]) ||
+		    strcmp(x->value[i], y->value[i]))
+			return false;
+	return true;
+}
+
+/* Settles the grubenv by hand and drops its backup entry; the generic
+ * replay then has nothing left to do for it. */
+static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
+{
+	char bsys[4096], block[GRUBENV_SIZE];
+	struct grubenv now, before;
+	const char *why;
+	size_t i, len;
+	bool exists;
+	char *orig;
+
+	if (!ledger_has(a, L_BACKUP, c->grubenv))
+		return 0;
+	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
+	orig = fsx_read(act_path(a, bsys), &len);
+	if (!orig)
+		return act_fail(a, "the backup of %s is missing", c->grubenv);
+	if (!grubenv_parse(orig, len, &before, &why)) {
+		free(orig);
+		return act_fail(a, "the backup of %s is corrupt", c->grubenv);
+	}
+	if (stagecfg_grubenv(a, c, &now, &exists) != 0) {
+		free(orig);
+		grubenv_free(&before);
+		return -1;
+	}
+	for (i = 0; i < 4; i++)
+		grubenv_unset(&now, own_vars[i]);
+	if (same_vars(&now, &before)) {
+		if (fsx_write_atomic(act_path(a, c->grubenv), orig, len, 0644))
+			goto fail;
+	} else {
+		if (!grubenv_format(&now, block) ||
+		    fsx_write_atomic(act_path(a, c->grubenv), block,
+				     sizeof(block), 0644))
+			goto fail;
+	}
+	act_changed(a, c->grubenv, "modified");
+	free(orig);
+	grubenv_free(&now);
+	grubenv_free(&before);
+	/* The backup and its ledger entry are done with. */
+	fsx_remove(act_path(a, bsys));
+	for (i = 0; i < a->nledger; i++) {
+		if (a->ledger[i].kind == L_BACKUP &&
+		    !strcmp(a->ledger[i].path, c->grubenv)) {
+			free(a->ledger[i].path);
+			memmove(&a->ledger[i], &a->ledger[i + 1],
+				(a->nledger - i - 1) * sizeof(a->ledger[0]));
+			a->nledger--;
+			a->ledger_dirty = true;
+			break;
+		}
+	}
+	return 0;
+fail:
+	free(orig);
+	grubenv_free(&now);
+	grubenv_free(&before);
+	return act_fail(a, "cannot write %s: %s", c->grubenv, strerror(errno));
+}
+
+int action_uninstall(struct act *a, bool purge)
+{
+	struct tsctui_conf c;
+	const char *why = NULL;
+	char sys[4096];
+	int have;
+
+	if (ledger_load(a) != 0)
+		return -1;
+	have = conf_read(a->root, &c, &why);
+	if (have < 0)
+		return act_fail(a, "%s", why);
+	if (have == 0 && a->nledger == 0)
+		return act_fail(a, "tsctui is not installed here");
+	if (!fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
+		return act_fail(a, "%s is not writable (%s); nothing changed",
+				TSCTUI_STATE_DIR, strerror(errno));
+	if (have > 0 && !strcmp(c.loader, "grub") && settle_grubenv(a, &c))
+		return -1;
+	/* The stage's own state files are tsctui's too. */
+	if (have > 0) {
+		stagecfg_esp_file(&c, "pending", sys, sizeof(sys));
+		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
+			act_changed(a, sys, "removed");
+		stagecfg_esp_file(&c, "disabled", sys, sizeof(sys));
+		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
+			act_changed(a, sys, "removed");
+	}
+	if (purge) {
+		if (fsx_exists(act_path(a, TSCTUI_STATE_DIR "/history")) &&
+		    !fsx_remove(act_path(a, TSCTUI_STATE_DIR "/history")))
+			act_changed(a, TSCTUI_STATE_DIR "/history", "removed");
+	}
+	/* The ledger file goes first, so that its directory can go too; it is
+	 * written back if the replay fails half way. */
+	fsx_remove(act_path(a, TSCTUI_LEDGER));
+	if (ledger_undo(a, 0) != 0) {
+		a->ledger_dirty = true;
+		ledger_save(a);
+		return -1;
+	}
+	if (have > 0 && !strcmp(c.loader, "grub"))
+		act_note(a, strcmp(a->root, "/")
+				    ? "then, inside the target system, run: "
+				      "update-grub"
+				    : "regenerate grub.cfg: update-grub");
+	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
+	return 0;
+}

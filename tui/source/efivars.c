@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "efivars.h"
+
+uint8_t *efivar_read(const char *root, const char *name, const char *guid,
+		     size_t *len, uint32_t *attrs)
+{
+	char sys[512], path[4096];
+	uint8_t *data;
+	size_t n;
+
+	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-%s", name, guid);
+	if (!path_under(root, sys, path, sizeof(path)))
+		return NULL;
+	data = (uint8_t *)read_all(path, 1u << 20, &n);
+	if (!data || n < 4) {
+		free(data);
+		return NULL;
+	}
+	if (attrs)
+		*attrs = (uint32_t)data[0] | (uint32_t)data[1] << 8 |
+			 (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+	memmove(data, data + 4, n - 4);
+	*len = n - 4;
+	return data;
+}
+
+char *efivar_string(const char *root, const char *name, const char *guid)
+{
+	size_t n, i, k = 0;
+	uint8_t *d = efivar_read(root, name, guid, &n, NULL);
+	char *s;
+
+	if (!d)
+		return NULL;
+	s = malloc(n / 2 + 1);
+	for (i = 0; s && i + 1 < n; i += 2) {
+		uint16_t u = (uint16_t)(d[i] | d[i + 1] << 8);
+
+		if (!u)
+			break;
+		s[k++] = (u >= 0x20 && u < 0x7f) ? (char)u : '?';
+	}
+	if (s)
+		s[k] = '\0';
+	free(d);
+	return s;
+}
+
+int efivar_secure_boot(const char *root)
+{
+	size_t n;
+	uint8_t *d = efivar_read(root, "SecureBoot", EFI_GLOBAL_GUID, &n, NULL);
+	int on;
+
+	if (!d)
+		return -1;
+	on = n >= 1 && d[0] == 1;
+	free(d);
+	return on;
+}
+
+int efivar_any(const char *root, const char *prefix)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d;
+	int found = 0;
+
+	if (!path_under(root, EFIVARS_DIR, path, sizeof(path)))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			found = 1;
+	closedir(d);
+	return found;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File operations for the actions: every write is atomic (a temporary file
+ * in the same directory, fsync, rename, fsync of the directory), so a crash
+ * or a full disk leaves either the old file or the new one, never half.
+ * Paths here are real paths (already resolved under --root).
+ */
+#ifndef TSCTUI_UTIL_FSX_H
+#define TSCTUI_UTIL_FSX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+bool fsx_exists(const char *path);
+bool fsx_is_dir(const char *path);
+/* Reads a whole file; NULL with errno on failure (malloc'd, NUL added). */
+char *fsx_read(const char *path, size_t *len);
+/* Atomic write with the given mode; 0 or -1 with errno. */
+int fsx_write_atomic(const char *path, const void *data, size_t len,
+		     mode_t mode);
+int fsx_copy_atomic(const char *from, const char *to, mode_t mode);
+/* Removes a file and syncs its directory; 0 if it is gone. */
+int fsx_remove(const char *path);
+/* Is the directory writable by us (a real probe, not access())? */
+bool fsx_dir_writable(const char *dir);
+/* Same bytes in both files? */
+bool fsx_same(const char *a, const char *b);
+
+#endif
