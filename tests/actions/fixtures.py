@@ -44,7 +44,8 @@ def utf16(s):
 
 
 def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
-         cpuinfo=CPUINFO_AMD, secure_boot=False):
+         cpuinfo=CPUINFO_AMD, secure_boot=False, esp_uuid=ESP_UUID,
+         root_uuid=ROOT_UUID):
     if os.path.exists(root):
         shutil.rmtree(root)
     os.makedirs(root)
@@ -57,9 +58,9 @@ def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
           "5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d\n")
     write(root, "/sys/class/dmi/id/bios_version", "R11ET36W (1.28 )\n")
     os.makedirs(os.path.join(root, "dev/disk/by-uuid"))
-    os.symlink("../../vda1", os.path.join(root, "dev/disk/by-uuid", ESP_UUID))
+    os.symlink("../../vda1", os.path.join(root, "dev/disk/by-uuid", esp_uuid))
     os.symlink("../../" + os.path.basename(root_dev),
-               os.path.join(root, "dev/disk/by-uuid", ROOT_UUID))
+               os.path.join(root, "dev/disk/by-uuid", root_uuid))
     efivar(root, "SecureBoot", GLOBAL, bytes([1 if secure_boot else 0]))
     os.makedirs(os.path.join(root, esp.lstrip("/"), "EFI"), exist_ok=True)
     os.makedirs(os.path.join(root, "var/lib"), exist_ok=True)

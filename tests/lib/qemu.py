@@ -17,23 +17,53 @@ ESP_OFFSET = 1024 * 1024  # the partition starts at 1 MiB
 SHELL_PROMPT = b"any other key to continue"
 
 
-class Disk:
-    """A GPT disk whose first partition is a FAT ESP, edited with mtools."""
+LINUX_TYPE = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
 
-    def __init__(self, path, size_mb=64):
+
+class Disk:
+    """A GPT disk of FAT partitions edited with mtools; the first is the
+    ESP.  parts: a list of (size in MiB, volume serial or None); a serial
+    such as 0x1A2B3C4D is what GRUB's search --fs-uuid knows as
+    1A2B-3C4D.  Methods act on partition `part` (0: the ESP)."""
+
+    def __init__(self, path, size_mb=64, parts=None):
         self.path = path
+        parts = parts or [(size_mb - 2, None)]
+        total = sum(p[0] for p in parts) + 2
         with open(path, "wb") as f:
-            f.truncate(size_mb * 1024 * 1024)
-        script = (f"label: gpt\nstart=2048, size={(size_mb - 2) * 2048}, "
-                  f"type={ESP_TYPE}, name=ESP\n")
+            f.truncate(total * 1024 * 1024)
+        script = "label: gpt\n"
+        self.offsets = []
+        start = 2048
+        for i, (mb, _serial) in enumerate(parts):
+            kind = ESP_TYPE if i == 0 else LINUX_TYPE
+            script += f"start={start}, size={mb * 2048}, type={kind}\n"
+            self.offsets.append(start * 512)
+            start += mb * 2048
         subprocess.run(["sfdisk", "-q", path], input=script, text=True,
                        check=True, capture_output=True)
-        subprocess.run(["mformat", "-i", self.img, "-F", "-v", "ESP", "::"],
-                       check=True, capture_output=True)
+        for i, (mb, serial) in enumerate(parts):
+            cmd = ["mformat", "-i", self.part_img(i), "-v", f"PART{i}"]
+            if mb >= 33:
+                cmd.append("-F")
+            if serial is not None:
+                cmd += ["-N", f"{serial:08X}"]
+            subprocess.run(cmd + ["::"], check=True, capture_output=True)
+        self.part = 0
+
+    def part_img(self, i):
+        return f"{self.path}@@{self.offsets[i]}"
+
+    def on(self, part):
+        """The same disk, addressing partition `part`."""
+        view = Disk.__new__(Disk)
+        view.__dict__.update(self.__dict__)
+        view.part = part
+        return view
 
     @property
     def img(self):
-        return f"{self.path}@@{ESP_OFFSET}"
+        return self.part_img(self.part)
 
     def mkdir(self, path):
         parts = [p for p in path.strip("/").split("/") if p]
