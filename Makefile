@@ -88,7 +88,8 @@ $(BUILD)/test/common/%.o: common/%.c $(COMMON_HDR)
 $(BUILD)/linux/tui/%.o: tui/%.c $(TUI_HDR) $(COMMON_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE \
-		-DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' -c $< -o $@
+		-DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
+		-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"' -c $< -o $@
 
 tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
 	$(CC) $(CFLAGS_LINUX) -o $@ $^ $(TUI_LIBS)
@@ -152,7 +153,8 @@ MANDIR    := $(PREFIX)/share/man/man8
 DATADIR   := $(PREFIX)/share/tsctui
 INSTALLED := $(SBINDIR)/tsctui $(LIBDIR)/tsctui.efi $(LIBDIR)/tsctui-driver.efi \
 	$(UNITDIR)/tsctui-boot.service $(MANDIR)/tsctui.8 \
-	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg
+	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg \
+	/etc/kernel/install.d/95-tsctui.install
 
 install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
 	install -D -m 0755 tui/tsctui $(DESTDIR)$(SBINDIR)/tsctui
@@ -164,6 +166,8 @@ install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
 	install -D -m 0644 docs/tsctui.8 $(DESTDIR)$(MANDIR)/tsctui.8
 	install -D -m 0755 grub.d/05_tsctui $(DESTDIR)/etc/grub.d/05_tsctui
 	install -D -m 0644 grub.d/tsctui-nowatchdog.cfg $(DESTDIR)$(DATADIR)/grub-nowatchdog.cfg
+	install -D -m 0755 kernel-install.d/95-tsctui.install \
+		$(DESTDIR)/etc/kernel/install.d/95-tsctui.install
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -33,6 +33,10 @@ static const char usage[] =
 	"  guard status|reset [--mode M]\n"
 	"        the hang guard: clear, pending or tripped; reset clears it\n"
 	"        and re-enables the stage (in measure mode unless --mode)\n"
+	"  kernel-arg nowatchdog on|off\n"
+	"        tsc=nowatchdog for the next boot, through the distribution's\n"
+	"        mechanism (GRUB drop-in, grubby, or BLS entries and\n"
+	"        /etc/kernel/cmdline); tsc=reliable is never offered\n"
 	"  boot-ok\n"
 	"        mark this boot good (run by tsctui-boot.service)\n"
 	"\n"
@@ -69,6 +73,7 @@ static const struct command commands[] = {
 	{ "mode", cmd_mode },
 	{ "guard", cmd_guard },
 	{ "boot-ok", cmd_boot_ok },
+	{ "kernel-arg", cmd_kernel_arg },
 };
 
 /* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error. */

@@ -149,6 +149,15 @@ twice("grub: guard reset", root, "guard", "reset", check=lambda o: (
     genv(root)["tsctui_tripped"] == "0" and
     genv(root)["tsctui_pending"] == "0" and
     genv(root)["tsctui_mode"] == "measure"))
+DROPIN = "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+out = twice("grub: kernel-arg nowatchdog on", root, "kernel-arg",
+            "nowatchdog", "on", check=lambda o: (
+                read(root, DROPIN) ==
+                read(TOP, "/grub.d/tsctui-nowatchdog.cfg") and
+                read(root, "/etc/tsctui/nowatchdog") == b"on\n" and
+                "update-grub" in o["message"]))
+twice("grub: kernel-arg nowatchdog off", root, "kernel-arg", "nowatchdog",
+      "off", check=lambda o: not exists(root, DROPIN))
 e = genv(root)
 e["tsctui_pending"] = "1"
 fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
@@ -206,6 +215,17 @@ t.ok(out and out["guard"] == "tripped" and out["loader"] == "systemd-boot",
 twice("systemd-boot: guard reset", root, "guard", "reset", check=lambda o: (
     not exists(root, "/efi/EFI/tsctui/disabled") and
     read(root, "/efi/EFI/tsctui/options") == b"mode=measure\n"))
+ENTRY = "/efi/loader/entries/debian-6.1.0-28-amd64.conf"
+twice("systemd-boot: kernel-arg nowatchdog on", root, "kernel-arg",
+      "nowatchdog", "on", check=lambda o: (
+          read(root, "/etc/kernel/cmdline") ==
+          b"root=UUID=0f1e2d3c ro quiet tsc=nowatchdog\n" and
+          b"options root=UUID=0f1e2d3c quiet tsc=nowatchdog\n" in
+          read(root, ENTRY)))
+twice("systemd-boot: kernel-arg nowatchdog off", root, "kernel-arg",
+      "nowatchdog", "off", check=lambda o: (
+          b"tsc=nowatchdog" not in read(root, "/etc/kernel/cmdline") and
+          b"options root=UUID=0f1e2d3c quiet\n" in read(root, ENTRY)))
 fx.write(root, "/efi/EFI/tsctui/pending", "")
 rc, out, err = run(root, "boot-ok")
 t.ok(rc == 0 and not exists(root, "/efi/EFI/tsctui/pending"),
@@ -214,6 +234,93 @@ rc, out, err = run(root, "uninstall", "--purge")
 same, d = diff(orig, root)
 t.ok(rc == 0 and same,
      "systemd-boot: after uninstall --purge, diff -r is empty", f"{err}{d}")
+
+# ---- Fedora: grubby (a recording double), and BLS entries for real -------
+root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
+orig = snapshot(root)
+double = os.path.join(WORK, "grubby-double")
+with open(double, "w") as f:
+    f.write(fx.GRUBBY_DOUBLE)
+os.chmod(double, 0o755)
+glog = os.path.join(WORK, "grubby.log")
+if os.path.exists(glog):
+    os.unlink(glog)
+genv_env = {"TSCTUI_GRUBBY": double, "GRUBBY_LOG": glog}
+rc, out, err = run(root, "install")
+conf = read(root, "/etc/tsctui/tsctui.conf").decode()
+t.ok(rc == 0 and "grubenv=/boot/grub2/grubenv" in conf and
+     genv(root, "/boot/grub2/grubenv").get("tsctui_mode") == "measure",
+     "fedora: install finds /boot/grub2/grubenv", err)
+twice("fedora: mode sync", root, "mode", "sync", check=lambda o: (
+    genv(root, "/boot/grub2/grubenv")["tsctui_mode"] == "sync"))
+twice("fedora: guard reset", root, "guard", "reset")
+rc, out, err = run(root, "kernel-arg", "nowatchdog", "on", env=genv_env)
+rc2, out2, err2 = run(root, "kernel-arg", "nowatchdog", "off", env=genv_env)
+calls = open(glog).read().splitlines() if os.path.exists(glog) else []
+t.ok(rc == 0 and rc2 == 0 and calls == [
+    "--update-kernel=ALL --args=tsc=nowatchdog",
+    "--update-kernel=ALL --remove-args=tsc=nowatchdog"],
+    "fedora: kernel-arg runs grubby --update-kernel=ALL --args, then "
+    "--remove-args (test double)", f"{calls} {err}{err2}")
+FENTRY = "/boot/loader/entries/abc-6.5.6-300.fc39.x86_64.conf"
+rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+t.ok(rc == 0 and b"options root=UUID=0f1e2d3c ro rhgb quiet tsc=nowatchdog\n"
+     in read(root, FENTRY),
+     "fedora under --root (no grubby to run): the BLS entries are edited",
+     err)
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same, "fedora: after uninstall --purge, diff -r is empty",
+     f"{err}{d}")
+
+# ---- the kernel-install plugin, run as kernel-install runs it ------------
+PLUGIN = os.path.join(TOP, "kernel-install.d", "95-tsctui.install")
+kroot = os.path.join(WORK, "kernel-install")
+if os.path.exists(kroot):
+    shutil.rmtree(kroot)
+entry = os.path.join(kroot, "boot/loader/entries/debian-6.1.0-29-amd64.conf")
+setting = os.path.join(kroot, "nowatchdog")
+
+
+def plugin(layout, state, *args, options="root=UUID=0f ro quiet"):
+    fx.write(kroot, "/boot/loader/entries/debian-6.1.0-29-amd64.conf",
+             f"title Debian\nversion 6.1.0-29-amd64\noptions {options}\n")
+    if state is None:
+        if os.path.exists(setting):
+            os.unlink(setting)
+    else:
+        fx.write(kroot, "/nowatchdog", state + "\n")
+    r = subprocess.run([PLUGIN, *args], capture_output=True, text=True, env={
+        **os.environ, "KERNEL_INSTALL_LAYOUT": layout,
+        "KERNEL_INSTALL_BOOT_ROOT": os.path.join(kroot, "boot"),
+        "KERNEL_INSTALL_ENTRY_TOKEN": "debian",
+        "KERNEL_INSTALL_MACHINE_ID": "0123456789abcdef0123456789abcdef",
+        "TSCTUI_NOWATCHDOG": setting})
+    with open(entry) as f:
+        return r.returncode, f.read()
+
+
+ADD = ("add", "6.1.0-29-amd64", os.path.join(kroot, "boot/debian/6.1.0-29"),
+       "/boot/vmlinuz-6.1.0-29-amd64")
+rc, text = plugin("bls", "on", *ADD)
+t.ok(rc == 0 and "options root=UUID=0f ro quiet tsc=nowatchdog\n" in text,
+     "kernel-install plugin, setting on: the new entry gets tsc=nowatchdog",
+     text)
+rc, text = plugin("bls", "off", *ADD, options="root=UUID=0f tsc=nowatchdog")
+t.ok(rc == 0 and "options root=UUID=0f\n" in text,
+     "kernel-install plugin, setting off: a token inherited from "
+     "/proc/cmdline is taken out", text)
+for layout in ("uki", "other"):
+    rc, text = plugin(layout, "on", *ADD)
+    t.ok(rc == 0 and "tsc=nowatchdog" not in text,
+         f"kernel-install plugin, layout {layout}: nothing changes, exit 0")
+rc, text = plugin("bls", "on", "remove", "6.1.0-29-amd64",
+                  os.path.join(kroot, "boot/debian/6.1.0-29"))
+t.ok(rc == 0 and "tsc=nowatchdog" not in text,
+     "kernel-install plugin, remove: nothing to do, exit 0")
+rc, text = plugin("bls", None, *ADD)
+t.ok(rc == 0 and "tsc=nowatchdog" not in text,
+     "kernel-install plugin without a setting: inert")
 
 # ---- refusals: exit 2, one line, nothing changed --------------------------
 
@@ -262,6 +369,8 @@ fx.write(root, "/boot/grub/grubenv", e_bad)
 refused("mode with a corrupt grubenv", root, ["mode", "sync"], ["corrupt"])
 refused("an unknown option", root, ["install", "--frobnicate"],
         ["unknown option"])
+refused("tsc=reliable is never offered", root,
+        ["kernel-arg", "reliable", "on"], ["never offered"])
 root = fx.systemd_boot(os.path.join(WORK, "intel"),
                        cpuinfo=fx.CPUINFO_INTEL)
 run(root, "install")

@@ -57,6 +57,8 @@ def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
     write(root, "/proc/sys/kernel/random/boot_id",
           "5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d\n")
     write(root, "/sys/class/dmi/id/bios_version", "R11ET36W (1.28 )\n")
+    write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 "
+          "root=UUID=0f1e2d3c ro quiet\n")
     os.makedirs(os.path.join(root, "dev/disk/by-uuid"))
     os.symlink("../../vda1", os.path.join(root, "dev/disk/by-uuid", esp_uuid))
     os.symlink("../../" + os.path.basename(root_dev),
@@ -92,4 +94,27 @@ def systemd_boot(root, **kw):
     write(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf",
           "title Debian\nversion 6.1.0-28-amd64\nlinux /vmlinuz-6.1.0-28\n"
           "options root=UUID=0f1e2d3c quiet\n")
+    return root
+
+
+GRUBBY_DOUBLE = """#!/bin/sh
+# A test double for grubby (Debian has none): records its arguments.
+echo "$*" >>"$GRUBBY_LOG"
+"""
+
+
+def fedora_grubby(root, **kw):
+    """Fedora family: GRUB with BLS entries in /boot/loader/entries and
+    grub2 paths; grubby is the distribution's tool."""
+    base(root, **kw)
+    write(root, "/boot/grub2/grub.cfg", "# grub2-mkconfig output\n"
+          "blscfg\n")
+    write(root, "/boot/grub2/grubenv", grubenv(
+        saved_entry="abc-6.5.6-300.fc39.x86_64"))
+    write(root, "/boot/efi/EFI/fedora/grubx64.efi", b"MZ not really grub")
+    write(root, "/boot/loader/entries/abc-6.5.6-300.fc39.x86_64.conf",
+          "title Fedora Linux (6.5.6-300.fc39.x86_64)\n"
+          "version 6.5.6-300.fc39.x86_64\nlinux /vmlinuz-6.5.6\n"
+          "options root=UUID=0f1e2d3c ro rhgb quiet\n")
+    write(root, "/etc/default/grub", 'GRUB_CMDLINE_LINUX="rhgb quiet"\n')
     return root

@@ -23,5 +23,10 @@ int action_uninstall(struct act *a, bool purge);
 int action_mode(struct act *a, const char *mode, bool allow_any);
 int action_guard_reset(struct act *a, const char *mode);
 int action_boot_ok(struct act *a);
+/* kernel-arg nowatchdog on|off */
+int action_kernel_arg(struct act *a, const char *name, const char *onoff);
+/* For uninstall: undoes kernel-arg changes the ledger cannot (grubby). */
+struct tsctui_conf;
+int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c);
 
 #endif

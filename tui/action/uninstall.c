@@ -110,10 +110,16 @@ int action_uninstall(struct act *a, bool purge)
 		return act_fail(a, "%s", why);
 	if (have == 0 && a->nledger == 0)
 		return act_fail(a, "tsctui is not installed here");
+	if (have == 0) {
+		/* Only kernel-arg ran: undo it all the same. */
+		memset(&c, 0, sizeof(c));
+	}
 	if (!fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
 		return act_fail(a, "%s is not writable (%s); nothing changed",
 				TSCTUI_STATE_DIR, strerror(errno));
 	if (have > 0 && !strcmp(c.loader, "grub") && settle_grubenv(a, &c))
+		return -1;
+	if (have > 0 && kernel_arg_undo_external(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
 	if (have > 0) {

@@ -248,3 +248,17 @@ int cmd_boot_ok(const struct globals *g, int argc, char **argv)
 	act_init(&a, g->root, "boot-ok");
 	return finish(&a, json, action_boot_ok(&a));
 }
+
+int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
+{
+	bool json = g->json;
+	struct act a;
+
+	if (parse(argc, argv, NULL, &json, NULL, NULL))
+		return EXIT_USAGE;
+	if (optind + 2 != argc)
+		return cli_fail("kernel-arg: give nowatchdog on|off");
+	act_init(&a, g->root, "kernel-arg");
+	return finish(&a, json,
+		      action_kernel_arg(&a, argv[optind], argv[optind + 1]));
+}

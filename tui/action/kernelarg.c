@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsctui kernel-arg nowatchdog on|off: tsc=nowatchdog for the next boot,
+ * through the distribution's own mechanism:
+ *   - grubby, where it exists (Fedora family): --update-kernel=ALL
+ *     --args/--remove-args (TSCTUI_GRUBBY names another binary: tests use a
+ *     double that records its arguments);
+ *   - Debian's GRUB: a drop-in in /etc/default/grub.d/, then grub.cfg is
+ *     regenerated;
+ *   - BLS entries (systemd-boot, or a Fedora root edited from outside):
+ *     /etc/kernel/cmdline (seeded from /proc/cmdline, since creating it ends
+ *     kernel-install's fallback) and the options line of every entry.
+ * The setting itself is kept in /etc/tsctui/nowatchdog for the
+ * kernel-install plugin.  tsc=reliable is never added; where the user's
+ * configuration has it, the message warns.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "actions.h"
+#include "cmdline.h"
+#include "config.h"
+#include "detect.h"
+
+#define TOKEN "tsc=nowatchdog"
+#define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+#define SETTING "/etc/tsctui/nowatchdog"
+#define KERNEL_CMDLINE "/etc/kernel/cmdline"
+
+#ifndef TSCTUI_DATADIR
+#define TSCTUI_DATADIR "/usr/local/share/tsctui"
+#endif
+/* The drop-in as grub.d/ ships it (make install puts it here). */
+#define DROPIN_TEMPLATE TSCTUI_DATADIR "/grub-nowatchdog.cfg"
+
+/* grubby to run, or NULL: $TSCTUI_GRUBBY, else the live system's own. */
+static const char *grubby(struct act *a)
+{
+	const char *env = getenv("TSCTUI_GRUBBY");
+
+	if (env && env[0])
+		return env;
+	if (strcmp(a->root, "/") != 0)
+		return NULL; /* the target's tool cannot run from here */
+	if (access("/usr/sbin/grubby", X_OK) == 0)
+		return "/usr/sbin/grubby";
+	if (access("/usr/bin/grubby", X_OK) == 0)
+		return "/usr/bin/grubby";
+	return NULL;
+}
+
+/* Every BLS entry directory tsctui knows of, on the managed system. */
+static size_t entry_dirs(struct act *a, const struct tsctui_conf *c,
+			 char dirs[3][512])
+{
+	size_t n = 0;
+
+	if (c->esp[0]) {
+		snprintf(dirs[n], 512, "%s/loader/entries",
+			 strcmp(c->esp, "/") ? c->esp : "");
+		if (fsx_is_dir(act_path(a, dirs[n])))
+			n++;
+	}
+	snprintf(dirs[n], 512, "/boot/loader/entries");
+	if (fsx_is_dir(act_path(a, dirs[n])) &&
+	    (n == 0 || strcmp(dirs[0], dirs[n])))
+		n++;
+	return n;
+}
+
+/* Rewrites the options line(s) of one BLS entry. */
+static int edit_entry(struct act *a, const char *sys, bool on)
+{
+	size_t len, i;
+	char *d = fsx_read(act_path(a, sys), &len), *out, *line, *save = NULL;
+	size_t cap;
+	int rc;
+
+	if (!d)
+		return act_fail(a, "cannot read %s: %s", sys, strerror(errno));
+	cap = len + sizeof(TOKEN) + 16;
+	out = calloc(1, cap + len);
+	if (!out) {
+		free(d);
+		return act_fail(a, "out of memory");
+	}
+	for (line = strtok_r(d, "\n", &save), i = 0; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char edited[4096];
+
+		if (!strncmp(line, "options", 7) &&
+		    (line[7] == ' ' || line[7] == '\t')) {
+			if (on)
+				cmdline_add(line + 8, TOKEN, edited,
+					    sizeof(edited));
+			else
+				cmdline_remove(line + 8, TOKEN, edited,
+					       sizeof(edited));
+			i += (size_t)snprintf(out + i, cap + len - i,
+					      "options %s\n", edited);
+		} else {
+			i += (size_t)snprintf(out + i, cap + len - i, "%s\n",
+					      line);
+		}
+	}
+	free(d);
+	rc = act_modify(a, sys, out, i, 0644);
+	free(out);
+	return rc;
+}
+
+static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on)
+{
+	char dirs[3][512], sys[1100];
+	size_t n = entry_dirs(a, c, dirs), k;
+	struct dirent *e;
+	DIR *d;
+
+	for (k = 0; k < n; k++) {
+		d = opendir(act_path(a, dirs[k]));
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			size_t l = strlen(e->d_name);
+
+			if (l < 6 || strcmp(e->d_name + l - 5, ".conf"))
+				continue;
+			snprintf(sys, sizeof(sys), "%s/%s", dirs[k], e->d_name);
+			if (edit_entry(a, sys, on) != 0) {
+				closedir(d);
+				return -1;
+			}
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* /etc/kernel/cmdline: seeded from /proc/cmdline the first time. */
+static int edit_kernel_cmdline(struct act *a, bool on)
+{
+	char edited[4096], path[4096];
+	size_t len;
+	char *d = fsx_read(act_path(a, KERNEL_CMDLINE), &len);
+
+	if (!d) {
+		if (!on)
+			return 0;
+		path_under(a->root, "/proc/cmdline", path, sizeof(path));
+		d = fsx_read(path, &len);
+		if (!d)
+			return act_fail(a, "cannot read /proc/cmdline to seed "
+					KERNEL_CMDLINE);
+		/* The running kernel's own arguments are not for the entry. */
+		cmdline_strip_boot_image(d);
+	}
+	d[strcspn(d, "\n")] = '\0';
+	if (on)
+		cmdline_add(d, TOKEN, edited, sizeof(edited) - 1);
+	else
+		cmdline_remove(d, TOKEN, edited, sizeof(edited) - 1);
+	free(d);
+	strcat(edited, "\n");
+	return act_modify(a, KERNEL_CMDLINE, edited, strlen(edited), 0644);
+}
+
+static int run_grubby(struct act *a, const char *tool, bool on)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "'%s' --update-kernel=ALL %s=%s", tool,
+		 on ? "--args" : "--remove-args", TOKEN);
+	if (system(cmd) != 0)
+		return act_fail(a, "%s failed", cmd);
+	act_note(a, "ran: %s", cmd);
+	return 0;
+}
+
+/* Warn about tsc=reliable wherever the user's configuration has it. */
+static void warn_reliable(struct act *a)
+{
+	static const char *const files[] = { "/etc/default/grub",
+					     KERNEL_CMDLINE, "/proc/cmdline" };
+	size_t i, len;
+
+	for (i = 0; i < 3; i++) {
+		char *d = fsx_read(act_path(a, files[i]), &len);
+
+		if (d && strstr(d, "tsc=reliable"))
+			act_note(a, "warning: %s has tsc=reliable, which skips "
+				 "the boot-time warp test too and hides a real "
+				 "offset; tsc=nowatchdog is the targeted "
+				 "option", files[i]);
+		free(d);
+	}
+}
+
+int action_kernel_arg(struct act *a, const char *name, const char *onoff)
+{
+	struct tsctui_conf c;
+	const char *why = NULL, *tool;
+	bool on;
+	int have;
+	size_t start;
+
+	if (strcmp(name, "nowatchdog"))
+		return act_fail(a, "unknown kernel argument '%s' (only "
+				"nowatchdog; tsc=reliable is never offered)",
+				name);
+	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
+		return act_fail(a, "say on or off, not '%s'", onoff);
+	on = !strcmp(onoff, "on");
+	if (ledger_load(a) != 0)
+		return -1;
+	have = conf_read(a->root, &c, &why);
+	if (have < 0)
+		return act_fail(a, "%s", why);
+	if (have == 0) {
+		const char *l = detect_loader(a->root, &why);
+
+		if (!l)
+			return act_fail(a, "%s", why);
+		snprintf(c.loader, sizeof(c.loader), "%s", l);
+		if (!detect_esp(a->root, c.esp, sizeof(c.esp), &why))
+			c.esp[0] = '\0';
+	}
+	if (!fsx_dir_writable(act_path(a, "/etc")))
+		return act_fail(a, "/etc is not writable (%s); nothing "
+				"changed", strerror(errno));
+	start = a->nledger;
+	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
+	    act_put(a, SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
+		goto undo;
+	if (!strcmp(c.loader, "grub") && (tool = grubby(a))) {
+		if (run_grubby(a, tool, on) != 0)
+			goto undo;
+	} else if (!strcmp(c.loader, "grub") &&
+		   !fsx_is_dir(act_path(a, "/boot/loader/entries"))) {
+		if (on) {
+			size_t tlen;
+			char *text = fsx_read(act_path(a, DROPIN_TEMPLATE),
+					      &tlen);
+			int rc;
+
+			if (!text) {
+				act_fail(a, "cannot read %s (make install "
+					 "puts it there)", DROPIN_TEMPLATE);
+				goto undo;
+			}
+			rc = act_mkdirs(a, "/etc/default/grub.d", 0755) ||
+			     act_put(a, DROPIN, text, tlen, 0644);
+			free(text);
+			if (rc)
+				goto undo;
+		} else if (act_drop(a, DROPIN) != 0) {
+			goto undo;
+		}
+		act_note(a, strcmp(a->root, "/")
+				    ? "then, inside the target system, run: "
+				      "update-grub"
+				    : "run update-grub to apply it");
+		if (!strcmp(a->root, "/") &&
+		    system("update-grub >/dev/null 2>&1") != 0)
+			act_note(a, "warning: update-grub failed");
+	} else {
+		if (!strcmp(c.loader, "systemd-boot") &&
+		    edit_kernel_cmdline(a, on) != 0)
+			goto undo;
+		if (edit_entries(a, &c, on) != 0)
+			goto undo;
+	}
+	if (ledger_save(a) != 0)
+		goto undo;
+	act_note(a, "%s %s from the next boot", TOKEN,
+		 on ? "added" : "removed");
+	warn_reliable(a);
+	return 0;
+undo:
+	ledger_undo(a, start);
+	ledger_save(a);
+	return -1;
+}
+
+int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c)
+{
+	size_t len;
+	char *d = fsx_read(act_path(a, SETTING), &len);
+	const char *tool;
+	bool on = d && !strncmp(d, "on", 2);
+
+	free(d);
+	if (!on || strcmp(c->loader, "grub") || !(tool = grubby(a)))
+		return 0;
+	/* grubby's edits are not in the ledger: take the argument out the
+	 * way it went in. */
+	return run_grubby(a, tool, false);
+}
