@@ -35,7 +35,7 @@ FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
 DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi
+	grub-common systemd-boot-efi sbsigntool openssl util-linux
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
