@@ -112,6 +112,10 @@ for tgt in ("multi-user.target", "system-update.target"):
     t.ok(exists(root, link) and os.readlink(os.path.join(root, link.lstrip(
         "/"))) == "/usr/local/lib/systemd/system/tsctui-boot.service",
         f"grub: tsctui-boot.service wanted by {tgt}")
+t.ok(read(root, "/etc/systemd/system/tsctui-boot.service.d/"
+          "tsctui-mounts.conf").decode().endswith(
+    "RequiresMountsFor=/boot/efi /boot/grub\n"),
+    "grub: the unit requires the ESP and the grubenv's directory mounted")
 t.ok("update-grub" in out["message"],
      "grub: under --root, install prints the command to run in the target",
      out["message"])
@@ -413,5 +417,17 @@ ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
 t.ok(rc == 0 and ver.returncode == 0,
      "Secure Boot with --key/--cert: the installed stage is signed and "
      "sbverify accepts it", err)
+
+# A key where sbctl keeps it is found without --key.
+root = fx.debian_grub(os.path.join(WORK, "sbctl"), secure_boot=True)
+fx.write(root, "/var/lib/sbctl/keys/db/db.key", read(WORK, key.replace(
+    WORK, "")))
+fx.write(root, "/var/lib/sbctl/keys/db/db.pem", read(WORK, cert.replace(
+    WORK, "")))
+rc, out, err = run(root, "install")
+ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
+    root, "boot/efi/EFI/tsctui/tsctui.efi")], capture_output=True)
+t.ok(rc == 0 and ver.returncode == 0 and "sbctl" in out["message"],
+     "Secure Boot: sbctl's db key is found and used", err)
 
 sys.exit(t.done())

@@ -18,6 +18,9 @@ struct install_opts {
 
 int action_install(struct act *a, const struct install_opts *o);
 int action_uninstall(struct act *a, bool purge);
+/* grub.cfg from the distribution's tool (live system), or the command to
+ * run inside the target (another --root). */
+int regenerate_grub(struct act *a);
 /* mode off|measure|sync; sync on a CPU outside the supported list needs
  * allow_any (which is also passed to the stage). */
 int action_mode(struct act *a, const char *mode, bool allow_any);

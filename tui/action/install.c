@@ -121,6 +121,24 @@ static bool unit_path(struct act *a, char *sys, size_t cap)
 	return false;
 }
 
+#define UNIT_DROPIN "/etc/systemd/system/" UNIT ".d/tsctui-mounts.conf"
+
+/* The unit must run with the ESP (and the grubenv's file system) mounted:
+ * RequiresMountsFor= names exactly what this install uses. */
+static int unit_mounts(struct act *a, const struct tsctui_conf *c)
+{
+	char text[1024], dir[300];
+
+	snprintf(dir, sizeof(dir), "%s", c->grubenv);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	snprintf(text, sizeof(text),
+		 "# Written by tsctui install: boot-ok needs these mounted.\n"
+		 "[Unit]\nRequiresMountsFor=%s%s%s\n",
+		 c->esp, dir[0] ? " " : "", dir);
+	return act_put(a, UNIT_DROPIN, text, strlen(text), 0644);
+}
+
 static int enable_unit(struct act *a, const char *unit)
 {
 	char link[512];
@@ -144,24 +162,64 @@ static char *slurp(struct act *a, const char *path, size_t *len)
 	return d;
 }
 
+/* Keys people already have, in the places their tools keep them: sbctl's
+ * db key (firmware db), then MOK keys from DKMS, shim-signed and akmods
+ * (trusted by shim only). */
+static const struct {
+	const char *key, *cert;
+	bool mok;
+} known_keys[] = {
+	{ "/var/lib/sbctl/keys/db/db.key", "/var/lib/sbctl/keys/db/db.pem",
+	  false },
+	{ "/usr/share/secureboot/keys/db/db.key",
+	  "/usr/share/secureboot/keys/db/db.pem", false },
+	{ "/var/lib/shim-signed/mok/MOK.priv", "/var/lib/shim-signed/mok/MOK.pem",
+	  true },
+	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pem", true },
+	{ "/etc/pki/akmods/private/private_key.priv",
+	  "/etc/pki/akmods/certs/public_key.pem", true },
+};
+
+static bool find_key(struct act *a, struct install_opts *o, bool *mok)
+{
+	static char key[4096], cert[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
+		snprintf(key, sizeof(key), "%s", act_path(a, known_keys[i].key));
+		snprintf(cert, sizeof(cert), "%s",
+			 act_path(a, known_keys[i].cert));
+		if (fsx_exists(key) && fsx_exists(cert)) {
+			o->key = key;
+			o->cert = cert;
+			*mok = known_keys[i].mok;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Signs with sbsign when Secure Boot is on; the signed copy replaces data. */
-static int maybe_sign(struct act *a, const struct install_opts *o,
+static int maybe_sign(struct act *a, const struct install_opts *given,
 		      const char *loader, char **data, size_t *len)
 {
-	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], cmd[8192];
+	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], cmd[20000];
+	struct install_opts found = *given;
+	const struct install_opts *o = &found;
 	size_t n;
 	char *signed_data;
+	bool mok = false;
 	int fd, sb = efivar_secure_boot(a->root);
 
 	if (sb != 1 && !o->key)
 		return 0;
-	if (!o->key || !o->cert)
+	if (!o->key && !find_key(a, &found, &mok))
 		return act_fail(a, "Secure Boot is on and no signing key was "
-				"given: create one (for example `sbctl "
+				"found: create one (for example `sbctl "
 				"create-keys && sbctl enroll-keys`, or openssl "
 				"plus enrolling its certificate in db), then "
 				"run install with --key KEY --cert CERT");
-	if (strcmp(loader, "grub") && sb == 1)
+	if (strcmp(loader, "grub") && sb == 1 && (mok || !given->key))
 		act_note(a, "warning: under %s the firmware checks db; a key "
 			 "enrolled only as a MOK is not enough", loader);
 	fd = mkstemp(in);
@@ -195,8 +253,9 @@ static int maybe_sign(struct act *a, const struct install_opts *o,
 	return 0;
 }
 
-/* Regenerates grub.cfg with the distribution's tool, on the live system. */
-static int regenerate_grub(struct act *a)
+/* Regenerates grub.cfg with the distribution's tool, on the live system;
+ * under another root, says what to run inside it. */
+int regenerate_grub(struct act *a)
 {
 	static const char *const tools[] = {
 		"update-grub",
@@ -387,7 +446,7 @@ int action_install(struct act *a, const struct install_opts *o)
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 	}
-	if (enable_unit(a, unit) != 0)
+	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto undo;
 	if (ledger_save(a) != 0)
 		goto undo;

@@ -143,11 +143,8 @@ int action_uninstall(struct act *a, bool purge)
 		ledger_save(a);
 		return -1;
 	}
-	if (have > 0 && !strcmp(c.loader, "grub"))
-		act_note(a, strcmp(a->root, "/")
-				    ? "then, inside the target system, run: "
-				      "update-grub"
-				    : "regenerate grub.cfg: update-grub");
+	if (have > 0 && !strcmp(c.loader, "grub") && regenerate_grub(a) != 0)
+		return -1;
 	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;
 }
