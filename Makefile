@@ -35,7 +35,7 @@ FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
 DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi sbsigntool openssl util-linux
+	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
@@ -127,14 +127,14 @@ $(BUILD)/tests/efi/shutdown.efi: tests/efi/shutdown.c
 		$(@D)/shutdown.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c
+TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c
 $(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm
 
-$(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_report.c
+$(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_report.c tui/source/kernlog.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) tui/source/stage_report.c
+	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) tui/source/stage_report.c tui/source/kernlog.c
 
 check: all $(UNIT_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) tests/run

@@ -12,6 +12,9 @@ static const char usage[] =
 	"usage: tsctui [--root DIR] [--json] COMMAND [OPTIONS]\n"
 	"\n"
 	"Commands available in this version:\n"
+	"  status [--json|--prometheus]\n"
+	"        clocksource, CPU, the kernel's TSC events, the stage, and a\n"
+	"        diagnosis with the next step (exit 1 when unhealthy)\n"
 	"  report [--json] [--file PATH|-] [--all]\n"
 	"        the stage's report of this boot (the TsctuiReport EFI\n"
 	"        variable), or from PATH: a raw variable, an efivarfs file,\n"
@@ -42,6 +45,9 @@ static const char usage[] =
 	"\n"
 	"Global options:\n"
 	"  --root DIR   resolve every system path under DIR (default /)\n"
+	"  --kernel-log FILE\n"
+	"               a dmesg or journalctl -k text file instead of the\n"
+	"               live kernel log\n"
 	"  --json       machine-readable output\n"
 	"  --help       this text\n"
 	"  --version    the version\n"
@@ -66,6 +72,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "status", cmd_status },
 	{ "report", cmd_report },
 	{ "simulate", cmd_simulate },
 	{ "install", cmd_install },

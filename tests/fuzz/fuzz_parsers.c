@@ -1,5 +1,6 @@
 /*
- * Fuzz smoke test of the report and options parsers and the report finder:
+ * Fuzz smoke test of the report, options and kernel-log parsers and the
+ * report finder:
  * a deterministic stream of at least 100,000 inputs (random bytes, and valid
  * reports with random mutations), under ASan and UBSan.  Passing means no
  * crash and no sanitizer report; a parse that succeeds must also survive a
@@ -11,12 +12,14 @@
 
 #include "../../common/options.h"
 #include "../../common/report.h"
+#include "../../tui/source/kernlog.h"
 #include "../../tui/source/stage_report.h"
 
 #define INPUTS 120000
 
 static struct tsc_report r, r2;
 static struct tsc_options o;
+static struct klog kl;
 static char text[TSC_REPORT_MAX_TEXT];
 
 static const char seed_report[] =
@@ -34,7 +37,8 @@ static const char seed_report[] =
 	"verdict=bad note=warp-cut n=300 w=2000 writes=1\n"
 	"end\n";
 
-static const char alphabet[] = "tsctui-report 10=-/ \n\r\tabcdefghijklmnopqrstuvwxyz.";
+static const char alphabet[] = "tsctui-report 10=-/ \n\r\tabcdefghijklmnopqrstuvwxyz."
+			       "[]#>:'CPUTSMW;,";
 
 static uint64_t rng = 0x12345678abcdefull;
 
@@ -129,10 +133,11 @@ int main(void)
 		memcpy(copy, buf, n);
 		len = n;
 		report_find(copy, &len, blocks, 8);
+		klog_parse(buf, n, &kl);
 	}
 	printf("# %u inputs, %u parsed as reports, %u round trips\n", INPUTS,
 	       parsed, roundtrips);
-	printf("%s 1 - %u inputs through both parsers without a crash\n",
+	printf("%s 1 - %u inputs through every parser without a crash\n",
 	       "ok", INPUTS);
 	printf("%s 2 - every report that parses survives write and parse "
 	       "unchanged (%u of %u)\n",

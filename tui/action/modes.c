@@ -133,8 +133,9 @@ static int append_history(struct act *a, const char *mode,
 		return 0;
 	}
 	free(d);
+	/* Tab-separated key=value: a BIOS version has spaces in it. */
 	snprintf(line, sizeof(line),
-		 "boot_id=%s time=%lld bios_version=%s stage_mode=%s "
+		 "boot_id=%s\ttime=%lld\tbios_version=%s\tstage_mode=%s\t"
 		 "stage_result=%s\n",
 		 boot_id[0] ? boot_id : "-", (long long)now,
 		 bios[0] ? bios : "-", mode, result);

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""tsctui status on fixture roots built from real message formats: the E595
+at BIOS 1.28 (boot-time warp), its BIOS 1.30 sync boots whose watchdog fired
+(two wordings), a healthy synced boot, Intel with TSC_ADJUST, a KVM guest.
+Each asserts the JSON fields of ARCHITECTURE 4.5; the Prometheus output
+passes `promtool check metrics`."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "actions"))
+import fixtures as fx  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOP = fx.TOP
+BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
+TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
+WORK = os.path.join(BUILD, "status-tests")
+t = Tap()
+os.makedirs(WORK, exist_ok=True)
+
+
+def machine(name, cpuinfo=fx.CPUINFO_AMD, current="hpet",
+            available="tsc hpet acpi_pm", cmdline="root=UUID=0f ro quiet",
+            bios="R11ET36W (1.28 )"):
+    root = os.path.join(WORK, name)
+    if os.path.exists(root):
+        shutil.rmtree(root)
+    cs = "/sys/devices/system/clocksource/clocksource0/"
+    fx.write(root, cs + "current_clocksource", current + "\n")
+    fx.write(root, cs + "available_clocksource", available + " \n")
+    fx.write(root, "/proc/cpuinfo", cpuinfo)
+    fx.write(root, "/proc/cmdline", cmdline + "\n")
+    fx.write(root, "/sys/class/dmi/id/sys_vendor", "LENOVO\n")
+    fx.write(root, "/sys/class/dmi/id/product_name", "20NECTO1WW\n")
+    fx.write(root, "/sys/class/dmi/id/product_version",
+             "ThinkPad E595\n")
+    fx.write(root, "/sys/class/dmi/id/bios_version", bios + "\n")
+    fx.write(root, "/sys/firmware/acpi/fpdt/boot/bootloader_launch_ns",
+             "3149285000\n")
+    return root
+
+
+def status(root, log=None, fmt="--json"):
+    cmd = [TSCTUI, "--root", root, "status", fmt]
+    if log:
+        cmd += ["--kernel-log", os.path.join(LOGS, log)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = json.loads(r.stdout) if fmt == "--json" else r.stdout
+    return r.returncode, out
+
+
+def events(out, kind):
+    return [e for e in out["kernel"]["events"] if e["kind"] == kind]
+
+
+# E595, BIOS 1.28: the warp at boot.
+root = machine("e595-128")
+rc, out = status(root, "e595-bios128-warp.dmesg")
+w = events(out, "warp")
+t.ok(rc == 1 and len(w) == 1 and w[0]["cycles"] == 6601281288 and
+     w[0]["cpus"] == [0, 2] and abs(w[0]["seconds"] - 3.149) < 5e-4 and
+     out["kernel"]["tsc_mhz"] == 2096.066,
+     "E595 1.28: warp of 6601281288 cycles CPU#0 -> CPU#2, 3.149 s at "
+     "2096.066 MHz, exit 1", out["kernel"])
+t.ok(events(out, "unstable")[0]["reason"] == "check_tsc_sync_source failed"
+     and events(out, "switch")[0]["to"] == "hpet",
+     "E595 1.28: the unstable reason and the switch to hpet")
+t.ok(out["diagnosis"]["code"] == "boot-warp" and
+     out["diagnosis"]["recommendations"] == ["install-measure"] and
+     "6,601,281,288" in out["diagnosis"]["summary"],
+     "E595 1.28 without the stage: boot-warp, install-measure",
+     out["diagnosis"])
+t.ok(out["kernel"]["verdict"] == "TSC dropped at boot: warp of "
+     "6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2",
+     "E595 1.28: the kernel's verdict in words", out["kernel"]["verdict"])
+t.ok(out["machine"] == {"vendor": "LENOVO", "product": "20NECTO1WW",
+                        "product_version": "ThinkPad E595",
+                        "bios_version": "R11ET36W (1.28 )",
+                        "bios_date": "", "bootloader_launch_ns": 3149285000}
+     and out["cpu"]["vendor"] == "amd" and out["cpu"]["family"] == 23 and
+     out["cpu"]["invariant_tsc"] is True and out["virtual_machine"] is False
+     and out["clocksource"] == {"current": "hpet",
+                                "available": ["tsc", "hpet", "acpi_pm"]},
+     "machine, CPU and clocksource fields", out)
+
+# The same machine with the stage in measure mode: the BSP is behind.
+sim = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode",
+                      "measure", "sim.offset.0=-6815086010"],
+                     capture_output=True, text=True, check=True).stdout
+fx.write(root, "/etc/tsctui/tsctui.conf",
+         "loader=systemd-boot\nesp=/efi\n")
+fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
+fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+          sim.encode(), attrs=0x6)
+rc, out = status(root, "e595-bios128-warp.dmesg")
+t.ok(out["stage"]["installed"] and out["stage"]["mode"] == "measure" and
+     out["stage"]["report"]["bsp_shift_cycles"] == 0 and
+     out["diagnosis"]["recommendations"] == ["enable-sync"],
+     "E595 with the stage measuring the BSP behind: enable-sync",
+     out["diagnosis"])
+
+# E595, BIOS 1.30, sync boots: the watchdog fired.
+root = machine("e595-130", current="hpet", bios="R11ET38W (1.30 )")
+rc, out = status(root, "e595-bios130-watchdog.journal")
+wd = events(out, "watchdog-skew")
+t.ok(rc == 1 and len(wd) == 1 and wd[0]["wd_interval_ns"] == 495136113 and
+     wd[0]["cs_interval_ns"] == 496026671 and wd[0]["ppm"] == 1798.6 and
+     out["kernel"]["tsc_mhz"] == 2096.073 and not events(out, "warp"),
+     "E595 1.30 (journalctl -k): watchdog skew +1798.6 ppm, refined "
+     "2096.073 MHz", out["kernel"])
+t.ok(out["diagnosis"]["code"] == "watchdog-skew" and
+     out["diagnosis"]["recommendations"] == ["add-nowatchdog"],
+     "E595 1.30: watchdog-skew, add-nowatchdog", out["diagnosis"])
+rc, out = status(root, "e595-bios130-watchdog2.dmesg")
+wd = events(out, "watchdog-skew")
+t.ok(wd and wd[0]["ppm"] == -848.9 and
+     out["diagnosis"]["code"] == "watchdog-skew" and
+     out["kernel"]["verdict"] ==
+     "TSC dropped by the watchdog 4 s after boot: -849 ppm against hpet",
+     "E595 1.30, the other boot: -848.9 ppm; the verdict in words",
+     out["kernel"])
+# A BIOS update since the last sync boot.
+fx.write(root, "/var/lib/tsctui/history",
+         "boot_id=a\ttime=1\tbios_version=R11ET36W (1.28 )\tstage_mode=sync"
+         "\tstage_result=in-sync\n")
+rc, out = status(root, "e595-bios130-watchdog2.dmesg")
+t.ok("remeasure-after-bios-update" in out["diagnosis"]["recommendations"]
+     and "R11ET36W (1.28 )" in out["diagnosis"]["summary"],
+     "BIOS changed since the last sync boot: remeasure-after-bios-update",
+     out["diagnosis"])
+
+# A healthy synced boot.
+root = machine("healthy", current="tsc")
+rc, out = status(root, "healthy-synced.dmesg")
+t.ok(rc == 0 and out["diagnosis"]["code"] == "healthy" and
+     out["diagnosis"]["recommendations"] == ["none"] and
+     out["kernel"]["verdict"] == "TSC kept" and
+     out["kernel"]["tsc_mhz"] == 2096.071,
+     "healthy synced boot: healthy, exit 0", out["diagnosis"])
+
+# Intel with TSC_ADJUST and a warp: a firmware bug.
+root = machine("intel", cpuinfo=fx.CPUINFO_INTEL)
+rc, out = status(root, "intel-tsc-adjust.dmesg")
+t.ok(out["cpu"]["tsc_adjust"] and out["diagnosis"]["code"] == "boot-warp"
+     and "firmware bug" in out["diagnosis"]["summary"] and
+     out["diagnosis"]["recommendations"] == ["none"] and
+     events(out, "fw-bug-tsc-adjust") and
+     events(out, "tsc-adjust-compensate")[0]["cycles"] == 86522,
+     "Intel with TSC_ADJUST and a warp: explained as a firmware bug",
+     out["diagnosis"])
+
+# A KVM guest.
+root = machine("guest", current="kvm-clock", available="kvm-clock tsc hpet",
+               cpuinfo=fx.CPUINFO_AMD.replace("nonstop_tsc",
+                                              "nonstop_tsc hypervisor"))
+rc, out = status(root, "kvm-guest.dmesg")
+t.ok(rc == 0 and out["virtual_machine"] and
+     out["diagnosis"]["code"] == "virtual-machine" and
+     out["diagnosis"]["recommendations"] == ["check-host"],
+     "KVM guest: virtual-machine, check-host", out["diagnosis"])
+
+# tsc=reliable is warned about, never recommended; a KVM host's guests pay.
+root = machine("reliable", cmdline="quiet tsc=reliable")
+os.makedirs(os.path.join(root, "dev"), exist_ok=True)
+open(os.path.join(root, "dev", "kvm"), "w").close()
+rc, out = status(root, "e595-bios128-warp.dmesg")
+t.ok(out["kernel"]["cmdline_tsc"] == ["reliable"] and
+     "Warning: tsc=reliable" in out["diagnosis"]["summary"] and
+     "every guest pays too" in out["diagnosis"]["summary"] and
+     not any("reliable" in r for r in out["diagnosis"]["recommendations"]),
+     "tsc=reliable warned, never recommended; a KVM host's guests pay",
+     out["diagnosis"]["summary"])
+
+# What cannot be seen is said, and nothing crashes.
+root = os.path.join(WORK, "empty")
+os.makedirs(root, exist_ok=True)
+rc, out = status(root)
+t.ok(rc == 0 and out["diagnosis"]["code"] == "unknown" and
+     any("clocksource" in n for n in out["notes"]) and
+     any("--kernel-log" in n for n in out["notes"]),
+     "an empty root: unknown, with notes saying what was missing",
+     out["notes"])
+r = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
+                    "/nonexistent/log"], capture_output=True, text=True)
+t.ok(r.returncode == 0 and "cannot read the kernel log /nonexistent/log"
+     in r.stdout, "a missing --kernel-log file is named", r.stdout)
+
+# Prometheus text format, checked by promtool.
+root = machine("prom")
+rc, text = status(root, "e595-bios128-warp.dmesg", fmt="--prometheus")
+chk = subprocess.run(["promtool", "check", "metrics"], input=text,
+                     capture_output=True, text=True)
+t.ok(chk.returncode == 0 and "tsctui_boot_warp_cycles 6601281288" in text
+     and 'tsctui_diagnosis{code="boot-warp"} 1' in text,
+     "status --prometheus passes promtool check metrics",
+     chk.stdout + chk.stderr + text[:400])
+
+sys.exit(t.done())

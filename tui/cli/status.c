@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui status: one-shot state and diagnosis, as text, JSON
+ * (ARCHITECTURE 4.5) or Prometheus text format.  Exit 1 when unhealthy. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/diagnosis.h"
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "cli.h"
+
+static void event_json(struct json *j, const struct klog_event *e,
+		       double mhz, const char *watchdog)
+{
+	json_obj(j, NULL);
+	json_str(j, "kind", klog_kind_name(e->kind));
+	if (e->time >= 0)
+		json_num(j, "time", e->time, 6);
+	else
+		json_null(j, "time");
+	switch (e->kind) {
+	case KLOG_WARP:
+		json_i64(j, "cycles", e->cycles);
+		json_arr(j, "cpus");
+		if (e->cpus[0] >= 0) {
+			json_i64(j, NULL, e->cpus[0]);
+			json_i64(j, NULL, e->cpus[1]);
+		}
+		json_arr_end(j);
+		if (mhz > 0)
+			json_num(j, "seconds", e->cycles / (mhz * 1e6), 6);
+		break;
+	case KLOG_WATCHDOG_SKEW:
+		if (e->has_intervals) {
+			json_i64(j, "wd_interval_ns", e->wd_ns);
+			json_i64(j, "cs_interval_ns", e->cs_ns);
+			json_num(j, "ppm", klog_ppm(e), 1);
+		}
+		if (watchdog[0])
+			json_str(j, "watchdog", watchdog);
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		break;
+	case KLOG_UNSTABLE:
+		json_str(j, "reason", e->text);
+		break;
+	case KLOG_SWITCH:
+		json_str(j, "to", e->text);
+		break;
+	case KLOG_ADJUST_COMPENSATE:
+		json_i64(j, "cycles", e->cycles);
+		json_i64(j, "cpu", e->cpus[0]);
+		break;
+	default:
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		if (e->text[0])
+			json_str(j, "text", e->text);
+	}
+	json_obj_end(j);
+}
+
+static void status_json(const struct sysinfo *s, const struct diagnosis *d)
+{
+	struct json j;
+	int i;
+
+	json_init(&j, stdout, true);
+	json_obj(&j, NULL);
+	json_obj(&j, "machine");
+	json_str(&j, "vendor", s->machine.vendor);
+	json_str(&j, "product", s->machine.product);
+	json_str(&j, "product_version", s->machine.product_version);
+	json_str(&j, "bios_version", s->machine.bios_version);
+	json_str(&j, "bios_date", s->machine.bios_date);
+	if (s->machine.bootloader_launch_ns >= 0)
+		json_i64(&j, "bootloader_launch_ns",
+			 s->machine.bootloader_launch_ns);
+	else
+		json_null(&j, "bootloader_launch_ns");
+	json_obj_end(&j);
+	json_obj(&j, "cpu");
+	json_str(&j, "vendor", s->cpu.vendor[0] ? s->cpu.vendor : NULL);
+	json_u64(&j, "family", s->cpu.family);
+	json_u64(&j, "model", s->cpu.model);
+	json_str(&j, "model_name", s->cpu.model_name);
+	json_u64(&j, "threads", s->cpu.threads);
+	json_bool(&j, "invariant_tsc", s->cpu.invariant_tsc);
+	json_bool(&j, "tsc_adjust", s->cpu.tsc_adjust);
+	json_obj(&j, "flags");
+	json_bool(&j, "constant_tsc", s->cpu.constant_tsc);
+	json_bool(&j, "nonstop_tsc", s->cpu.nonstop_tsc);
+	json_bool(&j, "tsc_adjust", s->cpu.tsc_adjust);
+	json_bool(&j, "tsc_reliable", s->cpu.tsc_reliable);
+	json_bool(&j, "tsc_known_freq", s->cpu.tsc_known_freq);
+	json_bool(&j, "hypervisor", s->cpu.hypervisor);
+	json_obj_end(&j);
+	json_obj_end(&j);
+	json_bool(&j, "virtual_machine", s->cpu.hypervisor);
+	json_obj(&j, "clocksource");
+	json_str(&j, "current", s->cs.current[0] ? s->cs.current : NULL);
+	json_arr(&j, "available");
+	for (i = 0; i < s->cs.navailable; i++)
+		json_str(&j, NULL, s->cs.available[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_obj(&j, "kernel");
+	if (s->have_klog && klog_tsc_mhz(s->klog) > 0)
+		json_num(&j, "tsc_mhz", klog_tsc_mhz(s->klog), 3);
+	else
+		json_null(&j, "tsc_mhz");
+	json_arr(&j, "cmdline_tsc");
+	for (i = 0; i < s->cmdline.ntsc; i++)
+		json_str(&j, NULL, s->cmdline.tsc[i]);
+	json_arr_end(&j);
+	json_bool(&j, "log", s->have_klog);
+	json_arr(&j, "events");
+	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
+		event_json(&j, &s->klog->ev[i], klog_tsc_mhz(s->klog),
+			   s->klog->watchdog);
+	json_arr_end(&j);
+	json_str(&j, "verdict", d->kernel_verdict[0] ? d->kernel_verdict
+						     : NULL);
+	json_obj_end(&j);
+	json_obj(&j, "stage");
+	json_bool(&j, "installed", s->stage.installed);
+	json_str(&j, "loader", s->stage.loader);
+	json_str(&j, "mode", s->stage.mode[0] ? s->stage.mode : NULL);
+	json_str(&j, "guard", s->stage.guard[0] ? s->stage.guard : NULL);
+	if (s->stage.has_report)
+		report_json(&j, "report", s->stage.report);
+	else
+		json_null(&j, "report");
+	json_obj_end(&j);
+	json_obj(&j, "diagnosis");
+	json_str(&j, "code", d->code);
+	json_str(&j, "summary", d->summary);
+	json_arr(&j, "recommendations");
+	for (i = 0; i < d->nrecs; i++)
+		json_str(&j, NULL, d->recs[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_arr(&j, "notes");
+	for (i = 0; i < s->nnotes; i++)
+		json_str(&j, NULL, s->notes[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+/* Label values escape backslash, quote and newline (exposition format). */
+static void label(const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			printf("\\%c", *v);
+		else if (*v == '\n')
+			printf("\\n");
+		else
+			putchar(*v);
+	}
+}
+
+static void metric(const char *name, const char *type, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void status_prometheus(const struct sysinfo *s,
+			      const struct diagnosis *d)
+{
+	const struct klog_event *w = NULL, *wd = NULL;
+	size_t i;
+
+	for (i = 0; s->have_klog && i < s->klog->n; i++) {
+		if (s->klog->ev[i].kind == KLOG_WARP && !w)
+			w = &s->klog->ev[i];
+		if (s->klog->ev[i].kind == KLOG_WATCHDOG_SKEW && !wd)
+			wd = &s->klog->ev[i];
+	}
+	metric("tsctui_clocksource_tsc", "gauge",
+	       "1 when the kernel's current clocksource is tsc");
+	printf("tsctui_clocksource_tsc %d\n", !strcmp(s->cs.current, "tsc"));
+	metric("tsctui_clocksource_info", "gauge",
+	       "The current clocksource, as a label");
+	printf("tsctui_clocksource_info{clocksource=\"");
+	label(s->cs.current);
+	printf("\"} 1\n");
+	metric("tsctui_boot_warp_cycles", "gauge",
+	       "TSC warp the kernel measured at boot (0: none)");
+	printf("tsctui_boot_warp_cycles %lld\n", w ? (long long)w->cycles : 0);
+	metric("tsctui_watchdog_skew_ppm", "gauge",
+	       "Skew for which the clocksource watchdog dropped the TSC");
+	printf("tsctui_watchdog_skew_ppm %.1f\n",
+	       wd && wd->has_intervals ? klog_ppm(wd) : 0.0);
+	metric("tsctui_tsc_mhz", "gauge", "The kernel's TSC calibration");
+	printf("tsctui_tsc_mhz %.3f\n",
+	       s->have_klog ? klog_tsc_mhz(s->klog) : 0.0);
+	metric("tsctui_stage_installed", "gauge",
+	       "1 when the tsctui UEFI stage is installed");
+	printf("tsctui_stage_installed %d\n", s->stage.installed);
+	metric("tsctui_guard_tripped", "gauge",
+	       "1 when the hang guard disabled the stage");
+	printf("tsctui_guard_tripped %d\n", !strcmp(s->stage.guard, "tripped"));
+	metric("tsctui_diagnosis", "gauge",
+	       "The diagnosis code, as a label; 1 for the current one");
+	printf("tsctui_diagnosis{code=\"%s\"} 1\n", d->code);
+	metric("tsctui_unhealthy", "gauge",
+	       "1 when the TSC is not usable as the clocksource and could be");
+	printf("tsctui_unhealthy %d\n", d->unhealthy);
+}
+
+static void status_text(const struct sysinfo *s, const struct diagnosis *d)
+{
+	int i;
+
+	printf("machine:     %s %s, BIOS %s\n", s->machine.vendor,
+	       s->machine.product, s->machine.bios_version);
+	printf("cpu:         %s family %xh, %u threads, invariant TSC %s, "
+	       "TSC_ADJUST %s%s\n",
+	       s->cpu.vendor[0] ? s->cpu.vendor : "unknown", s->cpu.family,
+	       s->cpu.threads, s->cpu.invariant_tsc ? "yes" : "no",
+	       s->cpu.tsc_adjust ? "yes" : "no",
+	       s->cpu.hypervisor ? ", virtual machine" : "");
+	printf("clocksource: %s (available:", s->cs.current);
+	for (i = 0; i < s->cs.navailable; i++)
+		printf(" %s", s->cs.available[i]);
+	printf(")\n");
+	if (d->kernel_verdict[0])
+		printf("kernel:      %s\n", d->kernel_verdict);
+	if (s->stage.installed)
+		printf("stage:       installed (%s), mode %s, guard %s%s%s\n",
+		       s->stage.loader, s->stage.mode, s->stage.guard,
+		       s->stage.has_report ? ", this boot: " : "",
+		       s->stage.has_report
+			       ? tsc_result_name(s->stage.report->result)
+			       : "");
+	else
+		printf("stage:       not installed\n");
+	printf("diagnosis:   %s\n", d->summary);
+	printf("next step:   ");
+	for (i = 0; i < d->nrecs; i++)
+		printf("%s%s", i ? ", " : "", d->recs[i]);
+	printf("\n");
+	for (i = 0; i < s->nnotes; i++)
+		printf("note:        %s\n", s->notes[i]);
+}
+
+int cmd_status(const struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[4096], bios[128] = "";
+	bool json = g->json, prom = false;
+	struct sysinfo s;
+	struct diagnosis d;
+	size_t len;
+	char *hist;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if (c == 'p')
+			prom = true;
+		else
+			return cli_fail("status: unknown option '%s'",
+					argv[optind - 1]);
+	}
+	if (optind < argc)
+		return cli_fail("status: unexpected argument '%s'",
+				argv[optind]);
+	system_read(g->root, g->kernel_log, &s);
+	path_under(g->root, "/var/lib/tsctui/history", path, sizeof(path));
+	if ((hist = read_all(path, 16u << 20, &len))) {
+		history_last_sync_bios(hist, bios, sizeof(bios));
+		free(hist);
+	}
+	diagnose(&s, bios, &d);
+	if (prom)
+		status_prometheus(&s, &d);
+	else if (json)
+		status_json(&s, &d);
+	else
+		status_text(&s, &d);
+	system_free(&s);
+	return d.unhealthy ? EXIT_UNHEALTHY : EXIT_OK;
+}

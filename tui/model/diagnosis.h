@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What is wrong, and the next step, as a pure function of what the sources
+ * read (ARCHITECTURE 4.5).  Codes: healthy, boot-warp, watchdog-skew,
+ * no-invariant-tsc, virtual-machine, unknown.  Recommendations:
+ * install-measure, enable-sync, add-nowatchdog, remeasure-after-bios-update,
+ * check-host, none.  tsc=reliable is never recommended.
+ */
+#ifndef TSCTUI_MODEL_DIAGNOSIS_H
+#define TSCTUI_MODEL_DIAGNOSIS_H
+
+#include "../source/system.h"
+
+#define DIAG_MAX_RECS 4
+
+struct diagnosis {
+	const char *code;
+	char summary[768];
+	int nrecs;
+	const char *recs[DIAG_MAX_RECS];
+	/* The kernel's verdict for this boot, in words, e.g. "TSC dropped at
+	 * boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2". */
+	char kernel_verdict[192];
+	bool unhealthy; /* status and check exit 1 */
+};
+
+/* The BIOS version of the most recent boot the stage ran in sync mode,
+ * from the history text; "" when none. */
+void history_last_sync_bios(const char *history, char *bios, size_t cap);
+
+void diagnose(const struct sysinfo *s, const char *last_sync_bios,
+	      struct diagnosis *d);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's TSC and clocksource messages as typed events, from dmesg
+ * text ("[    3.149285] ..."), journalctl -k text (short or
+ * short-monotonic), or /dev/kmsg records.  The wordings are those of
+ * arch/x86/kernel/tsc.c, tsc_sync.c and kernel/time/clocksource.c across
+ * 5.x and 6.x (REFERENCE.md).  Pure: text in, events out.
+ */
+#ifndef TSCTUI_SOURCE_KERNLOG_H
+#define TSCTUI_SOURCE_KERNLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum klog_kind {
+	KLOG_WARP,	      /* Measured N cycles TSC warp [CPU#a -> CPU#b] */
+	KLOG_WARP_RANDOM,     /* TSC warped randomly between CPUs */
+	KLOG_UNSTABLE,	      /* Marking TSC unstable due to <reason> */
+	KLOG_WATCHDOG_SKEW,   /* the watchdog's skew, with its intervals */
+	KLOG_FREQUENCY_SKEW,  /* Marking clocksource tsc unstable due to
+				 frequency skew */
+	KLOG_WATCHDOG_TIMEOUT,/* Watchdog remote CPU n read timed out */
+	KLOG_READBACK_DELAY,  /* excessive read-back delay */
+	KLOG_SWITCH,	      /* Switched to clocksource X */
+	KLOG_FOUND_UNSTABLE,  /* TSC found unstable after boot */
+	KLOG_FW_BUG_ADJUST,   /* [FW BUG] TSC ADJUST ... */
+	KLOG_ADJUST_COMPENSATE, /* TSC ADJUST compensate: CPUn observed N */
+	KLOG_KINDS
+};
+
+struct klog_event {
+	enum klog_kind kind;
+	double time;	   /* seconds since boot; < 0 unknown */
+	int cpus[2];	   /* warp: [from, to]; others: cpus[0] or -1 */
+	int64_t cycles;	   /* warp, compensate */
+	int64_t wd_ns;	   /* watchdog interval */
+	int64_t cs_ns;	   /* clocksource interval */
+	bool has_intervals;
+	char text[96];	   /* reason, clocksource name, or the line */
+};
+
+#define KLOG_MAX_EVENTS 128
+
+struct klog {
+	size_t n;
+	struct klog_event ev[KLOG_MAX_EVENTS];
+	double detected_mhz;	 /* Detected X MHz processor */
+	double detected_tsc_mhz; /* Detected X MHz TSC */
+	double refined_mhz;	 /* Refined TSC clocksource calibration */
+	char watchdog[32];	 /* the watchdog clocksource named, if any */
+};
+
+const char *klog_kind_name(enum klog_kind k);
+void klog_parse(const char *text, size_t len, struct klog *out);
+/* The kernel's TSC rate: refined, else detected TSC, else processor. */
+double klog_tsc_mhz(const struct klog *k);
+/* A watchdog event's skew in ppm, (cs - wd) / wd. */
+double klog_ppm(const struct klog_event *e);
+
+#endif

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../common/cpuid.h"
+#include "../action/config.h"
+#include "../action/stagecfg.h"
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "efivars.h"
+#include "stage_report.h"
+#include "system.h"
+
+static void note(struct sysinfo *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nnotes == SYS_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* A small file under root, first line, trailing blanks trimmed. */
+static bool read_line(const char *root, const char *sys, char *out,
+		      size_t cap)
+{
+	char path[4096];
+	size_t len;
+	char *d;
+
+	out[0] = '\0';
+	if (!path_under(root, sys, path, sizeof(path)))
+		return false;
+	d = read_all(path, 1 << 16, &len);
+	if (!d)
+		return false;
+	d[strcspn(d, "\n")] = '\0';
+	len = strlen(d);
+	while (len && (d[len - 1] == ' ' || d[len - 1] == '\t'))
+		d[--len] = '\0';
+	snprintf(out, cap, "%s", d);
+	free(d);
+	return true;
+}
+
+#define CS_DIR "/sys/devices/system/clocksource/clocksource0/"
+
+void read_clocksource(const char *root, struct sys_clocksource *cs)
+{
+	char line[512], *tok, *save = NULL;
+
+	memset(cs, 0, sizeof(*cs));
+	read_line(root, CS_DIR "current_clocksource", cs->current,
+		  sizeof(cs->current));
+	if (!read_line(root, CS_DIR "available_clocksource", line,
+		       sizeof(line)))
+		return;
+	for (tok = strtok_r(line, " ", &save); tok && cs->navailable < 8;
+	     tok = strtok_r(NULL, " ", &save))
+		snprintf(cs->available[cs->navailable++], 32, "%s", tok);
+}
+
+static bool has_flag(const char *flags, const char *f)
+{
+	size_t n = strlen(f);
+	const char *p = flags;
+
+	while ((p = strstr(p, f))) {
+		if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || !p[n] ||
+						      p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static const char *field(const char *text, const char *key)
+{
+	const char *p = text;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == text || p[-1] == '\n') &&
+		    (p[n] == '\t' || p[n] == ' ' || p[n] == ':')) {
+			p = strchr(p, ':');
+			return p ? p + 1 + strspn(p + 1, " \t") : NULL;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+void parse_cpuinfo(const char *text, struct sys_cpu *cpu)
+{
+	const char *p;
+	char vendor[32] = "", flags[4096] = "";
+
+	memset(cpu, 0, sizeof(*cpu));
+	if ((p = field(text, "vendor_id")))
+		sscanf(p, "%31s", vendor);
+	if (!strcmp(vendor, "AuthenticAMD"))
+		strcpy(cpu->vendor, "amd");
+	else if (!strcmp(vendor, "HygonGenuine"))
+		strcpy(cpu->vendor, "hygon");
+	else if (!strcmp(vendor, "GenuineIntel"))
+		strcpy(cpu->vendor, "intel");
+	else if (vendor[0])
+		strcpy(cpu->vendor, "other");
+	if ((p = field(text, "cpu family")))
+		sscanf(p, "%u", &cpu->family);
+	if ((p = field(text, "model")))
+		sscanf(p, "%u", &cpu->model);
+	if ((p = field(text, "model name")))
+		sscanf(p, "%95[^\n]", cpu->model_name);
+	if ((p = field(text, "flags")))
+		sscanf(p, "%4095[^\n]", flags);
+	for (p = text; (p = strstr(p, "processor")); p += 9)
+		if ((p == text || p[-1] == '\n') && field(p, "processor"))
+			cpu->threads++;
+	cpu->constant_tsc = has_flag(flags, "constant_tsc");
+	cpu->nonstop_tsc = has_flag(flags, "nonstop_tsc");
+	cpu->tsc_adjust = has_flag(flags, "tsc_adjust");
+	cpu->tsc_reliable = has_flag(flags, "tsc_reliable");
+	cpu->tsc_known_freq = has_flag(flags, "tsc_known_freq");
+	cpu->hypervisor = has_flag(flags, "hypervisor");
+	cpu->invariant_tsc = cpu->constant_tsc && cpu->nonstop_tsc;
+}
+
+void parse_cmdline(const char *text, struct sys_cmdline *c)
+{
+	char copy[4096], *tok, *save = NULL;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (tok = strtok_r(copy, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(tok, "tsc=", 4) && c->ntsc < 4)
+			snprintf(c->tsc[c->ntsc++], 32, "%s", tok + 4);
+		else if (!strncmp(tok, "clocksource=", 12))
+			snprintf(c->clocksource, 32, "%s", tok + 12);
+		else if (!strncmp(tok, "tsc_early_khz=", 14))
+			snprintf(c->tsc_early_khz, 32, "%s", tok + 14);
+	}
+}
+
+void read_machine(const char *root, struct sys_machine *m)
+{
+	char ns[32];
+
+	memset(m, 0, sizeof(*m));
+	read_line(root, "/sys/class/dmi/id/sys_vendor", m->vendor,
+		  sizeof(m->vendor));
+	read_line(root, "/sys/class/dmi/id/product_name", m->product,
+		  sizeof(m->product));
+	read_line(root, "/sys/class/dmi/id/product_version",
+		  m->product_version, sizeof(m->product_version));
+	read_line(root, "/sys/class/dmi/id/bios_version", m->bios_version,
+		  sizeof(m->bios_version));
+	read_line(root, "/sys/class/dmi/id/bios_date", m->bios_date,
+		  sizeof(m->bios_date));
+	m->bootloader_launch_ns = -1;
+	if (read_line(root, "/sys/firmware/acpi/fpdt/boot/bootloader_launch_ns",
+		      ns, sizeof(ns)))
+		m->bootloader_launch_ns = atoll(ns);
+}
+
+/* The live log: every record /dev/kmsg still holds, without blocking. */
+static char *read_kmsg(size_t *len)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	size_t cap = 1 << 20, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && n + 8192 < cap) {
+		r = read(fd, buf + n, 8191);
+		if (r < 0 && errno == EPIPE)
+			continue; /* overwritten records: skip */
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (buf[n - 1] != '\n')
+			buf[n++] = '\n';
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static void read_klog(const char *root, const char *file, struct sysinfo *s)
+{
+	size_t len = 0;
+	char *d = NULL;
+
+	s->klog = calloc(1, sizeof(*s->klog));
+	if (!s->klog)
+		return;
+	if (file) {
+		d = read_all(file, 64u << 20, &len);
+		if (!d)
+			note(s, "cannot read the kernel log %s: %s", file,
+			     strerror(errno));
+	} else if (!strcmp(root, "/")) {
+		d = read_kmsg(&len);
+		if (!d)
+			note(s, "cannot read /dev/kmsg (%s): the kernel's TSC "
+			     "messages need root or --kernel-log FILE",
+			     strerror(errno));
+	} else {
+		note(s, "no kernel log for another root: give --kernel-log");
+	}
+	if (d) {
+		klog_parse(d, len, s->klog);
+		s->have_klog = true;
+		free(d);
+	}
+}
+
+static void read_stage(const char *root, struct sysinfo *s)
+{
+	struct sys_stage *st = &s->stage;
+	struct tsctui_conf c;
+	struct stage_state ss;
+	struct report_block b;
+	const char *why = NULL;
+	uint32_t line;
+	size_t len;
+	uint8_t *raw;
+
+	snprintf(st->loader, sizeof(st->loader), "none");
+	if (conf_read(root, &c, &why) > 0) {
+		st->installed = true;
+		snprintf(st->loader, sizeof(st->loader), "%s", c.loader);
+		if (stagecfg_read(root, &c, &ss, &why) == 0) {
+			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
+			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);
+			snprintf(st->since, sizeof(st->since), "%s", ss.since);
+		} else {
+			note(s, "%s", why);
+		}
+	} else if (why) {
+		note(s, "%s", why);
+	}
+	raw = efivar_read(root, "TsctuiReport",
+			  "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c", &len, NULL);
+	if (!raw)
+		return;
+	st->report = calloc(1, sizeof(*st->report));
+	if (st->report && report_find((char *)raw, &len, &b, 1) == 1 &&
+	    tsc_report_parse((char *)raw + b.pos, b.len, st->report, &why,
+			     &line))
+		st->has_report = true;
+	else
+		note(s, "this boot's TsctuiReport variable is not a valid "
+		     "report");
+	free(raw);
+}
+
+int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
+{
+	char path[4096], *d;
+	size_t len;
+
+	memset(s, 0, sizeof(*s));
+	read_clocksource(root, &s->cs);
+	if (!s->cs.current[0])
+		note(s, "no clocksource in /sys under %s", root);
+	path_under(root, "/proc/cpuinfo", path, sizeof(path));
+	if ((d = read_all(path, 4u << 20, &len))) {
+		parse_cpuinfo(d, &s->cpu);
+		free(d);
+	} else {
+		note(s, "cannot read /proc/cpuinfo");
+	}
+	if (!strcmp(root, "/")) {
+		/* The live CPU: CPUID knows invariant TSC for certain. */
+		struct tsc_cpu_regs regs;
+		struct tsc_cpu_info ci;
+
+		tsc_cpu_read(&regs);
+		tsc_cpu_decode(&regs, &ci);
+		s->cpu.invariant_tsc = ci.invariant_tsc ||
+				       s->cpu.invariant_tsc;
+		s->cpu.tsc_adjust = ci.tsc_adjust || s->cpu.tsc_adjust;
+		s->cpu.hypervisor = ci.hypervisor || s->cpu.hypervisor;
+	}
+	path_under(root, "/proc/cmdline", path, sizeof(path));
+	if ((d = read_all(path, 1 << 16, &len))) {
+		parse_cmdline(d, &s->cmdline);
+		free(d);
+	}
+	read_machine(root, &s->machine);
+	read_klog(root, kernel_log, s);
+	read_stage(root, s);
+	path_under(root, "/dev/kvm", path, sizeof(path));
+	s->kvm_host = access(path, F_OK) == 0;
+	return 0;
+}
+
+void system_free(struct sysinfo *s)
+{
+	free(s->klog);
+	free(s->stage.report);
+	s->klog = NULL;
+	s->stage.report = NULL;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Everything tsctui reads about a machine, as plain data: one reader per
+ * source (clocksource.c, cpu.c, cmdline.c, machine.c, kernlog.c, efivars.c,
+ * stage_report.c, and the install state), gathered by system_read().
+ * Every path resolves under --root; with a root other than "/", CPU facts
+ * come from that root's /proc/cpuinfo only, and there is no live kernel
+ * log (give --kernel-log).  What a reader could not see is said in `notes`.
+ */
+#ifndef TSCTUI_SOURCE_SYSTEM_H
+#define TSCTUI_SOURCE_SYSTEM_H
+
+#include <stdbool.h>
+
+#include "../../common/report.h"
+#include "kernlog.h"
+
+#define SYS_MAX_NOTES 8
+
+struct sys_clocksource {
+	char current[32];
+	char available[8][32];
+	int navailable;
+};
+
+struct sys_cpu {
+	char vendor[16]; /* amd | hygon | intel | other | "" (unknown) */
+	unsigned family, model;
+	char model_name[96];
+	unsigned threads;
+	bool constant_tsc, nonstop_tsc, tsc_adjust, tsc_reliable,
+		tsc_known_freq, hypervisor;
+	bool invariant_tsc; /* constant_tsc and nonstop_tsc */
+};
+
+struct sys_cmdline {
+	char tsc[4][32];     /* every tsc= value */
+	int ntsc;
+	char clocksource[32];
+	char tsc_early_khz[32];
+};
+
+struct sys_machine {
+	char vendor[64], product[96], product_version[96];
+	char bios_version[64], bios_date[32];
+	long long bootloader_launch_ns; /* FPDT; -1 unknown */
+};
+
+struct sys_stage {
+	bool installed;
+	char loader[16]; /* grub | systemd-boot | efi-entry | none */
+	char mode[16];
+	char guard[16];
+	char since[32];
+	bool has_report;
+	struct tsc_report *report; /* this boot's, or NULL */
+};
+
+struct sysinfo {
+	struct sys_clocksource cs;
+	struct sys_cpu cpu;
+	struct sys_cmdline cmdline;
+	struct sys_machine machine;
+	bool have_klog;
+	struct klog *klog;
+	struct sys_stage stage;
+	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
+	int nnotes;
+	char notes[SYS_MAX_NOTES][160];
+};
+
+int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
+void system_free(struct sysinfo *s);
+
+/* The readers, for tests and the dashboard. */
+void read_clocksource(const char *root, struct sys_clocksource *cs);
+void parse_cpuinfo(const char *text, struct sys_cpu *cpu);
+void parse_cmdline(const char *text, struct sys_cmdline *c);
+void read_machine(const char *root, struct sys_machine *m);
+
+#endif
