@@ -15,6 +15,14 @@ static const char usage[] =
 	"  status [--json|--prometheus]\n"
 	"        clocksource, CPU, the kernel's TSC events, the stage, and a\n"
 	"        diagnosis with the next step (exit 1 when unhealthy)\n"
+	"  check [--interval S] [--samples N] [--json|--prometheus]\n"
+	"        every S seconds: each core's offset and warps against CPU 0,\n"
+	"        the clocksource, the TSC rate against the RTC (exit 1 on any\n"
+	"        warp or a clocksource other than tsc)\n"
+	"  bench [--json]\n"
+	"        ns per clock read, one thread and all CPUs\n"
+	"  history [--json]\n"
+	"        one row per recorded boot\n"
 	"  report [--json] [--file PATH|-] [--all]\n"
 	"        the stage's report of this boot (the TsctuiReport EFI\n"
 	"        variable), or from PATH: a raw variable, an efivarfs file,\n"
@@ -48,6 +56,9 @@ static const char usage[] =
 	"  --kernel-log FILE\n"
 	"               a dmesg or journalctl -k text file instead of the\n"
 	"               live kernel log\n"
+	"  --simulate SPEC\n"
+	"               add virtual per-CPU offsets (sim.offset.N=C ...) to\n"
+	"               the live engine's reads (check)\n"
 	"  --json       machine-readable output\n"
 	"  --help       this text\n"
 	"  --version    the version\n"
@@ -74,6 +85,9 @@ struct command {
 static const struct command commands[] = {
 	{ "status", cmd_status },
 	{ "report", cmd_report },
+	{ "check", cmd_check },
+	{ "bench", cmd_bench },
+	{ "history", cmd_history },
 	{ "simulate", cmd_simulate },
 	{ "install", cmd_install },
 	{ "uninstall", cmd_uninstall },

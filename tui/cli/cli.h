@@ -32,6 +32,9 @@ int cmd_guard(const struct globals *g, int argc, char **argv);
 int cmd_boot_ok(const struct globals *g, int argc, char **argv);
 int cmd_kernel_arg(const struct globals *g, int argc, char **argv);
 int cmd_status(const struct globals *g, int argc, char **argv);
+int cmd_check(const struct globals *g, int argc, char **argv);
+int cmd_bench(const struct globals *g, int argc, char **argv);
+int cmd_history(const struct globals *g, int argc, char **argv);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */

@@ -1,0 +1,96 @@
+/* The rate against a fake tick source: exact ticks, late/early pairs that
+ * cancel, and a real drift that does not. */
+#include "cm.h"
+#include <math.h>
+
+#include "../../tui/engine/rate.h"
+
+#define MHZ 2096.073
+#define CYCLES_PER_S (MHZ * 1e6)
+
+static void exact(void **s)
+{
+	struct rate r;
+	int i;
+
+	(void)s;
+	rate_init(&r, MHZ);
+	for (i = 0; i <= 20; i++)
+		rate_tick(&r, (uint64_t)(1e12 + i * CYCLES_PER_S), i);
+	assert_int_equal(r.n, 20);
+	assert_true(fabs(rate_cumulative_mhz(&r) - MHZ) < 1e-6);
+	assert_true(fabs(rate_ppm(&r, r.mhz[r.kept - 1])) < 0.01);
+}
+
+/* A tick 100 us late: one window 100 ppm fast, the next 100 ppm slow;
+ * the pair is flagged, and the cumulative figure is untouched. */
+static void late_tick_cancels(void **s)
+{
+	struct rate r;
+	int i;
+
+	(void)s;
+	rate_init(&r, MHZ);
+	for (i = 0; i <= 10; i++) {
+		double late = i == 5 ? 100e-6 : 0;
+
+		rate_tick(&r, (uint64_t)(1e12 + (i + late) * CYCLES_PER_S), i);
+	}
+	/* The TSC is read 100 us late at second 5: window 4->5 counts more
+	 * cycles, window 5->6 fewer. */
+	assert_true(r.paired[4] && r.paired[5]);
+	assert_true(fabs(rate_ppm(&r, r.mhz[4]) - 100) < 1);
+	assert_true(fabs(rate_ppm(&r, r.mhz[5]) + 100) < 1);
+	assert_false(r.paired[3] || r.paired[6]);
+	assert_true(fabs(rate_ppm(&r, rate_cumulative_mhz(&r))) < 0.01);
+}
+
+/* A TSC 30 ppm fast, steadily: nothing cancels, the cumulative says 30. */
+static void real_drift(void **s)
+{
+	struct rate r;
+	int i;
+
+	(void)s;
+	rate_init(&r, MHZ);
+	for (i = 0; i <= 30; i++)
+		rate_tick(&r, (uint64_t)(1e12 + i * CYCLES_PER_S * 1.00003),
+			  i);
+	for (i = 0; i < (int)r.kept; i++)
+		assert_false(r.paired[i]);
+	assert_true(fabs(rate_ppm(&r, rate_cumulative_mhz(&r)) - 30) < 0.1);
+}
+
+static void pairs_rule(void **s)
+{
+	(void)s;
+	assert_true(rate_cancelling(100, -95));
+	assert_false(rate_cancelling(100, -60));  /* not equal and opposite */
+	assert_false(rate_cancelling(100, 100));  /* same sign: drift */
+	assert_false(rate_cancelling(10, -10));   /* noise */
+}
+
+static void ignores_nonsense(void **s)
+{
+	struct rate r;
+
+	(void)s;
+	rate_init(&r, MHZ);
+	rate_tick(&r, 1000, 1.0);
+	rate_tick(&r, 500, 2.0);  /* counter went back */
+	rate_tick(&r, 2000, 1.0); /* time went back */
+	assert_int_equal(r.n, 0);
+	assert_true(rate_cumulative_mhz(&r) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(exact),
+		cmocka_unit_test(late_tick_cancels),
+		cmocka_unit_test(real_drift),
+		cmocka_unit_test(pairs_rule),
+		cmocka_unit_test(ignores_nonsense),
+	};
+	return cmocka_run_group_tests_name("rate", tests, NULL, NULL);
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tsctui check: the field report's tsccheck, done right.  Every interval:
+ * a survey of every core against CPU 0 (offsets and warps, read-only), the
+ * clocksource, and the TSC's rate against an independent reference.  A
+ * table per sample, or with --json one object per line, or --prometheus.
+ * Exit 1 on any warp or a clocksource other than tsc.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../engine/rate.h"
+#include "../engine/reftick.h"
+#include "../engine/survey.h"
+#include "../source/system.h"
+#include "cli.h"
+
+static double kernel_mhz(const struct globals *g, const struct tsc_report *r)
+{
+	struct sysinfo s;
+	double mhz = 0;
+
+	system_read(g->root, g->kernel_log, &s);
+	if (s.have_klog)
+		mhz = klog_tsc_mhz(s.klog);
+	system_free(&s);
+	/* Without the kernel's figure, the stage's calibration will do. */
+	return mhz > 0 ? mhz : (double)r->tsc_hz / 1e6;
+}
+
+static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
+			const struct reftick *ref, const struct rate *rate,
+			uint32_t warps, bool healthy)
+{
+	struct json j;
+	uint32_t k;
+	double mhz = (double)r->tsc_hz / 1e6;
+
+	json_init(&j, stdout, false);
+	json_obj(&j, NULL);
+	json_u64(&j, "sample", i);
+	json_i64(&j, "time", (int64_t)time(NULL));
+	json_str(&j, "clocksource", cs);
+	json_arr(&j, "cpus");
+	for (k = 0; k < r->nap; k++) {
+		const struct tsc_report_cpu *c = &r->ap[k];
+
+		json_obj(&j, NULL);
+		json_u64(&j, "index", c->index);
+		json_i64(&j, "offset", c->final_offset);
+		json_num(&j, "offset_ns", mhz > 0 ? c->final_offset * 1e3 / mhz
+						  : 0, 1);
+		json_u64(&j, "rtt", c->rtt);
+		json_u64(&j, "warps_bsp", c->warps_bsp);
+		json_u64(&j, "warps_ap", c->warps_ap);
+		json_u64(&j, "max_warp", c->max_warp);
+		json_str(&j, "verdict", tsc_verdict_name(c->verdict));
+		if (c->has_true_offset)
+			json_i64(&j, "sim_true_offset", c->true_offset);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_u64(&j, "warps", warps);
+	json_obj(&j, "rate");
+	json_str(&j, "reference", reftick_name(ref->kind));
+	if (ref->kind == REF_NONE)
+		json_str(&j, "why", ref->why);
+	if (rate->kept) {
+		double w = rate->mhz[rate->kept - 1],
+		       cum = rate_cumulative_mhz(rate);
+
+		json_num(&j, "window_mhz", w, 3);
+		json_num(&j, "window_ppm", rate_ppm(rate, w), 1);
+		json_num(&j, "cumulative_mhz", cum, 3);
+		json_num(&j, "cumulative_ppm", rate_ppm(rate, cum), 1);
+		json_bool(&j, "cancelling_pair", rate->paired[rate->kept - 1]);
+	}
+	json_num(&j, "kernel_mhz", rate->ref_mhz, 3);
+	json_obj_end(&j);
+	json_bool(&j, "healthy", healthy);
+	json_obj_end(&j);
+	json_end(&j);
+	fflush(stdout);
+}
+
+static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
+			const struct reftick *ref, const struct rate *rate)
+{
+	uint32_t k;
+	double mhz = (double)r->tsc_hz / 1e6;
+
+	printf("sample %u: clocksource %s\n", i, cs);
+	printf("%5s %10s %9s %7s %11s  %s\n", "CPU", "offset", "ns", "rtt",
+	       "warps b/a", "verdict");
+	for (k = 0; k < r->nap; k++) {
+		const struct tsc_report_cpu *c = &r->ap[k];
+
+		printf("%5u %10lld %9.1f %7llu %5u/%-5u  %s\n", c->index,
+		       (long long)c->final_offset,
+		       mhz > 0 ? c->final_offset * 1e3 / mhz : 0.0,
+		       (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap,
+		       tsc_verdict_name(c->verdict));
+	}
+	if (rate->kept)
+		printf("rate: %.3f MHz this window (%+.1f ppm%s), %.3f MHz "
+		       "cumulative (%+.1f ppm) against %s\n",
+		       rate->mhz[rate->kept - 1],
+		       rate_ppm(rate, rate->mhz[rate->kept - 1]),
+		       rate->paired[rate->kept - 1] ? ", cancels the other of "
+						      "its pair" : "",
+		       rate_cumulative_mhz(rate),
+		       rate_ppm(rate, rate_cumulative_mhz(rate)),
+		       reftick_name(ref->kind));
+	else if (ref->kind == REF_NONE)
+		printf("rate: not measured: %s\n", ref->why);
+	fflush(stdout);
+}
+
+static void sample_prometheus(const char *cs, const struct tsc_report *r,
+			      const struct rate *rate, uint32_t warps)
+{
+	uint32_t k;
+
+	printf("# HELP tsctui_core_offset_cycles TSC offset of a CPU against "
+	       "CPU 0\n# TYPE tsctui_core_offset_cycles gauge\n");
+	for (k = 0; k < r->nap; k++)
+		printf("tsctui_core_offset_cycles{cpu=\"%u\"} %lld\n",
+		       r->ap[k].index, (long long)r->ap[k].final_offset);
+	printf("# HELP tsctui_core_warps Warps seen in the last sample\n"
+	       "# TYPE tsctui_core_warps gauge\n");
+	for (k = 0; k < r->nap; k++)
+		printf("tsctui_core_warps{cpu=\"%u\"} %u\n", r->ap[k].index,
+		       r->ap[k].warps_bsp + r->ap[k].warps_ap);
+	printf("# HELP tsctui_warps Warps seen in the last sample, all CPUs\n"
+	       "# TYPE tsctui_warps gauge\ntsctui_warps %u\n", warps);
+	printf("# HELP tsctui_clocksource_tsc 1 when the clocksource is tsc\n"
+	       "# TYPE tsctui_clocksource_tsc gauge\n"
+	       "tsctui_clocksource_tsc %d\n", !strcmp(cs, "tsc"));
+	if (rate->kept)
+		printf("# HELP tsctui_rate_ppm Cumulative TSC rate against the "
+		       "reference, ppm from the kernel's calibration\n"
+		       "# TYPE tsctui_rate_ppm gauge\ntsctui_rate_ppm %.1f\n",
+		       rate_ppm(rate, rate_cumulative_mhz(rate)));
+}
+
+int cmd_check(const struct globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double interval = 15;
+	long samples = 1;
+	bool json = g->json, prom = false, unhealthy = false;
+	struct tsc_report *r = calloc(1, sizeof(*r));
+	struct sys_clocksource cs;
+	struct reftick ref;
+	struct rate rate;
+	const char *err;
+	char *end;
+	int c;
+	long i;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (*end || !(interval >= 0) || interval > 86400) {
+				free(r);
+				return cli_fail("check: --interval takes "
+						"seconds, 0 to 86400");
+			}
+			break;
+		case 'n':
+			samples = strtol(optarg, &end, 10);
+			if (*end || samples < 1 || samples > 1000000) {
+				free(r);
+				return cli_fail("check: --samples takes a "
+						"count from 1");
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			prom = true;
+			break;
+		default:
+			free(r);
+			return cli_fail("check: unknown option '%s'",
+					argv[optind - 1]);
+		}
+	}
+	if (!r)
+		return cli_fail("check: out of memory");
+	read_clocksource(g->root, &cs);
+	reftick_open(&ref, cs.current);
+	rate_init(&rate, 0);
+	for (i = 0; i < samples; i++) {
+		struct timespec t0, t1;
+		uint32_t warps = 0, k;
+		uint64_t tsc;
+		double t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (survey_run(g->simulate, 0, r, &err) != 0) {
+			reftick_close(&ref);
+			free(r);
+			return cli_fail("check: %s", err);
+		}
+		if (rate.ref_mhz == 0)
+			rate.ref_mhz = kernel_mhz(g, r);
+		if (reftick_sample(&ref, &t, &tsc))
+			rate_tick(&rate, tsc, t);
+		read_clocksource(g->root, &cs);
+		for (k = 0; k < r->nap; k++)
+			warps += r->ap[k].warps_bsp + r->ap[k].warps_ap;
+		if (warps || strcmp(cs.current, "tsc"))
+			unhealthy = true;
+		if (prom)
+			sample_prometheus(cs.current, r, &rate, warps);
+		else if (json)
+			sample_json((unsigned)i, cs.current, r, &ref, &rate,
+				    warps, !warps && !strcmp(cs.current, "tsc"));
+		else
+			sample_text((unsigned)i, cs.current, r, &ref, &rate);
+		if (i + 1 < samples) {
+			double used;
+
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			used = (double)(t1.tv_sec - t0.tv_sec) +
+			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+			if (interval > used)
+				usleep((useconds_t)((interval - used) * 1e6));
+		}
+	}
+	reftick_close(&ref);
+	free(r);
+	return unhealthy ? EXIT_UNHEALTHY : EXIT_OK;
+}

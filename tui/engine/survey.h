@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One live survey of this machine's cores: the common driver in measure
+ * mode (offset and warp test per CPU against CPU 0), read-only, one thread
+ * pinned to each CPU.  With a --simulate SPEC, virtual offsets are added
+ * to the reads, for demos and tests.
+ */
+#ifndef TSCTUI_ENGINE_SURVEY_H
+#define TSCTUI_ENGINE_SURVEY_H
+
+#include "../../common/report.h"
+
+/* spec: NULL or sim.* tokens; ncpus 0: every CPU this process may use.
+ * Returns 0, or -1 with *err. */
+int survey_run(const char *spec, unsigned ncpus, struct tsc_report *r,
+	       const char **err);
+
+#endif
