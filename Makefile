@@ -142,6 +142,7 @@ check: all $(UNIT_BIN) $(FUZZ_BIN)
 bench: all
 	@BUILD=$(BUILD) tests/bench/run
 	@BUILD=$(BUILD) tests/bench/stage
+	@BUILD=$(BUILD) tests/bench/engine
 
 # Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
 # and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
