@@ -22,7 +22,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_HDR := $(wildcard common/*.h)
 TUI_SRC    := $(shell find tui -name '*.c' | sort)
 TUI_HDR    := $(shell find tui -name '*.h' | sort)
-TUI_LIBS   := -lm
+TUI_LIBS   := -lm -lsystemd
 
 COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
 COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)
@@ -33,7 +33,8 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
-DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi \
+DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev \
+	systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus
 

@@ -10,6 +10,7 @@
 
 #include "../source/efivars.h"
 #include "../source/stage_report.h"
+#include "../source/system.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
@@ -103,27 +104,22 @@ int action_guard_reset(struct act *a, const char *mode)
 	return rc;
 }
 
-/* One history record per boot: what this boot's stage did. */
+/* One history record per boot: what the firmware, the stage and the kernel
+ * did.  Tab-separated key=value: a BIOS version has spaces in it. */
 static int append_history(struct act *a, const char *mode,
 			  const char *result)
 {
-	char boot_id[64] = "", bios[128] = "", path[4096], line[1024];
+	char boot_id[64] = "", path[4096], line[1024], ppm[32] = "-";
+	long long warp = 0;
+	struct sysinfo s;
+	size_t len, i;
 	char *d;
-	size_t len;
 	FILE *f;
-	time_t now = time(NULL);
 
 	path_under(a->root, "/proc/sys/kernel/random/boot_id", path,
 		   sizeof(path));
 	if ((d = fsx_read(path, &len))) {
 		sscanf(d, "%63s", boot_id);
-		free(d);
-	}
-	path_under(a->root, "/sys/class/dmi/id/bios_version", path,
-		   sizeof(path));
-	if ((d = fsx_read(path, &len))) {
-		d[strcspn(d, "\n")] = '\0';
-		snprintf(bios, sizeof(bios), "%s", d);
 		free(d);
 	}
 	/* A boot is recorded once, however often boot-ok runs in it. */
@@ -133,12 +129,26 @@ static int append_history(struct act *a, const char *mode,
 		return 0;
 	}
 	free(d);
-	/* Tab-separated key=value: a BIOS version has spaces in it. */
+	system_read(a->root, NULL, &s);
+	for (i = 0; s.have_klog && i < s.klog->n; i++) {
+		const struct klog_event *e = &s.klog->ev[i];
+
+		if (e->kind == KLOG_WARP && !warp)
+			warp = e->cycles;
+		if (e->kind == KLOG_WATCHDOG_SKEW && e->has_intervals &&
+		    !strcmp(ppm, "-"))
+			snprintf(ppm, sizeof(ppm), "%.1f", klog_ppm(e));
+	}
 	snprintf(line, sizeof(line),
-		 "boot_id=%s\ttime=%lld\tbios_version=%s\tstage_mode=%s\t"
-		 "stage_result=%s\n",
-		 boot_id[0] ? boot_id : "-", (long long)now,
-		 bios[0] ? bios : "-", mode, result);
+		 "boot_id=%s\ttime=%lld\tbios_version=%s\tbios_date=%s\t"
+		 "bootloader_launch_ns=%lld\tstage_mode=%s\tstage_result=%s\t"
+		 "warp_cycles=%lld\twatchdog_ppm=%s\tclocksource=%s\n",
+		 boot_id[0] ? boot_id : "-", (long long)time(NULL),
+		 s.machine.bios_version[0] ? s.machine.bios_version : "-",
+		 s.machine.bios_date[0] ? s.machine.bios_date : "-",
+		 s.machine.bootloader_launch_ns, mode, result, warp, ppm,
+		 s.cs.current[0] ? s.cs.current : "-");
+	system_free(&s);
 	f = fopen(act_path(a, TSCTUI_STATE_DIR "/history"), "a");
 	if (!f)
 		return act_fail(a, "cannot append to %s/history: %s",
