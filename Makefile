@@ -22,7 +22,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_HDR := $(wildcard common/*.h)
 TUI_SRC    := $(shell find tui -name '*.c' | sort)
 TUI_HDR    := $(shell find tui -name '*.h' | sort)
-TUI_LIBS   := -lm -lsystemd
+TUI_LIBS   := -lm -lsystemd -lefivar -lkmod
 
 COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
 COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)
@@ -34,6 +34,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
 DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev \
+	libefivar-dev libefiboot-dev libkmod-dev \
 	systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus
@@ -128,10 +129,10 @@ $(BUILD)/tests/efi/shutdown.efi: tests/efi/shutdown.c
 		$(@D)/shutdown.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c
+TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c
 $(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm
+	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm -lkmod
 
 $(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_report.c tui/source/kernlog.c
 	@mkdir -p $(@D)

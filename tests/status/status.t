@@ -177,12 +177,22 @@ t.ok(out["kernel"]["cmdline_tsc"] == ["reliable"] and
      "tsc=reliable warned, never recommended; a KVM host's guests pay",
      out["diagnosis"]["summary"])
 
+# A KVM host recognised from its loaded modules.
+root = machine("kvm-host")
+fx.write(root, "/proc/modules", "kvm_amd 155648 0 - Live 0x0\n"
+         "kvm 1146880 1 kvm_amd, Live 0x0\n")
+rc, out = status(root, "e595-bios128-warp.dmesg")
+t.ok(out["modules"]["supported"] and out["modules"]["kvm_amd"] and
+     out["kvm_host"] and "every guest pays too" in out["diagnosis"]["summary"],
+     "a KVM host from /proc/modules: the guests' cost is said", out["modules"])
+
 # What cannot be seen is said, and nothing crashes.
 root = os.path.join(WORK, "empty")
 os.makedirs(root, exist_ok=True)
 rc, out = status(root)
 t.ok(rc == 0 and out["diagnosis"]["code"] == "unknown" and
      any("clocksource" in n for n in out["notes"]) and
+     any("no module support" in n for n in out["notes"]) and
      any("--kernel-log" in n for n in out["notes"]),
      "an empty root: unknown, with notes saying what was missing",
      out["notes"])

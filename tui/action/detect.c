@@ -118,7 +118,7 @@ bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 
 const char *detect_loader(const char *root, const char **why)
 {
-	char *info = efivar_string(root, "LoaderInfo", EFI_LOADER_GUID);
+	char *info = efivar_string(root, "LoaderInfo", GUID_SD_LOADER);
 	char p1[4096], p2[4096];
 	bool sd = info && strncmp(info, "systemd-boot", 12) == 0;
 

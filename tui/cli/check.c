@@ -16,6 +16,7 @@
 #include "../engine/rate.h"
 #include "../engine/reftick.h"
 #include "../engine/survey.h"
+#include "../source/modules.h"
 #include "../source/system.h"
 #include "cli.h"
 
@@ -147,6 +148,31 @@ static void sample_prometheus(const char *cs, const struct tsc_report *r,
 		       rate_ppm(rate, rate_cumulative_mhz(rate)));
 }
 
+/* --load-rtc: the rate needs the RTC; load rtc_cmos if it is missing. */
+static int prepare_rtc(void)
+{
+	struct sys_modules m;
+	const char *err;
+
+	read_modules("/", &m);
+	switch (rtc_plan(&m, access("/dev/rtc0", F_OK) == 0, geteuid() == 0,
+			 true)) {
+	case RTC_LOAD:
+		if (modules_load("rtc_cmos", &err) != 0)
+			return cli_fail("check: loading rtc_cmos: %s", err);
+		return 0;
+	case RTC_NEEDS_ROOT:
+		return cli_fail("check: loading rtc_cmos needs root");
+	case RTC_UNSUPPORTED:
+		fprintf(stderr, "tsctui: check: no RTC, and %s\n",
+			m.supported ? "rtc_cmos is loaded without one"
+				    : "this kernel cannot load modules");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 int cmd_check(const struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -154,8 +180,10 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 		{ "samples", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "load-rtc", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool load_rtc = false;
 	double interval = 15;
 	long samples = 1;
 	bool json = g->json, prom = false, unhealthy = false;
@@ -194,6 +222,9 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 		case 'p':
 			prom = true;
 			break;
+		case 'r':
+			load_rtc = true;
+			break;
 		default:
 			free(r);
 			return cli_fail("check: unknown option '%s'",
@@ -203,6 +234,10 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	if (!r)
 		return cli_fail("check: out of memory");
 	read_clocksource(g->root, &cs);
+	if (load_rtc && prepare_rtc() != 0) {
+		free(r);
+		return EXIT_USAGE;
+	}
 	reftick_open(&ref, cs.current);
 	rate_init(&rate, 0);
 	for (i = 0; i < samples; i++) {

@@ -123,6 +123,14 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_str(&j, "verdict", d->kernel_verdict[0] ? d->kernel_verdict
 						     : NULL);
 	json_obj_end(&j);
+	json_obj(&j, "modules");
+	json_bool(&j, "supported", s->modules.supported);
+	json_bool(&j, "msr", s->modules.msr);
+	json_bool(&j, "rtc_cmos", s->modules.rtc_cmos);
+	json_bool(&j, "kvm_amd", s->modules.kvm_amd);
+	json_bool(&j, "kvm_intel", s->modules.kvm_intel);
+	json_obj_end(&j);
+	json_bool(&j, "kvm_host", s->kvm_host);
 	json_obj(&j, "stage");
 	json_bool(&j, "installed", s->stage.installed);
 	json_str(&j, "loader", s->stage.loader);

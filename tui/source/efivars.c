@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <efivar/efivar.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,15 @@
 #include "../util/path.h"
 #include "efivars.h"
 
-uint8_t *efivar_read(const char *root, const char *name, const char *guid,
-		     size_t *len, uint32_t *attrs)
+/*
+ * On the live system, through libefivar, as efibootmgr does.  Under another
+ * root, the efivarfs files themselves (4 bytes of attributes, then the
+ * data): libefivar 37 picks its backend by the efivarfs magic number
+ * (statfs), so EFIVARFS_PATH pointing at a plain directory, a fixture or a
+ * copy taken for rescue, finds nothing (measured: efi_get_variable fails).
+ */
+static uint8_t *read_file(const char *root, const char *name,
+			  const char *guid, size_t *len, uint32_t *attrs)
 {
 	char sys[512], path[4096];
 	uint8_t *data;
@@ -29,6 +37,40 @@ uint8_t *efivar_read(const char *root, const char *name, const char *guid,
 	memmove(data, data + 4, n - 4);
 	*len = n - 4;
 	return data;
+}
+
+static uint8_t *read_libefivar(const char *name, const char *guid,
+			       size_t *len, uint32_t *attrs)
+{
+	uint8_t *data = NULL, *copy;
+	uint32_t at = 0;
+	efi_guid_t g;
+	size_t n = 0;
+
+	/* Without EFI variables libefivar has nothing to read (and some of
+	 * its calls crash): ask first. */
+	if (!efi_variables_supported() || efi_str_to_guid(guid, &g) < 0 ||
+	    efi_get_variable(g, name, &data, &n, &at) < 0)
+		return NULL;
+	/* A copy the caller frees with free(), with room for a NUL. */
+	copy = malloc(n + 1);
+	if (copy) {
+		memcpy(copy, data, n);
+		copy[n] = 0;
+	}
+	free(data);
+	if (attrs)
+		*attrs = at;
+	*len = n;
+	return copy;
+}
+
+uint8_t *efivar_read(const char *root, const char *name, const char *guid,
+		     size_t *len, uint32_t *attrs)
+{
+	if (strcmp(root, "/") == 0)
+		return read_libefivar(name, guid, len, attrs);
+	return read_file(root, name, guid, len, attrs);
 }
 
 char *efivar_string(const char *root, const char *name, const char *guid)
@@ -56,7 +98,7 @@ char *efivar_string(const char *root, const char *name, const char *guid)
 int efivar_secure_boot(const char *root)
 {
 	size_t n;
-	uint8_t *d = efivar_read(root, "SecureBoot", EFI_GLOBAL_GUID, &n, NULL);
+	uint8_t *d = efivar_read(root, "SecureBoot", GUID_EFI_GLOBAL, &n, NULL);
 	int on;
 
 	if (!d)

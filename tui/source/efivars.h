@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EFI_GLOBAL_GUID "8be4df61-93ca-11d2-aa0d-00e098032b8c"
-#define EFI_LOADER_GUID "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+#define GUID_EFI_GLOBAL "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+#define GUID_SD_LOADER "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 #define EFIVARS_DIR "/sys/firmware/efi/efivars"
 
 /* The variable's data (malloc'd), or NULL; *attrs may be NULL. */

@@ -302,8 +302,13 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	read_machine(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);
+	read_modules(root, &s->modules);
+	if (!s->modules.supported)
+		note(s, "this kernel has no module support (no /proc/modules): "
+		     "the modules tsctui would load must be built in");
 	path_under(root, "/dev/kvm", path, sizeof(path));
-	s->kvm_host = access(path, F_OK) == 0;
+	s->kvm_host = access(path, F_OK) == 0 || s->modules.kvm_amd ||
+		      s->modules.kvm_intel;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "../../common/report.h"
 #include "kernlog.h"
+#include "modules.h"
 
 #define SYS_MAX_NOTES 8
 
@@ -64,6 +65,7 @@ struct sysinfo {
 	bool have_klog;
 	struct klog *klog;
 	struct sys_stage stage;
+	struct sys_modules modules;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];

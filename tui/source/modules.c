@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+#include <libkmod.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "modules.h"
+
+static void mark(struct sys_modules *m, const char *name, size_t n)
+{
+	if (n == 3 && !memcmp(name, "msr", 3))
+		m->msr = true;
+	else if (n == 8 && !memcmp(name, "rtc_cmos", 8))
+		m->rtc_cmos = true;
+	else if (n == 7 && !memcmp(name, "kvm_amd", 7))
+		m->kvm_amd = true;
+	else if (n == 9 && !memcmp(name, "kvm_intel", 9))
+		m->kvm_intel = true;
+}
+
+void parse_proc_modules(const char *text, struct sys_modules *m)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		mark(m, line, strcspn(line, " \n"));
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
+/* Built into the kernel: /sys/module/<name> without a /proc/modules line. */
+static void builtins(const char *root, struct sys_modules *m)
+{
+	static const char *const names[] = { "msr", "rtc_cmos", "kvm_amd",
+					     "kvm_intel" };
+	char sys[64], path[4096];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(sys, sizeof(sys), "/sys/module/%s", names[i]);
+		if (path_under(root, sys, path, sizeof(path)) &&
+		    access(path, F_OK) == 0)
+			mark(m, names[i], strlen(names[i]));
+	}
+}
+
+void read_modules(const char *root, struct sys_modules *m)
+{
+	char path[4096];
+	size_t len;
+	char *d;
+
+	memset(m, 0, sizeof(*m));
+	path_under(root, "/proc/modules", path, sizeof(path));
+	if (access(path, F_OK) != 0) {
+		builtins(root, m);
+		return; /* supported stays false */
+	}
+	m->supported = true;
+	if (strcmp(root, "/") == 0) {
+		struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+		struct kmod_list *list = NULL, *it;
+
+		if (ctx && kmod_module_new_from_loaded(ctx, &list) == 0) {
+			kmod_list_foreach(it, list) {
+				struct kmod_module *mod =
+					kmod_module_get_module(it);
+				const char *name = kmod_module_get_name(mod);
+
+				mark(m, name, strlen(name));
+				kmod_module_unref(mod);
+			}
+			kmod_module_unref_list(list);
+		}
+		kmod_unref(ctx);
+	} else if ((d = read_all(path, 1 << 20, &len))) {
+		parse_proc_modules(d, m);
+		free(d);
+	}
+	builtins(root, m);
+}
+
+enum rtc_plan rtc_plan(const struct sys_modules *m, bool have_rtc,
+		       bool is_root, bool asked)
+{
+	if (have_rtc)
+		return RTC_PRESENT;
+	if (!m->supported || m->rtc_cmos)
+		return RTC_UNSUPPORTED;
+	if (!asked)
+		return RTC_ASK;
+	return is_root ? RTC_LOAD : RTC_NEEDS_ROOT;
+}
+
+int modules_load(const char *name, const char **err)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_module *mod = NULL;
+	int rc = -1;
+
+	if (!ctx) {
+		*err = "libkmod could not start";
+		return -1;
+	}
+	if (kmod_module_new_from_name(ctx, name, &mod) == 0 &&
+	    kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
+					    NULL) == 0)
+		rc = 0;
+	else
+		*err = "modprobe failed";
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return rc;
+}
