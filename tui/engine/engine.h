@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live engine: a worker thread that surveys every core (read-only),
+ * counts the TSC against the reference clock, and now and then measures
+ * what a clock read costs.  The dashboard takes snapshots; a snapshot is a
+ * copy made under a mutex no survey ever holds, so it never waits for one.
+ */
+#ifndef TSCTUI_ENGINE_ENGINE_H
+#define TSCTUI_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+
+#include "../../common/report.h"
+#include "clockcost.h"
+#include "rate.h"
+#include "reftick.h"
+
+#define ENGINE_HISTORY 32
+
+struct engine_core {
+	uint32_t cpu;
+	bool measured;
+	int64_t offset;
+	double offset_ns;
+	uint64_t rtt;
+	uint32_t warps_bsp, warps_ap;
+	uint64_t max_warp;
+	enum tsc_verdict verdict;
+	enum tsc_ap_note note;
+	unsigned nhist;
+	int64_t hist[ENGINE_HISTORY]; /* oldest first */
+};
+
+struct engine_snapshot {
+	unsigned surveys;
+	bool busy; /* a survey is running now */
+	double survey_ms;
+	unsigned ncores; /* APs, CPU 0 being the reference */
+	struct engine_core cores[TSC_MAX_CPUS];
+	struct rate rate;
+	enum ref_kind ref;
+	char ref_why[160];
+	bool cost_valid;
+	struct clockcost cost;
+	char error[160];
+};
+
+struct engine_config {
+	const char *simulate;  /* sim.* tokens or NULL */
+	double interval_s;     /* between surveys */
+	double kernel_mhz;     /* for ppm */
+	const char *clocksource;
+	unsigned extra_ms;     /* tests: make each survey take this long */
+};
+
+struct engine;
+
+struct engine *engine_start(const struct engine_config *c);
+void engine_snapshot(struct engine *e, struct engine_snapshot *out);
+/* Asks for a survey now instead of at the next interval. */
+void engine_poke(struct engine *e);
+void engine_stop(struct engine *e);
+
+#endif
