@@ -135,6 +135,18 @@ t.ok("remeasure-after-bios-update" in out["diagnosis"]["recommendations"]
      "BIOS changed since the last sync boot: remeasure-after-bios-update",
      out["diagnosis"])
 
+# EFI facts: Secure Boot, systemd-boot's LoaderInfo, BootCurrent, BootOrder.
+fx.efivar(root, "SecureBoot", fx.GLOBAL, b"\x01")
+fx.efivar(root, "LoaderInfo", fx.LOADER, fx.utf16("systemd-boot 252.39"))
+fx.efivar(root, "BootCurrent", fx.GLOBAL, b"\x03\x00")
+fx.efivar(root, "BootOrder", fx.GLOBAL, b"\x03\x00\x01\x00\x0a\x00")
+rc, out = status(root, "e595-bios130-watchdog2.dmesg")
+t.ok(out["efi"] == {"secure_boot": True, "loader_info": "systemd-boot 252.39",
+                    "boot_current": "Boot0003",
+                    "boot_order": ["Boot0003", "Boot0001", "Boot000A"]},
+     "EFI facts from efivarfs: Secure Boot, LoaderInfo, BootCurrent, "
+     "BootOrder", out["efi"])
+
 # A healthy synced boot.
 root = machine("healthy", current="tsc")
 rc, out = status(root, "healthy-synced.dmesg")

@@ -123,6 +123,30 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_str(&j, "verdict", d->kernel_verdict[0] ? d->kernel_verdict
 						     : NULL);
 	json_obj_end(&j);
+	json_obj(&j, "efi");
+	if (s->efi.secure_boot < 0)
+		json_null(&j, "secure_boot");
+	else
+		json_bool(&j, "secure_boot", s->efi.secure_boot == 1);
+	json_str(&j, "loader_info", s->efi.loader_info[0] ? s->efi.loader_info
+							 : NULL);
+	if (s->efi.boot_current >= 0) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "Boot%04X", s->efi.boot_current);
+		json_str(&j, "boot_current", b);
+	} else {
+		json_null(&j, "boot_current");
+	}
+	json_arr(&j, "boot_order");
+	for (i = 0; i < (int)s->efi.nboot_order; i++) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "Boot%04X", s->efi.boot_order[i]);
+		json_str(&j, NULL, b);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
 	json_obj(&j, "modules");
 	json_bool(&j, "supported", s->modules.supported);
 	json_bool(&j, "msr", s->modules.msr);

@@ -126,3 +126,27 @@ int efivar_any(const char *root, const char *prefix)
 	closedir(d);
 	return found;
 }
+
+int efivar_boot_current(const char *root)
+{
+	size_t n;
+	uint8_t *d = efivar_read(root, "BootCurrent", GUID_EFI_GLOBAL, &n,
+				 NULL);
+	int v = -1;
+
+	if (d && n == 2)
+		v = d[0] | d[1] << 8;
+	free(d);
+	return v;
+}
+
+size_t efivar_boot_order(const char *root, uint16_t *order, size_t max)
+{
+	size_t n, i, k = 0;
+	uint8_t *d = efivar_read(root, "BootOrder", GUID_EFI_GLOBAL, &n, NULL);
+
+	for (i = 0; d && i + 1 < n && k < max; i += 2)
+		order[k++] = (uint16_t)(d[i] | d[i + 1] << 8);
+	free(d);
+	return k;
+}

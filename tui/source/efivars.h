@@ -18,6 +18,9 @@ uint8_t *efivar_read(const char *root, const char *name, const char *guid,
 char *efivar_string(const char *root, const char *name, const char *guid);
 /* Secure Boot: 1 on, 0 off, -1 unknown (no variable). */
 int efivar_secure_boot(const char *root);
+/* BootCurrent, or -1; BootOrder into order (at most max), its length. */
+int efivar_boot_current(const char *root);
+size_t efivar_boot_order(const char *root, uint16_t *order, size_t max);
 /* Is there any variable whose name starts with prefix? */
 int efivar_any(const char *root, const char *prefix);
 

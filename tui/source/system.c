@@ -16,19 +16,8 @@
 #include "stage_report.h"
 #include "system.h"
 
-static void note(struct sysinfo *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->nnotes == SYS_MAX_NOTES)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
 /* A small file under root, first line, trailing blanks trimmed. */
-static bool read_line(const char *root, const char *sys, char *out,
+bool source_read_line(const char *root, const char *sys, char *out,
 		      size_t cap)
 {
 	char path[4096];
@@ -50,125 +39,16 @@ static bool read_line(const char *root, const char *sys, char *out,
 	return true;
 }
 
-#define CS_DIR "/sys/devices/system/clocksource/clocksource0/"
 
-void read_clocksource(const char *root, struct sys_clocksource *cs)
+static void note(struct sysinfo *s, const char *fmt, ...)
 {
-	char line[512], *tok, *save = NULL;
+	va_list ap;
 
-	memset(cs, 0, sizeof(*cs));
-	read_line(root, CS_DIR "current_clocksource", cs->current,
-		  sizeof(cs->current));
-	if (!read_line(root, CS_DIR "available_clocksource", line,
-		       sizeof(line)))
+	if (s->nnotes == SYS_MAX_NOTES)
 		return;
-	for (tok = strtok_r(line, " ", &save); tok && cs->navailable < 8;
-	     tok = strtok_r(NULL, " ", &save))
-		snprintf(cs->available[cs->navailable++], 32, "%s", tok);
-}
-
-static bool has_flag(const char *flags, const char *f)
-{
-	size_t n = strlen(f);
-	const char *p = flags;
-
-	while ((p = strstr(p, f))) {
-		if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || !p[n] ||
-						      p[n] == '\n'))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-static const char *field(const char *text, const char *key)
-{
-	const char *p = text;
-	size_t n = strlen(key);
-
-	while ((p = strstr(p, key))) {
-		if ((p == text || p[-1] == '\n') &&
-		    (p[n] == '\t' || p[n] == ' ' || p[n] == ':')) {
-			p = strchr(p, ':');
-			return p ? p + 1 + strspn(p + 1, " \t") : NULL;
-		}
-		p += n;
-	}
-	return NULL;
-}
-
-void parse_cpuinfo(const char *text, struct sys_cpu *cpu)
-{
-	const char *p;
-	char vendor[32] = "", flags[4096] = "";
-
-	memset(cpu, 0, sizeof(*cpu));
-	if ((p = field(text, "vendor_id")))
-		sscanf(p, "%31s", vendor);
-	if (!strcmp(vendor, "AuthenticAMD"))
-		strcpy(cpu->vendor, "amd");
-	else if (!strcmp(vendor, "HygonGenuine"))
-		strcpy(cpu->vendor, "hygon");
-	else if (!strcmp(vendor, "GenuineIntel"))
-		strcpy(cpu->vendor, "intel");
-	else if (vendor[0])
-		strcpy(cpu->vendor, "other");
-	if ((p = field(text, "cpu family")))
-		sscanf(p, "%u", &cpu->family);
-	if ((p = field(text, "model")))
-		sscanf(p, "%u", &cpu->model);
-	if ((p = field(text, "model name")))
-		sscanf(p, "%95[^\n]", cpu->model_name);
-	if ((p = field(text, "flags")))
-		sscanf(p, "%4095[^\n]", flags);
-	for (p = text; (p = strstr(p, "processor")); p += 9)
-		if ((p == text || p[-1] == '\n') && field(p, "processor"))
-			cpu->threads++;
-	cpu->constant_tsc = has_flag(flags, "constant_tsc");
-	cpu->nonstop_tsc = has_flag(flags, "nonstop_tsc");
-	cpu->tsc_adjust = has_flag(flags, "tsc_adjust");
-	cpu->tsc_reliable = has_flag(flags, "tsc_reliable");
-	cpu->tsc_known_freq = has_flag(flags, "tsc_known_freq");
-	cpu->hypervisor = has_flag(flags, "hypervisor");
-	cpu->invariant_tsc = cpu->constant_tsc && cpu->nonstop_tsc;
-}
-
-void parse_cmdline(const char *text, struct sys_cmdline *c)
-{
-	char copy[4096], *tok, *save = NULL;
-
-	memset(c, 0, sizeof(*c));
-	snprintf(copy, sizeof(copy), "%s", text);
-	for (tok = strtok_r(copy, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		if (!strncmp(tok, "tsc=", 4) && c->ntsc < 4)
-			snprintf(c->tsc[c->ntsc++], 32, "%s", tok + 4);
-		else if (!strncmp(tok, "clocksource=", 12))
-			snprintf(c->clocksource, 32, "%s", tok + 12);
-		else if (!strncmp(tok, "tsc_early_khz=", 14))
-			snprintf(c->tsc_early_khz, 32, "%s", tok + 14);
-	}
-}
-
-void read_machine(const char *root, struct sys_machine *m)
-{
-	char ns[32];
-
-	memset(m, 0, sizeof(*m));
-	read_line(root, "/sys/class/dmi/id/sys_vendor", m->vendor,
-		  sizeof(m->vendor));
-	read_line(root, "/sys/class/dmi/id/product_name", m->product,
-		  sizeof(m->product));
-	read_line(root, "/sys/class/dmi/id/product_version",
-		  m->product_version, sizeof(m->product_version));
-	read_line(root, "/sys/class/dmi/id/bios_version", m->bios_version,
-		  sizeof(m->bios_version));
-	read_line(root, "/sys/class/dmi/id/bios_date", m->bios_date,
-		  sizeof(m->bios_date));
-	m->bootloader_launch_ns = -1;
-	if (read_line(root, "/sys/firmware/acpi/fpdt/boot/bootloader_launch_ns",
-		      ns, sizeof(ns)))
-		m->bootloader_launch_ns = atoll(ns);
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
 }
 
 /* The live log: every record /dev/kmsg still holds, without blocking. */
@@ -302,6 +182,17 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	read_machine(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);
+	{
+		char *li = efivar_string(root, "LoaderInfo", GUID_SD_LOADER);
+
+		s->efi.secure_boot = efivar_secure_boot(root);
+		snprintf(s->efi.loader_info, sizeof(s->efi.loader_info), "%s",
+			 li ? li : "");
+		free(li);
+		s->efi.boot_current = efivar_boot_current(root);
+		s->efi.nboot_order = efivar_boot_order(root, s->efi.boot_order,
+						       32);
+	}
 	read_modules(root, &s->modules);
 	if (!s->modules.supported)
 		note(s, "this kernel has no module support (no /proc/modules): "

@@ -47,6 +47,14 @@ struct sys_machine {
 	long long bootloader_launch_ns; /* FPDT; -1 unknown */
 };
 
+struct sys_efi {
+	int secure_boot;     /* 1, 0, or -1 unknown */
+	char loader_info[96]; /* systemd-boot's LoaderInfo, or "" */
+	int boot_current;    /* Boot#### number, or -1 */
+	size_t nboot_order;
+	uint16_t boot_order[32];
+};
+
 struct sys_stage {
 	bool installed;
 	char loader[16]; /* grub | systemd-boot | efi-entry | none */
@@ -66,6 +74,7 @@ struct sysinfo {
 	struct klog *klog;
 	struct sys_stage stage;
 	struct sys_modules modules;
+	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];
@@ -74,7 +83,11 @@ struct sysinfo {
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
 void system_free(struct sysinfo *s);
 
-/* The readers, for tests and the dashboard. */
+/* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
+ * machine.c), for tests and the dashboard. */
+/* First line of a small file under root, trailing blanks trimmed. */
+bool source_read_line(const char *root, const char *sys, char *out,
+		      size_t cap);
 void read_clocksource(const char *root, struct sys_clocksource *cs);
 void parse_cpuinfo(const char *text, struct sys_cpu *cpu);
 void parse_cmdline(const char *text, struct sys_cmdline *c);

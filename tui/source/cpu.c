@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/fileio.h"
+#include "../util/path.h"
+#include "system.h"
+
+/* /proc/cpuinfo: vendor, family, model, threads, the TSC flags. */
+
+static bool has_flag(const char *flags, const char *f)
+{
+	size_t n = strlen(f);
+	const char *p = flags;
+
+	while ((p = strstr(p, f))) {
+		if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || !p[n] ||
+						      p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static const char *field(const char *text, const char *key)
+{
+	const char *p = text;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == text || p[-1] == '\n') &&
+		    (p[n] == '\t' || p[n] == ' ' || p[n] == ':')) {
+			p = strchr(p, ':');
+			return p ? p + 1 + strspn(p + 1, " \t") : NULL;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+void parse_cpuinfo(const char *text, struct sys_cpu *cpu)
+{
+	const char *p;
+	char vendor[32] = "", flags[4096] = "";
+
+	memset(cpu, 0, sizeof(*cpu));
+	if ((p = field(text, "vendor_id")))
+		sscanf(p, "%31s", vendor);
+	if (!strcmp(vendor, "AuthenticAMD"))
+		strcpy(cpu->vendor, "amd");
+	else if (!strcmp(vendor, "HygonGenuine"))
+		strcpy(cpu->vendor, "hygon");
+	else if (!strcmp(vendor, "GenuineIntel"))
+		strcpy(cpu->vendor, "intel");
+	else if (vendor[0])
+		strcpy(cpu->vendor, "other");
+	if ((p = field(text, "cpu family")))
+		sscanf(p, "%u", &cpu->family);
+	if ((p = field(text, "model")))
+		sscanf(p, "%u", &cpu->model);
+	if ((p = field(text, "model name")))
+		sscanf(p, "%95[^\n]", cpu->model_name);
+	if ((p = field(text, "flags")))
+		sscanf(p, "%4095[^\n]", flags);
+	for (p = text; (p = strstr(p, "processor")); p += 9)
+		if ((p == text || p[-1] == '\n') && field(p, "processor"))
+			cpu->threads++;
+	cpu->constant_tsc = has_flag(flags, "constant_tsc");
+	cpu->nonstop_tsc = has_flag(flags, "nonstop_tsc");
+	cpu->tsc_adjust = has_flag(flags, "tsc_adjust");
+	cpu->tsc_reliable = has_flag(flags, "tsc_reliable");
+	cpu->tsc_known_freq = has_flag(flags, "tsc_known_freq");
+	cpu->hypervisor = has_flag(flags, "hypervisor");
+	cpu->invariant_tsc = cpu->constant_tsc && cpu->nonstop_tsc;
+}
+
