@@ -22,7 +22,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_HDR := $(wildcard common/*.h)
 TUI_SRC    := $(shell find tui -name '*.c' | sort)
 TUI_HDR    := $(shell find tui -name '*.h' | sort)
-TUI_LIBS   := -lm -lsystemd -lefivar -lkmod
+TUI_LIBS   := -lm -lsystemd -lefivar -lkmod -lncursesw
 
 COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
 COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)
@@ -34,7 +34,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
 DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev \
-	libefivar-dev libefiboot-dev libkmod-dev \
+	libefivar-dev libefiboot-dev libkmod-dev libncurses-dev tmux \
 	systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus
@@ -91,7 +91,8 @@ $(BUILD)/linux/tui/%.o: tui/%.c $(TUI_HDR) $(COMMON_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE \
 		-DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
-		-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"' -c $< -o $@
+		-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"' \
+		-DNCURSES_WIDECHAR=1 -c $< -o $@
 
 tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
 	$(CC) $(CFLAGS_LINUX) -o $@ $^ $(TUI_LIBS)

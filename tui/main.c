@@ -9,7 +9,13 @@
 #include "cli/cli.h"
 
 static const char usage[] =
-	"usage: tsctui [--root DIR] [--json] COMMAND [OPTIONS]\n"
+	"usage: tsctui [--root DIR] [--kernel-log FILE] [--simulate SPEC]\n"
+	"       tsctui [--root DIR] [--json] COMMAND [OPTIONS]\n"
+	"\n"
+	"Without a command: the dashboard (needs a terminal; actions need\n"
+	"root).  Keys: h help, r stage report, y history, m mode, g hang\n"
+	"guard, k tsc=nowatchdog, i install, u uninstall, s guided setup,\n"
+	"Up/Down/PgUp/PgDn scroll the cores, Esc back, q quit.\n"
 	"\n"
 	"Commands available in this version:\n"
 	"  status [--json|--prometheus]\n"
@@ -174,8 +180,7 @@ int main(int argc, char **argv)
 	}
 	if (!cmd) {
 		free(rest);
-		return cli_fail("the dashboard is not built yet; give a "
-				"command (see tsctui --help)");
+		return dashboard_run(&g);
 	}
 	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		if (strcmp(cmd, commands[k].name) == 0) {

@@ -35,6 +35,8 @@ int cmd_status(const struct globals *g, int argc, char **argv);
 int cmd_check(const struct globals *g, int argc, char **argv);
 int cmd_bench(const struct globals *g, int argc, char **argv);
 int cmd_history(const struct globals *g, int argc, char **argv);
+/* The dashboard (tui/ui/dashboard.c). */
+int dashboard_run(const struct globals *g);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */

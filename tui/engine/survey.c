@@ -31,6 +31,17 @@ int survey_run(const char *spec, unsigned ncpus, struct tsc_report *r,
 	sched_getaffinity(0, sizeof(set), &set);
 	if (ncpus == 0)
 		ncpus = (unsigned)CPU_COUNT(&set);
+	/* A simulated CPU beyond the real ones is one more virtual CPU
+	 * (they share cores, as in the host simulator). */
+	if (spec) {
+		unsigned c;
+
+		for (c = TSC_MAX_CPUS; c-- > ncpus;)
+			if (o->sim_offset[c] || tsc_options_dead(o, c)) {
+				ncpus = c + 1;
+				break;
+			}
+	}
 	/* With as many virtual CPUs as cores, CPU k runs on core k. */
 	if (hostcpu_init(h, ncpus, o, 1, err) != 0)
 		goto out;
