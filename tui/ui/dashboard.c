@@ -66,10 +66,20 @@ static void addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The status line: every line of the action's message, joined. */
 static void status(struct dash *d, bool error, const char *msg)
 {
-	snprintf(d->ui.status, sizeof(d->ui.status), "%.*s",
-		 (int)strcspn(msg, "\n"), msg);
+	size_t i, o = 0;
+
+	for (i = 0; msg[i] && o + 3 < sizeof(d->ui.status); i++) {
+		if (msg[i] == '\n') {
+			d->ui.status[o++] = ';';
+			d->ui.status[o++] = ' ';
+		} else {
+			d->ui.status[o++] = msg[i];
+		}
+	}
+	d->ui.status[o] = '\0';
 	d->ui.status_error = error;
 }
 

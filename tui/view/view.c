@@ -292,14 +292,21 @@ static void main_screen(const struct ui_state *s)
 	wrapped(LINES - 5, 2, 3, A_NORMAL, s->diag->summary);
 }
 
+static void wrapped(int y, int x, int n, attr_t a, const char *text);
+
+/* A title and lines, each wrapped to the screen's width. */
 static void lines_view(const struct ui_state *s, const char *title,
 		       const char lines[][UI_LINE], int n, const char *foot)
 {
-	int i;
+	int i, y = 2, w = COLS > 20 ? COLS : 20;
 
 	put(0, 0, look(s, C_TITLE) | A_BOLD, "%s", title);
-	for (i = 0; i < n && i + 2 < LINES - 2; i++)
-		put(i + 2, 0, A_NORMAL, "%s", lines[i]);
+	for (i = 0; i < n && y < LINES - 2; i++) {
+		int need = (int)strlen(lines[i]) / w + 1;
+
+		wrapped(y, 0, need, A_NORMAL, lines[i]);
+		y += need;
+	}
 	put(LINES - 1, 0, look(s, C_KEY), "%-*s", COLS, foot);
 }
 

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""The dashboard as a person uses it, in tmux: start at 80x24 on fixture
+roots, read the screen with capture-pane, type keys with send-keys.  The
+main screen from the E595 fixture, every view and back, every menu action
+(its confirmation text and the files it changed), the recovery screen for a
+tripped guard, the guided setup across a simulated reboot, resizing, keys
+answered while a survey takes seconds, and `q` leaving with status 0."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "actions"))
+import fixtures as fx  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TOP = fx.TOP
+BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
+TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
+WORK = os.path.join(BUILD, "ui-tests")
+SOCK = ["-L", "tsctui-test-0"]
+STARTS = [0]
+t = Tap()
+os.makedirs(WORK, exist_ok=True)
+
+
+def tmux(*args, check=True):
+    return subprocess.run(["tmux", *SOCK, *args], capture_output=True,
+                          text=True, check=check)
+
+
+def start(root, log="e595-bios128-warp.dmesg", sim="sim.offset.3=-5000",
+          w=80, h=24, env=""):
+    # A server of its own for each start: a new session on a server still
+    # shutting down fails.
+    tmux("kill-server", check=False)
+    STARTS[0] += 1
+    SOCK[1] = f"tsctui-test-{os.getpid()}-{STARTS[0]}"
+    cmd = (f"env LANG=C.UTF-8 {env} {TSCTUI} --root {root} --kernel-log "
+           f"{os.path.join(LOGS, log)} --simulate {sim}; "
+           "echo EXIT=$?; sleep 60")
+    tmux("new-session", "-d", "-s", "ui", "-x", str(w), "-y", str(h), cmd)
+
+
+def screen():
+    return tmux("capture-pane", "-t", "ui", "-p").stdout
+
+
+def keys(*k):
+    tmux("send-keys", "-t", "ui", *k)
+
+
+def wait_for(text, timeout=20.0):
+    """Waits (bounded) until the screen shows text; returns the screen."""
+    end = time.monotonic() + timeout
+    s = ""
+    while time.monotonic() < end:
+        s = screen()
+        if text in s:
+            return s
+        time.sleep(0.05)
+    return s
+
+
+def row(s, cpu):
+    for line in s.splitlines():
+        f = line.split()
+        if f and f[0] == str(cpu):
+            return line
+    return ""
+
+
+def genv(root):
+    data = open(os.path.join(root, "boot/grub/grubenv"), "rb").read()
+    return dict(x.split("=", 1) for x in data[:1024].decode()
+                .split("\n")[1:] if "=" in x)
+
+
+# ---- the main screen, on the E595 fixture --------------------------------
+root = fx.debian_grub(os.path.join(WORK, "e595"))
+cs = "/sys/devices/system/clocksource/clocksource0/"
+fx.write(root, cs + "current_clocksource", "hpet\n")
+fx.write(root, cs + "available_clocksource", "tsc hpet acpi_pm\n")
+fx.write(root, "/sys/class/dmi/id/sys_vendor", "LENOVO\n")
+fx.write(root, "/sys/class/dmi/id/product_name", "20NECTO1WW\n")
+start(root)
+s = wait_for("bad")
+t.ok("LENOVO 20NECTO1WW" in s and "BIOS R11ET36W (1.28 )" in s and
+     "family 17h" in s and "TSC 2096.066 MHz" in s,
+     "80x24: the header (machine, BIOS, CPU, TSC MHz)", s)
+t.ok("Clocksource hpet (tsc hpet acpi_pm)" in s and
+     "TSC dropped at boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> "
+     "CPU#2" in s, "the clocksource line, from the E595 fixture", s)
+t.ok("bad" in row(s, 3) and "-4" in row(s, 3) and row(s, 1) and row(s, 2)
+     and "bad" not in row(s, 1) + row(s, 2),
+     "a bad row for the simulated laggard (CPU 3); CPUs 1 and 2 not bad", s)
+t.ok("Diagnosis: boot-warp" in s and "install-measure" in s and
+     "Stage: not installed" in s, "the diagnosis line and the stage line", s)
+
+# ---- every view, and back -------------------------------------------------
+for key, text in (("h", "tsc=reliable"), ("r", "Stage report of this boot"),
+                  ("y", "History: one row per boot")):
+    keys(key)
+    s = wait_for(text, 5)
+    ok = text in s
+    keys("Escape")
+    s2 = wait_for("Diagnosis:", 5)
+    t.ok(ok and "Diagnosis:" in s2, f"view '{key}' opens and Esc comes back",
+         s)
+
+# ---- resize to 132x43 and back -------------------------------------------
+tmux("resize-window", "-t", "ui", "-x", "132", "-y", "43")
+s = wait_for("k tsc=nowatchdog", 5)
+t.ok("k tsc=nowatchdog" in s and len(s.splitlines()) >= 40,
+     "resized to 132x43: redrawn with the long key labels", s[-400:])
+tmux("resize-window", "-t", "ui", "-x", "80", "-y", "24")
+s = wait_for("k Nowd", 5)
+t.ok("k Nowd" in s and "Diagnosis:" in s, "and back to 80x24", s)
+
+# ---- menu actions on the fixture root: confirmation, then the files ------
+keys("i")
+s = wait_for("Install the stage for which boot path?", 5)
+keys("1")
+s = wait_for("Install the stage for grub", 5)
+t.ok("ESP: /boot/efi (detected)" in s and "tsctui_mode=measure" in s and
+     "update-grub" in s, "install: the confirmation lists what changes", s)
+keys("y")
+s = wait_for("installed for grub", 10)
+t.ok(os.path.exists(os.path.join(root, "etc/tsctui/tsctui.conf")) and
+     genv(root).get("tsctui_mode") == "measure" and
+     "Stage: grub, mode measure" in wait_for("Stage: grub", 10),
+     "install: files changed, and the screen shows the system as it is", s)
+
+keys("m")
+wait_for("Stage mode from the next boot", 5)
+keys("3")
+s = wait_for("Switch the stage to sync mode", 5)
+t.ok("/boot/grub/grubenv: tsctui_mode=sync" in s and "hang guard" in s,
+     "mode sync: the confirmation names the grubenv variable", s)
+keys("y")
+wait_for("mode sync from the next boot", 10)
+t.ok(genv(root)["tsctui_mode"] == "sync", "mode sync: grubenv changed")
+
+keys("m")
+wait_for("Stage mode from the next boot", 5)
+keys("2")
+wait_for("Switch the stage to measure mode", 5)
+keys("n")
+s = wait_for("nothing changed", 5)
+t.ok(genv(root)["tsctui_mode"] == "sync" and "nothing changed" in s,
+     "any key but y declines, and nothing changes", s)
+
+keys("g")
+wait_for("Reset the hang guard, then mode:", 5)
+keys("2")
+s = wait_for("Reset the hang guard, with the stage in measure mode", 5)
+t.ok("tsctui_pending=0 tsctui_tripped=0 tsctui_mode=measure" in s,
+     "guard reset: the confirmation names the variables", s)
+keys("y")
+wait_for("hang guard cleared", 10)
+t.ok(genv(root)["tsctui_mode"] == "measure" and
+     genv(root)["tsctui_tripped"] == "0", "guard reset: grubenv changed")
+
+keys("k")
+s = wait_for("Turn tsc=nowatchdog on", 5)
+t.ok("create /etc/default/grub.d/tsctui-nowatchdog.cfg" in s,
+     "kernel-arg: the confirmation names the drop-in", s)
+keys("y")
+wait_for("tsc=nowatchdog added", 10)
+t.ok(os.path.exists(os.path.join(
+    root, "etc/default/grub.d/tsctui-nowatchdog.cfg")),
+    "kernel-arg on: the drop-in exists")
+
+keys("u")
+s = wait_for("Uninstall tsctui", 5)
+t.ok("restore /boot/grub/grubenv" in s and
+     "remove /etc/tsctui/tsctui.conf" in s,
+     "uninstall: the confirmation lists every file from the ledger", s)
+keys("y")
+wait_for("tsctui removed", 10)
+t.ok(not os.path.exists(os.path.join(root, "etc/tsctui/tsctui.conf")) and
+     "tsctui_mode" not in genv(root) and not os.path.exists(os.path.join(
+         root, "etc/default/grub.d/tsctui-nowatchdog.cfg")),
+     "uninstall: conf, grubenv variables and drop-in gone")
+
+keys("q")
+s = wait_for("EXIT=", 5)
+t.ok("EXIT=0" in s, "q leaves with status 0 and the terminal restored", s)
+
+# ---- recovery after a hung sync boot --------------------------------------
+root = fx.systemd_boot(os.path.join(WORK, "tripped"))
+subprocess.run([TSCTUI, "--root", root, "install"], check=True,
+               capture_output=True)
+subprocess.run([TSCTUI, "--root", root, "mode", "sync"], check=True,
+               capture_output=True)
+fx.write(root, "/efi/EFI/tsctui/disabled", "")
+start(root)
+s = wait_for("Recovery", 10)
+t.ok("hang guard disabled the stage" in s and "sync mode" in s and
+     "2  back to measure mode" in s,
+     "a tripped guard opens the recovery screen at start", s)
+keys("2")
+s = wait_for("Reset the hang guard, with the stage in measure mode", 5)
+keys("y")
+wait_for("hang guard cleared", 10)
+t.ok(not os.path.exists(os.path.join(root, "efi/EFI/tsctui/disabled")) and
+     open(os.path.join(root, "efi/EFI/tsctui/options")).read() ==
+     "mode=measure\n", "recovery: back to measure, disabled removed")
+keys("q")
+
+# ---- guided setup across a simulated reboot -------------------------------
+root = fx.systemd_boot(os.path.join(WORK, "setup"))
+start(root)
+wait_for("Diagnosis:", 10)
+keys("s")
+s = wait_for("Guided setup", 5)
+t.ok("2. Install the stage in measure mode" in s,
+     "setup on a new machine: step 2, install in measure mode", s)
+keys("Enter")
+wait_for("Install the stage for systemd-boot", 5)
+keys("y")
+wait_for("installed for systemd-boot", 10)
+keys("q")
+wait_for("EXIT=", 5)
+# The reboot: the stage ran in measure mode and found the BSP behind.
+rep = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode",
+                      "measure", "sim.offset.0=-6815086010"],
+                     capture_output=True, text=True, check=True).stdout
+fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+          rep.encode(), attrs=0x6)
+start(root)
+wait_for("Diagnosis:", 10)
+keys("s")
+s = wait_for("Guided setup", 5)
+t.ok("4. Switch to sync mode" in s and "behind" in s,
+     "after the reboot, setup resumes at step 4: sync", s)
+keys("Enter")
+wait_for("Switch the stage to sync mode", 5)
+keys("y")
+wait_for("mode sync from the next boot", 10)
+t.ok(open(os.path.join(root, "efi/EFI/tsctui/options")).read() ==
+     "mode=sync\n", "setup step 4 switched the stage to sync")
+keys("q")
+
+# ---- keys are answered while a survey takes seconds -----------------------
+root = fx.systemd_boot(os.path.join(WORK, "slow"))
+start(root, env="TSCTUI_ENGINE_EXTRA_MS=8000")
+wait_for("measuring", 10)
+keys("h")
+s = wait_for("tsc=reliable", 2)
+t.ok("tsc=reliable" in s and "measuring" not in s,
+     "while the first survey still runs (made to take 8 s), h opens the "
+     "help at once", s)
+keys("Escape")
+s = wait_for("measuring", 2)
+t.ok("measuring" in s, "and the main screen is back, still measuring", s)
+keys("q")
+s = wait_for("EXIT=", 12)
+t.ok("EXIT=0" in s, "q during a survey: status 0", s)
+
+# ---- without a terminal ---------------------------------------------------
+r = subprocess.run([TSCTUI], capture_output=True, text=True,
+                   stdin=subprocess.DEVNULL)
+t.ok(r.returncode == 2 and "needs a terminal" in r.stderr,
+     "no terminal: a one-line error, exit 2", r.stderr)
+tmux("kill-server", check=False)
+sys.exit(t.done())
