@@ -103,7 +103,8 @@ t.ok("Diagnosis: boot-warp" in s and "install-measure" in s and
 
 # ---- every view, and back -------------------------------------------------
 for key, text in (("h", "tsc=reliable"), ("r", "Stage report of this boot"),
-                  ("y", "History: one row per boot")):
+                  ("y", "History: one row per boot"),
+                  ("w", "CPU 3: bad: time went backwards")):
     keys(key)
     s = wait_for(text, 5)
     ok = text in s
@@ -120,6 +121,22 @@ t.ok("k tsc=nowatchdog" in s and len(s.splitlines()) >= 40,
 tmux("resize-window", "-t", "ui", "-x", "80", "-y", "24")
 s = wait_for("k Nowd", 5)
 t.ok("k Nowd" in s and "Diagnosis:" in s, "and back to 80x24", s)
+
+# The history plot: warp size per boot.
+fx.write(root, "/var/lib/tsctui/history", "".join(
+    f"boot_id=b{i}\ttime={1760198531 + i * 86400}\tbios_version=R11ET36W "
+    f"(1.28 )\tstage_mode=measure\tstage_result=out-of-sync\t"
+    f"warp_cycles={w}\twatchdog_ppm=-\tclocksource=hpet\n"
+    for i, w in enumerate((6601281288, 6160000000, 9880000000, 0))))
+os.utime(os.path.join(root, "var/lib/tsctui/history"))
+time.sleep(5.5)  # the dashboard re-reads the system every 5 s
+keys("y")
+s = wait_for("warp size per boot:", 5)
+t.ok("warp size per boot:" in s and "9880000000" in s,
+     "history view: one row per boot and a plot of the warp sizes", s)
+keys("Escape")
+wait_for("Diagnosis:", 5)
+shutil.rmtree(os.path.join(root, "var/lib/tsctui"))
 
 # ---- menu actions on the fixture root: confirmation, then the files ------
 keys("i")

@@ -94,12 +94,15 @@ static void load_history(struct dash *d)
 	addl(d->ui.history, &d->ui.nhistory, "%-16s %-18s %-8s %-12s %14s %9s "
 	     "%s", "date (UTC)", "BIOS", "mode", "result", "warp cycles",
 	     "wd ppm", "clocksource");
+	d->ui.nwarps = 0;
 	for (i = n > UI_MAX_LINES - 4 ? n - (UI_MAX_LINES - 4) : 0; i < n; i++) {
 		time_t t = (time_t)rows[i].time;
 
 		strcpy(date, "-");
 		if (t && gmtime_r(&t, &tm))
 			strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
+		if (d->ui.nwarps < UI_MAX_LINES)
+			d->ui.warps[d->ui.nwarps++] = rows[i].warp;
 		addl(d->ui.history, &d->ui.nhistory,
 		     "%-16s %-18s %-8s %-12s %14lld %9s %s", date, rows[i].bios,
 		     rows[i].mode, rows[i].result, rows[i].warp,
@@ -498,6 +501,9 @@ static bool key(struct dash *d, int ch)
 		break;
 	case 'r':
 		u->view = V_REPORT;
+		break;
+	case 'w':
+		u->view = V_WHY;
 		break;
 	case 'y':
 		u->view = V_HISTORY;

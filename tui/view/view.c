@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/verdict.h"
 #include "../engine/reftick.h"
 #include "view.h"
 
@@ -208,6 +209,18 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 		put(y + used++, 0, look(s, C_DIM), "Rate: %s",
 		    n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
 	}
+	if (n && n->rate.kept > 1 && used < rows) {
+		int64_t ppm[RATE_WINDOWS];
+		char chart[RATE_WINDOWS * 4 + 1];
+		unsigned i2;
+
+		for (i2 = 0; i2 < n->rate.kept; i2++)
+			ppm[i2] = (int64_t)rate_ppm(&n->rate, n->rate.mhz[i2]);
+		view_sparkline(ppm, n->rate.kept, chart, sizeof(chart),
+			       unicode_ok());
+		put(y + used++, 2, look(s, C_DIM), "window ppm over time: %s",
+		    chart);
+	}
 	if (n && n->cost_valid)
 		put(y + used++, 0, A_NORMAL,
 		    "Clock read: %.0f ns one thread, %.0f ns on all %u CPUs",
@@ -229,11 +242,11 @@ static void keybar(const struct ui_state *s)
 {
 	/* Short labels where the screen is narrow: all keys stay visible. */
 	put(LINES - 1, 0, look(s, C_KEY), "%-*s", COLS,
-	    COLS >= 100 ? " h Help  r Report  y History  m Mode  g Guard  "
-			  "k tsc=nowatchdog  i Install  u Uninstall  s Setup  "
-			  "q Quit"
-			: " h Help r Report y Hist m Mode g Guard k Nowd "
-			  "i Inst u Uninst s Setup q Quit");
+	    COLS >= 100 ? " h Help  w Why  r Report  y History  m Mode  "
+			  "g Guard  k tsc=nowatchdog  i Install  u Uninstall  "
+			  "s Setup  q Quit"
+			: " h Help w Why r Rep y Hist m Mode g Grd k Nowd "
+			  "i Inst u Uninst s Setup q");
 }
 
 /* Text wrapped at word boundaries into at most n lines from y. */
@@ -308,6 +321,54 @@ static void lines_view(const struct ui_state *s, const char *title,
 		y += need;
 	}
 	put(LINES - 1, 0, look(s, C_KEY), "%-*s", COLS, foot);
+}
+
+/* Why a core has its verdict, in words. */
+static void why_line(const struct engine_core *c, char *out, size_t cap)
+{
+	if (!c->measured)
+		snprintf(out, cap, "CPU %u: unmeasured: it did not answer", c->cpu);
+	else if (c->warps_bsp || c->warps_ap)
+		snprintf(out, cap, "CPU %u: bad: time went backwards %u times "
+			 "(%s), by up to %llu cycles", c->cpu,
+			 c->warps_bsp + c->warps_ap,
+			 c->warps_bsp ? "CPU 0 read less than it: it is ahead"
+				      : "it read less than CPU 0: it is behind",
+			 (unsigned long long)c->max_warp);
+	else if (c->verdict == TSC_VERDICT_BAD)
+		snprintf(out, cap, "CPU %u: bad: %lld cycles is beyond the "
+			 "%d-cycle limit plus the estimate's error (%llu, half "
+			 "the round trip)", c->cpu, (long long)c->offset,
+			 TSC_OK_LIMIT, (unsigned long long)(c->rtt / 2));
+	else if (c->verdict == TSC_VERDICT_UNSURE)
+		snprintf(out, cap, "CPU %u: unsure: %lld cycles is beyond %d, "
+			 "but within the estimate's error of %llu cycles; the "
+			 "kernel's own check decides", c->cpu,
+			 (long long)c->offset, TSC_OK_LIMIT,
+			 (unsigned long long)(c->rtt / 2));
+	else
+		snprintf(out, cap, "CPU %u: ok: %lld cycles, within %d, no "
+			 "warp", c->cpu, (long long)c->offset, TSC_OK_LIMIT);
+}
+
+static void why_view(const struct ui_state *s)
+{
+	char line[UI_LINE];
+	unsigned i;
+	int y = 2;
+
+	put(0, 0, look(s, C_TITLE) | A_BOLD, "Why each verdict");
+	for (i = 0; s->snap && i < s->snap->ncores && y < LINES - 2; i++) {
+		if (s->snap->cores[i].verdict == TSC_VERDICT_OK)
+			continue;
+		why_line(&s->snap->cores[i], line, sizeof(line));
+		wrapped(y, 0, 2, look(s, verdict_pair(s->snap->cores[i].verdict)),
+			line);
+		y += (int)strlen(line) / (COLS > 20 ? COLS : 20) + 1;
+	}
+	if (y == 2)
+		put(y, 0, A_NORMAL, "Every core is ok.");
+	put(LINES - 1, 0, look(s, C_KEY), "%-*s", COLS, " Esc Back");
 }
 
 static const char help_text[][UI_LINE] = {
@@ -401,6 +462,17 @@ void view_draw(const struct ui_state *s)
 	case V_HISTORY:
 		lines_view(s, "History: one row per boot", s->history,
 			   s->nhistory, " Esc Back");
+		if (s->nwarps > 1) {
+			char plot[UI_MAX_LINES * 4 + 1];
+
+			view_sparkline(s->warps, (unsigned)s->nwarps, plot,
+				       sizeof(plot), unicode_ok());
+			put(LINES - 2, 0, look(s, C_TITLE),
+			    "warp size per boot: %s", plot);
+		}
+		break;
+	case V_WHY:
+		why_view(s);
 		break;
 	case V_MENU:
 		menu_view(s);

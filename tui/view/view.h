@@ -23,6 +23,7 @@ enum ui_view {
 	V_CONFIRM,
 	V_RECOVERY,
 	V_SETUP,
+	V_WHY,
 };
 
 #define UI_MAX_LINES 24
@@ -36,6 +37,8 @@ struct ui_state {
 	bool nowatchdog;     /* the kernel-arg setting */
 	int nhistory;
 	char history[UI_MAX_LINES][UI_LINE];
+	int nwarps;			   /* warp cycles per boot, for the plot */
+	int64_t warps[UI_MAX_LINES];
 
 	/* Where the user is. */
 	enum ui_view view, back;
