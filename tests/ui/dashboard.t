@@ -262,6 +262,22 @@ wait_for("mode sync from the next boot", 10)
 t.ok(open(os.path.join(root, "efi/EFI/tsctui/options")).read() ==
      "mode=sync\n", "setup step 4 switched the stage to sync")
 keys("q")
+wait_for("EXIT=", 5)
+# The next boot: synced, the TSC kept.  Step 5 offers the five-minute check.
+cs = "/sys/devices/system/clocksource/clocksource0/"
+fx.write(root, cs + "current_clocksource", "tsc\n")
+start(root, log="healthy-synced.dmesg", sim="sim.offset.1=0")
+wait_for("Diagnosis:", 10)
+keys("s")
+s = wait_for("five-minute check", 5)
+t.ok("5. After the next boot: the kernel kept the TSC" in s,
+     "setup step 5: the kernel kept the TSC; a five-minute check offered", s)
+keys("Enter")
+s = wait_for("surveys", 5)
+s = wait_for("left", 5)
+t.ok("5. Checking: running" in s and "warps" in s and "left" in s,
+     "the check runs, counting surveys and warps", s)
+keys("q")
 
 # ---- keys are answered while a survey takes seconds -----------------------
 root = fx.systemd_boot(os.path.join(WORK, "slow"))

@@ -23,6 +23,7 @@
 #include "../source/history.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
+#include "../engine/reftick.h"
 #include "../view/view.h"
 
 /* Re-read the system this often, and after every action. */
@@ -50,7 +51,15 @@ struct dash {
 	char arg[32];
 	bool recovery_seen;
 	time_t refreshed;
+	/* The guided setup's five-minute check: warps summed over every
+	 * survey since it started, and the rate at its start. */
+	time_t check_until;
+	unsigned check_from_survey, check_surveys;
+	unsigned long check_warps;
 };
+
+/* Five minutes of surveys: what the field report ran to trust a fix. */
+#define CHECK_S 300
 
 static void addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -411,7 +420,30 @@ static void setup(struct dash *d)
 		snprintf(u->setup_action, sizeof(u->setup_action), "sync");
 	} else if (!strcmp(s->stage.mode, "sync")) {
 		u->setup_step = 5;
-		if (!strcmp(d->diag.code, "watchdog-skew") && !d->ui.nowatchdog) {
+		if (d->check_until) {
+			long left = (long)(d->check_until - time(NULL));
+
+			addl(u->setup, &u->nsetup, "5. Checking: %s, %u surveys, "
+			     "%lu warps; rate %+.1f ppm (cumulative, against %s)",
+			     left > 0 ? "running" : "done", d->check_surveys,
+			     d->check_warps,
+			     d->snap.rate.kept
+				     ? rate_ppm(&d->snap.rate,
+						rate_cumulative_mhz(&d->snap.rate))
+				     : 0.0,
+			     reftick_name(d->snap.ref));
+			if (left > 0)
+				addl(u->setup, &u->nsetup, "   %ld:%02ld left",
+				     left / 60, left % 60);
+			else
+				addl(u->setup, &u->nsetup, "   %s",
+				     d->check_warps ? "Warps were seen: the "
+						      "sync does not hold."
+						    : "No warp in five minutes: "
+						      "it holds (one boot is not "
+						      "a series of boots).");
+		} else if (!strcmp(d->diag.code, "watchdog-skew") &&
+			   !d->ui.nowatchdog) {
 			addl(u->setup, &u->nsetup, "5. The warp test passed but the "
 			     "watchdog dropped the TSC: turn on tsc=nowatchdog, "
 			     "then run `tsctui check --interval 15 --samples 20` "
@@ -421,8 +453,12 @@ static void setup(struct dash *d)
 		} else {
 			addl(u->setup, &u->nsetup, "5. After the next boot: %s",
 			     !strcmp(s->cs.current, "tsc")
-				     ? "the kernel kept the TSC. Done."
+				     ? "the kernel kept the TSC."
 				     : "check whether the kernel kept the TSC.");
+			addl(u->setup, &u->nsetup, "   Enter: a five-minute check "
+			     "of every core (warps) and the rate (drift).");
+			snprintf(u->setup_action, sizeof(u->setup_action),
+				 "check");
 		}
 	} else {
 		u->setup_step = 3;
@@ -474,7 +510,16 @@ static bool key(struct dash *d, int ch)
 		return true;
 	}
 	if (u->view == V_SETUP && (ch == '\n' || ch == KEY_ENTER) &&
-	    u->setup_action[0] && !needs_root(d)) {
+	    u->setup_action[0] &&
+	    (!strcmp(u->setup_action, "check") || !needs_root(d))) {
+		if (!strcmp(u->setup_action, "check")) {
+			d->check_until = time(NULL) + CHECK_S;
+			d->check_from_survey = d->snap.surveys;
+			d->check_surveys = 0;
+			d->check_warps = 0;
+			setup(d);
+			return true;
+		}
 		if (!strcmp(u->setup_action, "install")) {
 			const char *why = NULL, *l = detect_loader(d->g->root,
 								   &why);
@@ -604,8 +649,22 @@ int dashboard_run(const struct globals *g)
 	if (!strcmp(d->sys.stage.guard, "tripped"))
 		recovery(d);
 	while (!interrupted) {
-		if (d->engine)
+		if (d->engine) {
+			unsigned before = d->snap.surveys, i;
+
 			engine_snapshot(d->engine, &d->snap);
+			if (d->check_until && d->snap.surveys != before &&
+			    d->snap.surveys > d->check_from_survey &&
+			    time(NULL) <= d->check_until) {
+				d->check_surveys++;
+				for (i = 0; i < d->snap.ncores; i++)
+					d->check_warps +=
+						d->snap.cores[i].warps_bsp +
+						d->snap.cores[i].warps_ap;
+			}
+			if (d->check_until && d->ui.view == V_SETUP)
+				setup(d);
+		}
 		if (time(NULL) - d->refreshed >= REFRESH_S &&
 		    d->ui.view == V_MAIN)
 			refresh_system(d);
