@@ -22,7 +22,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_HDR := $(wildcard common/*.h)
 TUI_SRC    := $(shell find tui -name '*.c' | sort)
 TUI_HDR    := $(shell find tui -name '*.h' | sort)
-TUI_LIBS   := -lm -lsystemd -lefivar -lkmod -lncursesw
+TUI_LIBS   := -lm -lsystemd -lefiboot -lefivar -lkmod -lncursesw
 
 COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
 COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)

@@ -239,6 +239,16 @@ same, d = diff(orig, root)
 t.ok(rc == 0 and same,
      "systemd-boot: after uninstall --purge, diff -r is empty", f"{err}{d}")
 
+# ---- refusals: exit 2, one line, nothing changed (used below too) --------
+def refused(name, root, args, words, user=None, env=None):
+    before = snapshot(root)
+    rc, out, err = run(root, *args, user=user, env=env)
+    same, d = diff(before, root)
+    t.ok(rc == 2 and all(w in err for w in words) and
+         err.strip().count("\n") == 0 and same,
+         f"refused: {name}", f"rc {rc}, stderr {err!r}, diff {d}")
+
+
 # ---- Fedora: grubby (a recording double), and BLS entries for real -------
 root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
 orig = snapshot(root)
@@ -276,6 +286,63 @@ rc, out, err = run(root, "uninstall", "--purge")
 same, d = diff(orig, root)
 t.ok(rc == 0 and same, "fedora: after uninstall --purge, diff -r is empty",
      f"{err}{d}")
+
+# ---- the firmware boot entry path -----------------------------------------
+import struct  # noqa: E402
+import uuid  # noqa: E402
+
+root = fx.efi_machine(os.path.join(WORK, "efi-entry"))
+orig = snapshot(root)
+VARS = "/sys/firmware/efi/efivars/"
+rc, out, err = run(root, "install", "--loader", "efi-entry")
+entry = read(root, VARS + "Boot0003-" + fx.GLOBAL)
+attrs, desc, nodes, opt = fx.parse_load_option(entry[4:])
+t.ok(rc == 0 and desc == "tsctui" and attrs == 1 and
+     struct.unpack("<I", entry[:4])[0] == 7,
+     "efi-entry: Boot0003 \"tsctui\", active, non-volatile", err)
+hd = [n for n in nodes if n[:2] == (4, 1)]
+fl = [n for n in nodes if n[:2] == (4, 4)]
+t.ok(hd and struct.unpack_from("<IQQ", hd[0][2]) == (1, 2048, 1048576) and
+     uuid.UUID(bytes_le=hd[0][2][20:36]) == uuid.UUID(fx.ESP_PARTUUID) and
+     fl and fl[0][2].decode("utf-16-le").rstrip("\0") ==
+     "\\EFI\\tsctui\\tsctui.efi" and nodes[-1][:2] == (0x7F, 0xFF),
+     "efi-entry: the device path is HD(1,GPT,ESP partuuid)/File(stage)",
+     nodes)
+t.ok(opt.decode("utf-16-le") == "config=esp next=Boot0001\0",
+     "efi-entry: load options config=esp next=Boot0001 (the network entry "
+     "first cannot start a loader)", opt)
+t.ok(read(root, VARS + "BootOrder-" + fx.GLOBAL)[4:] ==
+     struct.pack("<HHHH", 3, 0, 1, 2) and "Boot0001" in out["message"] and
+     "starts a loader from a disk" in out["message"],
+     "efi-entry: first in BootOrder, and install says which entry is next",
+     out)
+t.ok(read(root, "/boot/efi/EFI/tsctui/bootorder") == b"0000,0001,0002\n" and
+     read(root, "/var/lib/tsctui/bootorder") == b"0000,0001,0002\n" and
+     read(root, "/boot/efi/EFI/tsctui/options") == b"mode=measure\n" and
+     read(root, "/boot/efi/EFI/tsctui/tsctui.efi") ==
+     read(TOP, "/efi/tsctui.efi"),
+     "efi-entry: the old BootOrder recorded on the ESP and under /var/lib; "
+     "stage and options on the ESP")
+twice("efi-entry: mode sync (ESP options, never NVRAM)", root, "mode",
+      "sync", check=lambda o: (
+          read(root, "/boot/efi/EFI/tsctui/options") == b"mode=sync\n" and
+          not any("efivars" in c["path"] for c in o["changed"])))
+rc, out, err = run(root, "uninstall")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same,
+     "efi-entry: uninstall deletes the entry and restores BootOrder "
+     "exactly (diff -r empty)", f"{err}{d}")
+root = fx.efi_machine(os.path.join(WORK, "efi-entry-next"))
+rc, out, err = run(root, "install", "--loader", "efi-entry", "--next",
+                   "Boot0002")
+attrs, desc, nodes, opt = fx.parse_load_option(
+    read(root, VARS + "Boot0003-" + fx.GLOBAL)[4:])
+t.ok(rc == 0 and opt.decode("utf-16-le") == "config=esp next=Boot0002\0",
+     "efi-entry --next Boot0002 is taken as given", err)
+refused("efi-entry --next naming no entry", fx.efi_machine(
+    os.path.join(WORK, "efi-entry-bad")), ["install", "--loader",
+                                             "efi-entry", "--next",
+                                             "Boot00AA"], ["does not exist"])
 
 # ---- the kernel-install plugin, run as kernel-install runs it ------------
 PLUGIN = os.path.join(TOP, "kernel-install.d", "95-tsctui.install")
@@ -325,18 +392,6 @@ t.ok(rc == 0 and "tsc=nowatchdog" not in text,
 rc, text = plugin("bls", None, *ADD)
 t.ok(rc == 0 and "tsc=nowatchdog" not in text,
      "kernel-install plugin without a setting: inert")
-
-# ---- refusals: exit 2, one line, nothing changed --------------------------
-
-
-def refused(name, root, args, words, user=None, env=None):
-    before = snapshot(root)
-    rc, out, err = run(root, *args, user=user, env=env)
-    same, d = diff(before, root)
-    t.ok(rc == 2 and all(w in err for w in words) and
-         err.strip().count("\n") == 0 and same,
-         f"refused: {name}", f"rc {rc}, stderr {err!r}, diff {d}")
-
 
 root = fx.debian_grub(os.path.join(WORK, "foreign"))
 fx.write(root, "/boot/efi/EFI/tsctui/tsctui.efi", b"someone else's file")

@@ -118,3 +118,68 @@ def fedora_grubby(root, **kw):
           "options root=UUID=0f1e2d3c ro rhgb quiet\n")
     write(root, "/etc/default/grub", 'GRUB_CMDLINE_LINUX="rhgb quiet"\n')
     return root
+
+
+ESP_PARTUUID = "7d3f9c1e-2b4a-4c6d-8e0f-1a2b3c4d5e6f"
+
+
+def load_option(desc, nodes, optional=b""):
+    """An EFI_LOAD_OPTION as firmware writes one (fixture data only)."""
+    path = b"".join(nodes) + bytes([0x7F, 0xFF, 4, 0])
+    return (struct.pack("<IH", 1, len(path)) + utf16(desc) + path +
+            optional)
+
+
+def node(t, st, body):
+    return struct.pack("<BBH", t, st, 4 + len(body)) + body
+
+
+def hd_node(num, start, size, guid):
+    import uuid
+    return node(4, 1, struct.pack("<IQQ", num, start, size) +
+                uuid.UUID(guid).bytes_le + bytes([2, 2]))
+
+
+def file_node(path):
+    return node(4, 4, utf16(path))
+
+
+def mac_node():
+    return node(3, 0x0B, bytes(32) + bytes([1]))
+
+
+def efi_machine(root, **kw):
+    """A GRUB system whose firmware has entries: a network boot first,
+    then GRUB on the disk, then the built-in Shell."""
+    debian_grub(root, **kw)
+    write(root, "/sys/class/block/vda1/partition", "1\n")
+    write(root, "/sys/class/block/vda1/start", "2048\n")
+    write(root, "/sys/class/block/vda1/size", "1048576\n")
+    os.makedirs(os.path.join(root, "dev/disk/by-partuuid"))
+    os.symlink("../../vda1", os.path.join(root, "dev/disk/by-partuuid",
+                                           ESP_PARTUUID))
+    efivar(root, "Boot0000", GLOBAL, load_option(
+        "UEFI PXEv4", [node(2, 1, bytes(8)), mac_node()]))
+    efivar(root, "Boot0001", GLOBAL, load_option(
+        "debian", [hd_node(1, 2048, 1048576, ESP_PARTUUID),
+                   file_node("\\EFI\\debian\\grubx64.efi")]))
+    efivar(root, "Boot0002", GLOBAL, load_option(
+        "EFI Internal Shell", [node(4, 7, bytes(16)), node(4, 6, bytes(16))]))
+    efivar(root, "BootOrder", GLOBAL, struct.pack("<HHH", 0, 1, 2))
+    return root
+
+
+def parse_load_option(data):
+    """attributes, description, [(type, subtype, body)], optional data."""
+    attrs, fplen = struct.unpack_from("<IH", data, 0)
+    off = 6
+    while data[off:off + 2] != b"\0\0":
+        off += 2
+    desc = data[6:off].decode("utf-16-le")
+    off += 2
+    path, nodes, p = data[off:off + fplen], [], 0
+    while p < len(path):
+        t, st, ln = struct.unpack_from("<BBH", path, p)
+        nodes.append((t, st, path[p + 4:p + ln]))
+        p += ln
+    return attrs, desc, nodes, data[off + fplen:]

@@ -18,6 +18,7 @@
 #include "../util/path.h"
 #include "actions.h"
 #include "detect.h"
+#include "efientry.h"
 #include "grubenv.h"
 #include "stagecfg.h"
 
@@ -374,9 +375,6 @@ int action_install(struct act *a, const struct install_opts *o)
 	    strcmp(loader, "efi-entry"))
 		return act_fail(a, "unknown loader '%s' (grub, systemd-boot "
 				"or efi-entry)", loader);
-	if (!strcmp(loader, "efi-entry"))
-		return act_fail(a, "--loader efi-entry is not built yet in "
-				"this version; use grub or systemd-boot");
 	if (have_old > 0 && strcmp(old.loader, loader))
 		return act_fail(a, "tsctui is installed for %s; run `tsctui "
 				"uninstall` first", old.loader);
@@ -399,7 +397,8 @@ int action_install(struct act *a, const struct install_opts *o)
 		return act_fail(a, "cannot find the stage's EFI images (build "
 				"them with `make`, or `make install`)");
 	snprintf(src, sizeof(src), "%s/%s", efidir,
-		 strcmp(loader, "grub") ? "tsctui-driver.efi" : "tsctui.efi");
+		 strcmp(loader, "systemd-boot") ? "tsctui.efi"
+						: "tsctui-driver.efi");
 	if (!(image = slurp(a, src, &len)))
 		return -1;
 	if (is_sim_build(image, len)) {
@@ -434,6 +433,22 @@ int action_install(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 &&
 		    stagecfg_write(a, &c, "measure", "", true) != 0)
 			goto undo;
+	} else if (!strcmp(loader, "efi-entry")) {
+		/* The options and the image, then the entry that starts it. */
+		if (have_old <= 0 &&
+		    stagecfg_write(a, &c, "measure", "", true) != 0)
+			goto undo;
+		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
+			 strcmp(c.esp, "/") ? c.esp : "");
+		if (act_put(a, sys, image, len, 0644) != 0)
+			goto undo;
+		if (have_old <= 0 && efi_entry_install(a, &c, o->next) != 0)
+			goto undo;
+		free(conf);
+		conf = conf_format(&c);
+		if (!conf ||
+		    act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
+			goto undo;
 	} else {
 		/* The options first, the driver last: a driver without its
 		 * options would run with defaults. */
@@ -459,6 +474,9 @@ int action_install(struct act *a, const struct install_opts *o)
 undo:
 	free(image);
 	free(conf);
+	/* NVRAM is not in the ledger: take a new entry back out first. */
+	if (have_old <= 0 && c.efi_entry[0])
+		efi_entry_uninstall(a, &c);
 	ledger_undo(a, start);
 	ledger_save(a);
 	return -1;

@@ -15,6 +15,7 @@
 
 #include "../util/fsx.h"
 #include "actions.h"
+#include "efientry.h"
 #include "grubenv.h"
 #include "stagecfg.h"
 
@@ -120,6 +121,9 @@ int action_uninstall(struct act *a, bool purge)
 	if (have > 0 && !strcmp(c.loader, "grub") && settle_grubenv(a, &c))
 		return -1;
 	if (have > 0 && kernel_arg_undo_external(a, &c) != 0)
+		return -1;
+	if (have > 0 && !strcmp(c.loader, "efi-entry") &&
+	    efi_entry_uninstall(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
 	if (have > 0) {

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware boot entry path: Boot#### "tsctui", first in BootOrder,
+ * starting ESP\EFI\tsctui\tsctui.efi with "config=esp next=BootXXXX".
+ * The device path is made by libefivar's node makers from the partition
+ * facts the kernel exposes (/sys/class/block/<part>/{partition,start,size}
+ * and /dev/disk/by-partuuid), the load option by efi_loadopt_create: no
+ * hand-built bytes.  NVRAM is written through libefivar on the live system;
+ * under another root, as the efivarfs files of that root.  The BootOrder
+ * from before is recorded on the ESP and under /var/lib/tsctui, so an
+ * uninstall from another boot restores it exactly.
+ */
+#include <dirent.h>
+#include <efivar/efiboot.h>
+#include <efivar/efivar.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../source/efivars.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "detect.h"
+#include "efientry.h"
+
+#define LOAD_OPTION_ACTIVE 0x1
+#define NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | \
+		  EFI_VARIABLE_RUNTIME_ACCESS)
+#define STAGE_PATH "\\EFI\\tsctui\\tsctui.efi"
+#define ORDER_RECORD_STATE "/var/lib/tsctui/bootorder"
+
+static int var_write(struct act *a, const char *name, const uint8_t *data,
+		     size_t len)
+{
+	char sys[256];
+
+	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
+	if (strcmp(a->root, "/") == 0) {
+		efi_guid_t g;
+
+		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
+		if (efi_set_variable(g, name, (uint8_t *)data, len, NV_BS_RT,
+				     0644) < 0)
+			return act_fail(a, "cannot write the EFI variable %s: "
+					"%s", name, strerror(errno));
+	} else {
+		uint8_t *buf = malloc(len + 4);
+		uint32_t at = NV_BS_RT;
+		int rc;
+
+		if (!buf)
+			return act_fail(a, "out of memory");
+		memcpy(buf, &at, 4);
+		memcpy(buf + 4, data, len);
+		rc = fsx_write_atomic(act_path(a, sys), buf, len + 4, 0644);
+		free(buf);
+		if (rc != 0)
+			return act_fail(a, "cannot write %s: %s", sys,
+					strerror(errno));
+	}
+	act_changed(a, sys, "modified");
+	return 0;
+}
+
+static int var_delete(struct act *a, const char *name)
+{
+	char sys[256];
+
+	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
+	if (strcmp(a->root, "/") == 0) {
+		efi_guid_t g;
+
+		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
+		if (efi_del_variable(g, name) < 0 && errno != ENOENT)
+			return act_fail(a, "cannot delete the EFI variable %s: "
+					"%s", name, strerror(errno));
+	} else if (fsx_remove(act_path(a, sys)) != 0) {
+		return act_fail(a, "cannot remove %s: %s", sys, strerror(errno));
+	}
+	act_changed(a, sys, "removed");
+	return 0;
+}
+
+static bool var_exists(struct act *a, const char *name)
+{
+	size_t n;
+	uint8_t *d = efivar_read(a->root, name, GUID_EFI_GLOBAL, &n, NULL);
+
+	free(d);
+	return d != NULL;
+}
+
+/* Does the entry's device path name a file on a disk (HD, then File), and
+ * not a network or a removable medium? */
+static bool starts_a_loader(struct act *a, uint16_t num)
+{
+	char name[16];
+	size_t n;
+	uint8_t *d;
+	const_efidp dp;
+	bool hd = false, file = false, net = false;
+	ssize_t limit;
+
+	snprintf(name, sizeof(name), "Boot%04X", num);
+	d = efivar_read(a->root, name, GUID_EFI_GLOBAL, &n, NULL);
+	if (!d || !efi_loadopt_is_valid((efi_load_option *)d, n)) {
+		free(d);
+		return false;
+	}
+	dp = efi_loadopt_path((efi_load_option *)d, (ssize_t)n);
+	limit = efi_loadopt_pathlen((efi_load_option *)d, (ssize_t)n);
+	while (dp && limit > 0) {
+		uint8_t t = efidp_type(dp), st = efidp_subtype(dp);
+		const_efidp next;
+
+		if (t == EFIDP_MEDIA_TYPE && st == EFIDP_MEDIA_HD)
+			hd = true;
+		if (t == EFIDP_MEDIA_TYPE && st == EFIDP_MEDIA_FILE)
+			file = true;
+		if (t == EFIDP_MESSAGE_TYPE &&
+		    (st == EFIDP_MSG_MAC_ADDR || st == EFIDP_MSG_IPv4 ||
+		     st == EFIDP_MSG_IPv6 || st == EFIDP_MSG_URI ||
+		     st == EFIDP_MSG_USB))
+			net = true;
+		if (efidp_next_node(dp, &next) <= 0)
+			break;
+		limit -= efidp_node_size(dp);
+		dp = next;
+	}
+	free(d);
+	return hd && file && !net;
+}
+
+/* The ESP's partition, from what the kernel exposes. */
+static int esp_partition(struct act *a, const char *esp, uint32_t *num,
+			 uint64_t *start, uint64_t *size, efi_guid_t *guid)
+{
+	char sys[512], link[4400], target[512], dir[4096], v[300];
+	const char *dev, *base;
+	struct mount_info m;
+	struct dirent *e;
+	bool found = false;
+	DIR *dd;
+	size_t n;
+	char *d;
+
+	if (!detect_mount_of(a->root, esp, &m))
+		return act_fail(a, "%s is not a mounted file system", esp);
+	dev = m.dev;
+	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s/", base);
+	{
+		static const char *const f[] = { "partition", "start", "size" };
+		uint64_t vals[3];
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			char p[600];
+
+			snprintf(p, sizeof(p), "%s%s", sys, f[i]);
+			d = fsx_read(act_path(a, p), &n);
+			if (!d)
+				return act_fail(a, "cannot read %s: is the ESP "
+						"(%s) a partition?", p, dev);
+			vals[i] = strtoull(d, NULL, 10);
+			free(d);
+		}
+		*num = (uint32_t)vals[0];
+		*start = vals[1];
+		*size = vals[2];
+	}
+	path_under(a->root, "/dev/disk/by-partuuid", dir, sizeof(dir));
+	dd = opendir(dir);
+	while (dd && !found && (e = readdir(dd))) {
+		ssize_t l;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+		l = readlink(link, target, sizeof(target) - 1);
+		if (l < 0)
+			continue;
+		target[l] = '\0';
+		if (!strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1
+						   : target, base)) {
+			snprintf(v, sizeof(v), "%s", e->d_name);
+			found = true;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	if (!found || efi_str_to_guid(v, guid) < 0)
+		return act_fail(a, "cannot find the GPT partition GUID of %s in "
+				"/dev/disk/by-partuuid", dev);
+	return 0;
+}
+
+/* HD(...)/File(\EFI\tsctui\tsctui.efi)/End, by libefivar's makers. */
+static ssize_t make_path(uint32_t num, uint64_t start, uint64_t size,
+			 efi_guid_t *guid, uint8_t *buf, ssize_t cap)
+{
+	ssize_t hd, file, end;
+
+	hd = efidp_make_hd(buf, cap, num, start, size, (uint8_t *)guid,
+			   EFIDP_HD_FORMAT_GPT, EFIDP_HD_SIGNATURE_GUID);
+	if (hd < 0)
+		return -1;
+	file = efidp_make_file(buf ? buf + hd : NULL, buf ? cap - hd : 0,
+			       (char *)STAGE_PATH);
+	if (file < 0)
+		return -1;
+	end = efidp_make_end_entire(buf ? buf + hd + file : NULL,
+				    buf ? cap - hd - file : 0);
+	if (end < 0)
+		return -1;
+	return hd + file + end;
+}
+
+static void order_text(const uint16_t *order, size_t n, char *out, size_t cap)
+{
+	size_t i, o = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && o + 6 < cap; i++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%04X", i ? "," : "",
+				      order[i]);
+	if (o + 1 < cap) {
+		out[o++] = '\n';
+		out[o] = '\0';
+	}
+}
+
+int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
+{
+	uint16_t order[64], neworder[65], chosen = 0, num;
+	char esp_record[600], text[512], name[16], why[160] = "";
+	uint8_t path[512], *opt;
+	uint16_t optdata[64];
+	efi_guid_t guid;
+	uint64_t start = 0, size = 0;
+	uint32_t part = 0;
+	ssize_t plen, olen;
+	size_t n, i, k;
+	const char *args;
+	bool have = false;
+
+	if (strcmp(a->root, "/") == 0 && !efi_variables_supported())
+		return act_fail(a, "this system has no EFI variables: the "
+				"firmware entry path needs UEFI");
+	if (esp_partition(a, c->esp, &part, &start, &size, &guid) != 0)
+		return -1;
+	n = efivar_boot_order(a->root, order, 64);
+	if (next) {
+		unsigned v;
+
+		if (sscanf(next, "Boot%4x", &v) != 1 || strlen(next) != 8)
+			return act_fail(a, "--next takes BootXXXX, not '%s'",
+					next);
+		snprintf(name, sizeof(name), "Boot%04X", v);
+		if (!var_exists(a, name))
+			return act_fail(a, "%s does not exist", name);
+		chosen = (uint16_t)v;
+		have = true;
+		snprintf(why, sizeof(why), "as --next says");
+	}
+	for (i = 0; !have && i < n; i++) {
+		if (starts_a_loader(a, order[i])) {
+			chosen = order[i];
+			have = true;
+			snprintf(why, sizeof(why), i == 0 ? "the first entry before"
+							  : "the first entry that "
+							    "starts a loader from "
+							    "a disk (Boot%04X does "
+							    "not)", order[0]);
+		}
+	}
+	if (!have)
+		return act_fail(a, "no boot entry starts a loader from a disk; "
+				"give --next BootXXXX");
+	for (num = 0; num < 0xffff; num++) {
+		snprintf(name, sizeof(name), "Boot%04X", num);
+		if (!var_exists(a, name))
+			break;
+	}
+	/* The load option: the path, and "config=esp next=BootXXXX" as
+	 * UTF-16 with a terminating NUL (what the stage reads). */
+	plen = make_path(part, start, size, &guid, path, sizeof(path));
+	if (plen < 0)
+		return act_fail(a, "libefivar could not make the device path");
+	snprintf(text, sizeof(text), "config=esp next=Boot%04X", chosen);
+	for (k = 0; text[k] && k + 1 < 64; k++)
+		optdata[k] = (uint16_t)text[k];
+	optdata[k++] = 0;
+	olen = efi_loadopt_create(NULL, 0, LOAD_OPTION_ACTIVE, (efidp)path,
+				  plen, (unsigned char *)"tsctui",
+				  (uint8_t *)optdata, k * 2);
+	if (olen <= 0 || !(opt = malloc((size_t)olen)))
+		return act_fail(a, "libefiboot could not make the load option");
+	efi_loadopt_create(opt, olen, LOAD_OPTION_ACTIVE, (efidp)path, plen,
+			   (unsigned char *)"tsctui", (uint8_t *)optdata, k * 2);
+
+	/* The BootOrder from before, in two places. */
+	order_text(order, n, text, sizeof(text));
+	snprintf(esp_record, sizeof(esp_record), "%s/EFI/tsctui/bootorder",
+		 strcmp(c->esp, "/") ? c->esp : "");
+	if (act_put(a, esp_record, text, strlen(text), 0644) != 0 ||
+	    act_put(a, ORDER_RECORD_STATE, text, strlen(text), 0644) != 0) {
+		free(opt);
+		return -1;
+	}
+	if (var_write(a, name, opt, (size_t)olen) != 0) {
+		free(opt);
+		return -1;
+	}
+	free(opt);
+	neworder[0] = num;
+	for (i = 0; i < n; i++)
+		neworder[i + 1] = order[i];
+	if (var_write(a, "BootOrder", (uint8_t *)neworder, (n + 1) * 2) != 0) {
+		var_delete(a, name);
+		return -1;
+	}
+	snprintf(c->efi_entry, sizeof(c->efi_entry), "%s", name);
+	snprintf(c->efi_next, sizeof(c->efi_next), "Boot%04X", chosen);
+	args = c->efi_next;
+	act_note(a, "created %s \"tsctui\", first in BootOrder; it starts %s "
+		 "next (%s)", name, args, why);
+	return 0;
+}
+
+int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
+{
+	char esp_record[600], *d, *p;
+	uint16_t order[64];
+	size_t n = 0, len;
+
+	d = fsx_read(act_path(a, ORDER_RECORD_STATE), &len);
+	if (!d) {
+		snprintf(esp_record, sizeof(esp_record),
+			 "%s/EFI/tsctui/bootorder",
+			 strcmp(c->esp, "/") ? c->esp : "");
+		d = fsx_read(act_path(a, esp_record), &len);
+	}
+	if (!d)
+		return act_fail(a, "the BootOrder from before install is not "
+				"recorded (%s or the ESP); not touching NVRAM",
+				ORDER_RECORD_STATE);
+	for (p = d; *p && *p != '\n' && n < 64;) {
+		order[n++] = (uint16_t)strtoul(p, &p, 16);
+		if (*p == ',')
+			p++;
+	}
+	free(d);
+	if (var_write(a, "BootOrder", (uint8_t *)order, n * 2) != 0)
+		return -1;
+	if (c->efi_entry[0] && var_delete(a, c->efi_entry) != 0)
+		return -1;
+	act_note(a, "deleted %s and restored BootOrder", c->efi_entry);
+	return 0;
+}

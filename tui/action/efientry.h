@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TSCTUI_ACTION_EFIENTRY_H
+#define TSCTUI_ACTION_EFIENTRY_H
+
+#include "act.h"
+#include "config.h"
+
+/* Creates the entry (first in BootOrder) and records the old BootOrder;
+ * fills c->efi_entry and c->efi_next.  next: --next, or NULL to choose. */
+int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next);
+/* Restores the recorded BootOrder exactly and deletes the entry. */
+int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c);
+
+#endif
