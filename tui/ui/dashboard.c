@@ -233,6 +233,16 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 			     "tsctui_pending=0, tsctui_tripped=0");
 			addl(u->confirm, &u->nconfirm, "regenerate grub.cfg "
 			     "(update-grub) so /etc/grub.d/05_tsctui runs");
+		} else if (!strcmp(arg, "efi-entry")) {
+			addl(u->confirm, &u->nconfirm,
+			     "create %s/EFI/tsctui/tsctui.efi and options "
+			     "(mode=measure)", esp);
+			addl(u->confirm, &u->nconfirm, "NVRAM: a new Boot#### "
+			     "\"tsctui\", first in BootOrder, starting the "
+			     "entry that was first (unless it cannot start a "
+			     "loader from a disk)");
+			addl(u->confirm, &u->nconfirm, "record the BootOrder from "
+			     "before on the ESP and in /var/lib/tsctui");
 		} else {
 			addl(u->confirm, &u->nconfirm,
 			     "create %s/EFI/tsctui/options (mode=measure)", esp);
@@ -330,7 +340,8 @@ static void menu(struct dash *d, enum pending kind, const char *title,
 static void menu_chosen(struct dash *d, int i)
 {
 	static const char *const modes[] = { "off", "measure", "sync" };
-	static const char *const loaders[] = { "grub", "systemd-boot" };
+	static const char *const loaders[] = { "grub", "systemd-boot",
+					       "efi-entry" };
 
 	d->ui.view = V_MAIN;
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD)
@@ -475,8 +486,10 @@ static bool key(struct dash *d, int ch)
 {
 	struct ui_state *u = &d->ui;
 	static const char *const modes[] = { "off", "measure", "sync" };
-	static const char *const loaders[] = { "GRUB (chain-loaded before the "
-					       "menu)", "systemd-boot (driver)" };
+	static const char *const loaders[] = {
+		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
+		"its own firmware boot entry (starts the loader after it)"
+	};
 
 	if (u->view == V_CONFIRM) {
 		if (ch == 'y' || ch == 'Y')
@@ -592,7 +605,7 @@ static bool key(struct dash *d, int ch)
 	case 'i':
 		if (!needs_root(d))
 			menu(d, P_INSTALL, "Install the stage for which boot "
-			     "path?", loaders, 2);
+			     "path?", loaders, 3);
 		break;
 	default:
 		break;
