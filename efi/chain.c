@@ -6,7 +6,10 @@
  * as the image's load options.  A path that names a partition without a
  * file means that partition's \EFI\BOOT\BOOTX64.EFI; one that names a whole
  * disk means that file on the disk's partitions, in order (OVMF's own
- * "UEFI Misc Device" entries look like that).  Any failure returns to
+ * "UEFI Misc Device" entries look like that).  A short-form path that
+ * starts at a partition, HD(...)/File(...) as efibootmgr and tsctui make
+ * them, is expanded as the boot manager does: the partition with that GPT
+ * signature, then the rest of the path.  Any failure returns to
  * the caller, and from there to the firmware, which moves on to the next
  * BootOrder entry.
  */
@@ -87,10 +90,51 @@ static EFI_STATUS load_from_children(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 	return st;
 }
 
+/* HD node: header, PartitionNumber, PartitionStart, PartitionSize, then
+ * the 16-byte signature (the GPT partition GUID). */
+#define HD_SIGNATURE_OFFSET 24
+
+static BOOLEAN is_hd(EFI_DEVICE_PATH *n)
+{
+	return DevicePathType(n) == MEDIA_DEVICE_PATH &&
+	       DevicePathSubType(n) == MEDIA_HARDDRIVE_DP &&
+	       DevicePathNodeLength(n) >= HD_SIGNATURE_OFFSET + 16;
+}
+
+/* HD(sig)/rest -> <the partition's full path>/rest, or NULL. */
+static EFI_DEVICE_PATH *expand_short_hd(EFI_DEVICE_PATH *path)
+{
+	EFI_DEVICE_PATH *full = NULL;
+	EFI_HANDLE *handles;
+	UINTN n, i;
+
+	if (!is_hd(path))
+		return NULL;
+	LibLocateHandle(ByProtocol, &BlockIoProtocol, NULL, &n, &handles);
+	for (i = 0; i < n && !full; i++) {
+		EFI_DEVICE_PATH *dp = DevicePathFromHandle(handles[i]), *node;
+
+		for (node = dp; node && !IsDevicePathEnd(node);
+		     node = NextDevicePathNode(node)) {
+			if (is_hd(node) &&
+			    CompareMem((UINT8 *)node + HD_SIGNATURE_OFFSET,
+				       (UINT8 *)path + HD_SIGNATURE_OFFSET,
+				       16) == 0) {
+				full = AppendDevicePath(
+					dp, NextDevicePathNode(path));
+				break;
+			}
+		}
+	}
+	if (n)
+		FreePool(handles);
+	return full;
+}
+
 static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 		       EFI_HANDLE *child)
 {
-	EFI_DEVICE_PATH *rest = path;
+	EFI_DEVICE_PATH *rest = path, *full;
 	EFI_HANDLE fs;
 	EFI_STATUS st;
 
@@ -98,6 +142,13 @@ static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 			       child);
 	if (!EFI_ERROR(st))
 		return st;
+	if (st != EFI_SECURITY_VIOLATION && (full = expand_short_hd(path))) {
+		st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, full,
+				       NULL, 0, child);
+		FreePool(full);
+		if (!EFI_ERROR(st))
+			return st;
+	}
 	if (st == EFI_SECURITY_VIOLATION) {
 		/* Loaded but refused: unload, and do not try another file. */
 		uefi_call_wrapper(BS->UnloadImage, 1, *child);

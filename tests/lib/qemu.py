@@ -117,15 +117,17 @@ def fresh_vars(path):
 
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
-         log_path=None, memory=256):
+         log_path=None, memory=256, reboot=False):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
     timeout (the VM is stopped, timed_out is set).  With log_path, writes
-    the raw serial output there and a timestamped copy beside it."""
+    the raw serial output there and a timestamped copy beside it.  With
+    reboot, a guest reset restarts the firmware instead of ending QEMU."""
     cmd = ["qemu-system-x86_64", "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-monitor", "none",
-           "-serial", "stdio", "-net", "none", "-no-reboot",
+           "-serial", "stdio", "-net", "none"] + ([] if reboot else
+                                                  ["-no-reboot"]) + [
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
            "-drive", f"file={disk.path},format=raw,if=none,id=esp",

@@ -147,6 +147,20 @@ t.ok(out["efi"] == {"secure_boot": True, "loader_info": "systemd-boot 252.39",
      "EFI facts from efivarfs: Secure Boot, LoaderInfo, BootCurrent, "
      "BootOrder", out["efi"])
 
+# What the next boot will get: the drop-in kernel-arg writes, and a
+# tsc=reliable someone put in /etc/default/grub (warned about).
+fx.write(root, "/etc/default/grub.d/tsctui-nowatchdog.cfg",
+         'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT '
+         'tsc=nowatchdog"\n')
+fx.write(root, "/etc/default/grub", 'GRUB_CMDLINE_LINUX="quiet '
+         'tsc=reliable"\n')
+rc, out = status(root, "e595-bios130-watchdog2.dmesg")
+t.ok(out["kernel"]["next_boot_tsc"] == ["reliable", "nowatchdog"] and
+     out["kernel"]["cmdline_tsc"] == [] and
+     "adds tsc=reliable for the next boot" in out["diagnosis"]["summary"],
+     "status: the running command line and what the next boot gets; a "
+     "configured tsc=reliable is warned about", out["kernel"])
+
 # A healthy synced boot.
 root = machine("healthy", current="tsc")
 rc, out = status(root, "healthy-synced.dmesg")

@@ -114,6 +114,10 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	for (i = 0; i < s->cmdline.ntsc; i++)
 		json_str(&j, NULL, s->cmdline.tsc[i]);
 	json_arr_end(&j);
+	json_arr(&j, "next_boot_tsc");
+	for (i = 0; i < s->cmdline.nnext; i++)
+		json_str(&j, NULL, s->cmdline.next_tsc[i]);
+	json_arr_end(&j);
 	json_bool(&j, "log", s->have_klog);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
@@ -261,6 +265,13 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	printf(")\n");
 	if (d->kernel_verdict[0])
 		printf("kernel:      %s\n", d->kernel_verdict);
+	printf("cmdline:     tsc=");
+	for (i = 0; i < s->cmdline.ntsc; i++)
+		printf("%s%s", i ? "," : "", s->cmdline.tsc[i]);
+	printf("%s now; next boot: tsc=", s->cmdline.ntsc ? "" : "(none)");
+	for (i = 0; i < s->cmdline.nnext; i++)
+		printf("%s%s", i ? "," : "", s->cmdline.next_tsc[i]);
+	printf("%s\n", s->cmdline.nnext ? "" : "(none)");
 	if (s->stage.installed)
 		printf("stage:       installed (%s), mode %s, guard %s%s%s\n",
 		       s->stage.loader, s->stage.mode, s->stage.guard,

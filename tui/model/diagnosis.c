@@ -283,6 +283,16 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 		say(d, " Warning: tsc=reliable is set; it skips the boot-time "
 		    "warp test and hides a real offset, so the clock can jump "
 		    "back when a task moves between cores.");
+	else {
+		int i;
+
+		for (i = 0; i < s->cmdline.nnext; i++)
+			if (!strcmp(s->cmdline.next_tsc[i], "reliable"))
+				say(d, " Warning: the boot configuration adds "
+				    "tsc=reliable for the next boot; it skips "
+				    "the boot-time warp test and hides a real "
+				    "offset.");
+	}
 	if (s->kvm_host && s->cs.current[0] && strcmp(s->cs.current, "tsc") &&
 	    !s->cpu.hypervisor)
 		say(d, " This machine runs KVM: with the host off the TSC, "

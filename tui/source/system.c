@@ -179,6 +179,7 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 		parse_cmdline(d, &s->cmdline);
 		free(d);
 	}
+	read_next_cmdline(root, &s->cmdline);
 	read_machine(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);

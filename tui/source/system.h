@@ -37,6 +37,10 @@ struct sys_cpu {
 struct sys_cmdline {
 	char tsc[4][32];     /* every tsc= value */
 	int ntsc;
+	/* What the next boot will get, from the configuration the boot path
+	 * reads (/etc/kernel/cmdline, /etc/default/grub and its drop-ins). */
+	char next_tsc[4][32];
+	int nnext;
 	char clocksource[32];
 	char tsc_early_khz[32];
 };
@@ -91,6 +95,8 @@ bool source_read_line(const char *root, const char *sys, char *out,
 void read_clocksource(const char *root, struct sys_clocksource *cs);
 void parse_cpuinfo(const char *text, struct sys_cpu *cpu);
 void parse_cmdline(const char *text, struct sys_cmdline *c);
+/* Fills next_tsc from the boot configuration under root. */
+void read_next_cmdline(const char *root, struct sys_cmdline *c);
 void read_machine(const char *root, struct sys_machine *m);
 
 #endif
