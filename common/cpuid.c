@@ -90,7 +90,7 @@ void tsc_cpu_read(struct tsc_cpu_regs *r)
 }
 
 /* AMD Zen (17h), Zen 3/4 (19h), Zen 5 (1Ah); Hygon Dhyana (18h). */
-static bool family_listed(const struct tsc_cpu_info *c)
+bool tsc_family_listed(const struct tsc_cpu_info *c)
 {
 	if (c->vendor == TSC_VENDOR_AMD)
 		return c->family == 0x17 || c->family == 0x19 ||
@@ -108,7 +108,7 @@ bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
 			  "offsets itself";
 		return false;
 	}
-	if (!allow_any && !family_listed(c)) {
+	if (!allow_any && !tsc_family_listed(c)) {
 		*reason = "the CPU is not in the supported list (AMD family "
 			  "17h/19h/1Ah, Hygon 18h); allow=any-cpu overrides";
 		return false;

@@ -49,5 +49,7 @@ void tsc_cpu_read(struct tsc_cpu_regs *r);
  */
 bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
 		      const char **reason);
+/* Is the family on the supported list (AMD 17h/19h/1Ah, Hygon 18h)? */
+bool tsc_family_listed(const struct tsc_cpu_info *c);
 
 #endif

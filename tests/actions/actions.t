@@ -17,9 +17,7 @@ sys.path.insert(0, HERE)
 import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = fx.TOP
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 WORK = os.path.join(BUILD, "action-tests")
 t = Tap()
 os.makedirs(WORK, exist_ok=True)

@@ -24,9 +24,7 @@ import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = fx.TOP
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 W = os.path.join(BUILD, "efi-entry-boot")
 PUUID = "7d3f9c1e-2b4a-4c6d-8e0f-1a2b3c4d5e6f"
 GUID = fx.GLOBAL.upper()

@@ -26,9 +26,7 @@ import fixtures as fx  # noqa: E402
 import qemu  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = fx.TOP
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 WORK = os.path.join(BUILD, "grub-boot")
 ESP_SERIAL, ROOT_SERIAL = 0x1A2B3C4D, 0x5E6F7A8B
 E595 = "sim.offset.0=-6815086010"

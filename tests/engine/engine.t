@@ -15,9 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = fx.TOP
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 t = Tap()
 
 

@@ -17,9 +17,7 @@ import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 WORK = os.path.join(BUILD, "stage-tests")
 EFI = os.path.join(TOP, "efi")
 SHUTDOWN = os.path.join(BUILD, "tests", "efi", "shutdown.efi")

@@ -14,9 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from tap import Tap  # noqa: E402
 
-TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 REMOTE = "/lib/systemd/systemd-journal-remote"
 MACHINE = "fedcba9876543210fedcba9876543210"
 t = Tap()

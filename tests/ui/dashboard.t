@@ -17,9 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 
-TOP = fx.TOP
-BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
-TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]

@@ -87,7 +87,8 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
-bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
+bool detect_link_to(const char *root, const char *dirsys, const char *dev,
+		    char *name, size_t cap)
 {
 	char dir[4096], link[4400], target[4096];
 	struct dirent *e;
@@ -95,7 +96,7 @@ bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 	DIR *d;
 	ssize_t n;
 
-	path_under(root, "/dev/disk/by-uuid", dir, sizeof(dir));
+	path_under(root, dirsys, dir, sizeof(dir));
 	d = opendir(dir);
 	if (!d)
 		return false;
@@ -108,12 +109,17 @@ bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 			continue;
 		target[n] = '\0';
 		if (strcmp(base(target), base(dev)) == 0) {
-			snprintf(uuid, cap, "%s", e->d_name);
+			snprintf(name, cap, "%s", e->d_name);
 			found = true;
 		}
 	}
 	closedir(d);
 	return found;
+}
+
+bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
+{
+	return detect_link_to(root, "/dev/disk/by-uuid", dev, uuid, cap);
 }
 
 const char *detect_loader(const char *root, const char **why)

@@ -16,6 +16,10 @@ struct mount_info {
 
 /* The mount holding sys (longest prefix); false if unknown. */
 bool detect_mount_of(const char *root, const char *sys, struct mount_info *m);
+/* The name of the link in dirsys (/dev/disk/by-uuid, by-partuuid, ...)
+ * that points at dev; false if none. */
+bool detect_link_to(const char *root, const char *dirsys, const char *dev,
+		    char *name, size_t cap);
 /* The file system UUID of a device from /dev/disk/by-uuid; false if none. */
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
 /* "systemd-boot", "grub", or NULL (then *why says what was looked at). */

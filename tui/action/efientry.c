@@ -10,7 +10,6 @@
  * from before is recorded on the ESP and under /var/lib/tsctui, so an
  * uninstall from another boot restores it exactly.
  */
-#include <dirent.h>
 #include <efivar/efiboot.h>
 #include <efivar/efivar.h>
 #include <errno.h>
@@ -137,12 +136,10 @@ static bool starts_a_loader(struct act *a, uint16_t num)
 static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			 uint64_t *start, uint64_t *size, efi_guid_t *guid)
 {
-	char sys[512], link[4400], target[512], dir[4096], v[300];
+	char sys[512], v[300];
 	const char *dev, *base;
 	struct mount_info m;
-	struct dirent *e;
-	bool found = false;
-	DIR *dd;
+	bool found;
 	size_t n;
 	char *d;
 
@@ -171,26 +168,8 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 		*start = vals[1];
 		*size = vals[2];
 	}
-	path_under(a->root, "/dev/disk/by-partuuid", dir, sizeof(dir));
-	dd = opendir(dir);
-	while (dd && !found && (e = readdir(dd))) {
-		ssize_t l;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
-		l = readlink(link, target, sizeof(target) - 1);
-		if (l < 0)
-			continue;
-		target[l] = '\0';
-		if (!strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1
-						   : target, base)) {
-			snprintf(v, sizeof(v), "%s", e->d_name);
-			found = true;
-		}
-	}
-	if (dd)
-		closedir(dd);
+	found = detect_link_to(a->root, "/dev/disk/by-partuuid", dev, v,
+			       sizeof(v));
 	if (!found || efi_str_to_guid(v, guid) < 0)
 		return act_fail(a, "cannot find the GPT partition GUID of %s in "
 				"/dev/disk/by-partuuid", dev);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../common/cpuid.h"
 #include "../source/efivars.h"
 #include "../source/stage_report.h"
 #include "../source/system.h"
@@ -29,12 +30,15 @@ static int installed(struct act *a, struct tsctui_conf *c)
 	return ledger_load(a);
 }
 
-/* The sync list of the stage, from /proc/cpuinfo of the managed system. */
+/* The stage's sync list (common/cpuid.c), applied to the managed system's
+ * /proc/cpuinfo. */
 static bool cpu_listed(const char *root, char *what, size_t cap)
 {
-	char path[4096], vendor[64] = "", *d, *p;
-	unsigned family = 0;
+	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
+	struct sys_cpu cpu;
+	char path[4096];
 	size_t len;
+	char *d;
 
 	path_under(root, "/proc/cpuinfo", path, sizeof(path));
 	d = fsx_read(path, &len);
@@ -42,17 +46,13 @@ static bool cpu_listed(const char *root, char *what, size_t cap)
 		snprintf(what, cap, "an unknown CPU");
 		return false;
 	}
-	if ((p = strstr(d, "vendor_id")) && (p = strchr(p, ':')))
-		sscanf(p + 1, "%63s", vendor);
-	if ((p = strstr(d, "cpu family")) && (p = strchr(p, ':')))
-		sscanf(p + 1, "%u", &family);
+	parse_cpuinfo(d, &cpu);
 	free(d);
-	snprintf(what, cap, "%s family %xh", vendor, family);
-	if (!strcmp(vendor, "AuthenticAMD"))
-		return family == 0x17 || family == 0x19 || family == 0x1a;
-	if (!strcmp(vendor, "HygonGenuine"))
-		return family == 0x18;
-	return false;
+	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
+	ci.family = cpu.family;
+	snprintf(what, cap, "%s family %xh", cpu.vendor[0] ? cpu.vendor : "?",
+		 cpu.family);
+	return tsc_family_listed(&ci);
 }
 
 int action_mode(struct act *a, const char *mode, bool allow_any)
