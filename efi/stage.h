@@ -38,7 +38,6 @@ UINTN mp_unfinished(UINT64 wait_us);
 UINT64 tsc_calibrate_hz(void);
 
 /* esp.c: the ESP the image was loaded from, and the state files there. */
-struct esp;
 EFI_STATUS esp_open(EFI_HANDLE image, EFI_FILE_HANDLE *root);
 /* Reads \EFI\tsctui\options into buf (NUL-terminated); EFI_NOT_FOUND when
  * absent, which is normal. */

@@ -260,6 +260,10 @@ if os.path.exists(glog):
 genv_env = {"TSCTUI_GRUBBY": double, "GRUBBY_LOG": glog}
 rc, out, err = run(root, "install")
 conf = read(root, "/etc/tsctui/tsctui.conf").decode()
+t.ok("grub2-mkconfig -o /boot/grub2/grub.cfg" in out["message"] and
+     "update-grub" not in out["message"],
+     "fedora: under --root, install names grub2-mkconfig and the target's "
+     "grub.cfg", out["message"])
 t.ok(rc == 0 and "grubenv=/boot/grub2/grubenv" in conf and
      genv(root, "/boot/grub2/grubenv").get("tsctui_mode") == "measure",
      "fedora: install finds /boot/grub2/grubenv", err)

@@ -125,7 +125,6 @@ int ledger_load(struct act *a)
 					       strdup(sp + 1) };
 	}
 	free(data);
-	a->ledger_loaded_n = a->nledger;
 	return 0;
 }
 

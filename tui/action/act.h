@@ -38,7 +38,7 @@ struct act {
 	const char *name; /* "install", "mode", ... */
 	size_t nchanges;
 	struct change changes[ACT_MAX_CHANGES];
-	size_t nledger, ledger_loaded_n;
+	size_t nledger;
 	struct ledger_entry ledger[ACT_MAX_LEDGER];
 	bool ledger_dirty;
 	char message[2048];

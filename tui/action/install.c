@@ -261,17 +261,22 @@ int regenerate_grub(struct act *a)
 	static const char *const tools[] = {
 		"update-grub",
 		"grub-mkconfig -o /boot/grub/grub.cfg",
-		"grub2-mkconfig -o /boot/grub2/grub2.cfg",
+		"grub2-mkconfig -o /boot/grub2/grub.cfg",
 	};
-	const char *cfg = fsx_exists("/boot/grub2/grub.cfg")
+	const char *cfg = fsx_exists(act_path(a, "/boot/grub2/grub.cfg"))
 				  ? "/boot/grub2/grub.cfg"
 				  : "/boot/grub/grub.cfg";
 	char cmd[512];
 	size_t i;
 
 	if (strcmp(a->root, "/") != 0) {
-		act_note(a, "then, inside the target system, run: update-grub "
-			 "(or grub-mkconfig -o %s)", cfg);
+		/* The distribution's own tool: Fedora has no update-grub. */
+		if (strstr(cfg, "grub2"))
+			act_note(a, "then, inside the target system, run: "
+				 "grub2-mkconfig -o %s", cfg);
+		else
+			act_note(a, "then, inside the target system, run: "
+				 "update-grub (or grub-mkconfig -o %s)", cfg);
 		return 0;
 	}
 	for (i = 0; i < 3; i++) {

@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../source/history.h"
 #include "../util/fileio.h"
@@ -15,9 +14,7 @@
 
 static void print(struct json *j, bool json, const struct hist_row *r)
 {
-	char date[32] = "-";
-	time_t t = (time_t)r->time;
-	struct tm tm;
+	char line[256];
 
 	if (json) {
 		json_obj(j, NULL);
@@ -36,11 +33,8 @@ static void print(struct json *j, bool json, const struct hist_row *r)
 		json_obj_end(j);
 		return;
 	}
-	if (t && gmtime_r(&t, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
-	printf("%-16s %-18s %-8s %-12s %14lld %9s %-10s\n", date, r->bios,
-	       r->mode, r->result, r->warp, r->ppm[0] ? r->ppm : "-",
-	       r->cs[0] ? r->cs : "-");
+	history_row_text(r, line, sizeof(line));
+	puts(line);
 }
 
 int cmd_history(const struct globals *g, int argc, char **argv)
@@ -70,10 +64,12 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 	json_init(&j, stdout, true);
 	if (json)
 		json_arr(&j, NULL);
-	else if (n)
-		printf("%-16s %-18s %-8s %-12s %14s %9s %-10s\n", "date (UTC)",
-		       "BIOS", "mode", "result", "warp cycles", "wd ppm",
-		       "clocksource");
+	else if (n) {
+		char head[256];
+
+		history_header(head, sizeof(head));
+		puts(head);
+	}
 	for (i = 0; i < n; i++)
 		print(&j, json, &rows[i]);
 	if (json) {

@@ -6,14 +6,6 @@
 
 #include "hostcpu.h"
 
-struct thread_start {
-	void (*fn)(void *);
-	void *arg;
-};
-
-/* One per virtual CPU: a started responder needs its function somewhere. */
-static struct thread_start starts[TSC_MAX_CPUS];
-
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -102,7 +94,7 @@ static void host_write(void *ctx, uint32_t cpu, int64_t delta)
 
 static void *thread_main(void *arg)
 {
-	struct thread_start *s = arg;
+	struct hostcpu_start *s = arg;
 
 	s->fn(s->arg);
 	return NULL;
@@ -127,12 +119,12 @@ static int host_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 		return -1;
 	if (h->dead[cpu])
 		return 0; /* accepted, never answers: a hung AP */
-	starts[cpu] = (struct thread_start){ fn, arg };
+	h->starts[cpu] = (struct hostcpu_start){ fn, arg };
 	pthread_attr_init(&attr);
 	rc = pin_attr(&attr, h->phys[cpu]);
 	if (rc == 0)
 		rc = pthread_create(&h->thread[cpu], &attr, thread_main,
-				    &starts[cpu]);
+				    &h->starts[cpu]);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
 		return -1;

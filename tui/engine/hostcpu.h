@@ -16,12 +16,19 @@
 #include "../../common/options.h"
 #include "../../common/platform.h"
 
+/* What a started thread runs: one per virtual CPU. */
+struct hostcpu_start {
+	void (*fn)(void *);
+	void *arg;
+};
+
 struct hostcpu {
 	uint32_t ncpus;
 	int phys[TSC_MAX_CPUS]; /* real core each virtual CPU runs on */
 	_Atomic int64_t virt[TSC_MAX_CPUS];
 	bool dead[TSC_MAX_CPUS];
 	pthread_t thread[TSC_MAX_CPUS];
+	struct hostcpu_start starts[TSC_MAX_CPUS];
 	bool running[TSC_MAX_CPUS];
 	uint32_t jitter;
 	struct tsc_rng rng;

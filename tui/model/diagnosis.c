@@ -80,9 +80,7 @@ static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 	return false;
 }
 
-/* The stage measured the BSP behind every AP, beyond each estimate's
- * uncertainty: the E595/Legion pattern, which sync mode fixes. */
-static bool bsp_behind(const struct tsc_report *r, long long *by)
+bool diag_bsp_behind(const struct tsc_report *r, long long *by)
 {
 	uint32_t i;
 	long long min = 0;
@@ -223,7 +221,7 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 			if (amd || !s->cpu.vendor[0])
 				add_rec(d, "install-measure");
 		} else if (!strcmp(s->stage.mode, "measure") &&
-			   bsp_behind(r, &behind)) {
+			   diag_bsp_behind(r, &behind)) {
 			grouped(behind, n, sizeof(n));
 			say(d, "; the stage measured the boot CPU at least %s "
 			    "cycles behind all the others, which sync mode "

@@ -28,6 +28,11 @@ struct diagnosis {
  * from the history text; "" when none. */
 void history_last_sync_bios(const char *history, char *bios, size_t cap);
 
+/* The stage measured the BSP behind every AP, beyond each estimate's
+ * uncertainty: the E595/Legion pattern, which sync mode fixes.  *by: the
+ * smallest such lead, in cycles. */
+bool diag_bsp_behind(const struct tsc_report *r, long long *by);
+
 void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 	      struct diagnosis *d);
 

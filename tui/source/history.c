@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../util/fileio.h"
 #include "../util/path.h"
@@ -93,4 +94,25 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 		journal_free(boots, nb);
 	}
 	return n;
+}
+
+void history_header(char *out, size_t cap)
+{
+	snprintf(out, cap, "%-16s %-18s %-8s %-12s %14s %9s %s", "date (UTC)",
+		 "BIOS", "mode", "result", "warp cycles", "wd ppm",
+		 "clocksource");
+}
+
+void history_row_text(const struct hist_row *r, char *out, size_t cap)
+{
+	char date[32] = "-";
+	time_t t = (time_t)r->time;
+	struct tm tm;
+
+	if (t && gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
+	snprintf(out, cap, "%-16s %-18s %-8s %-12s %14lld %9s %s", date,
+		 r->bios, r->mode[0] ? r->mode : "-",
+		 r->result[0] ? r->result : "-", r->warp,
+		 r->ppm[0] ? r->ppm : "-", r->cs[0] ? r->cs : "-");
 }

@@ -2,6 +2,8 @@
 #ifndef TSCTUI_SOURCE_HISTORY_H
 #define TSCTUI_SOURCE_HISTORY_H
 
+#include <stddef.h>
+
 #define HISTORY_MAX 4096
 
 struct hist_row {
@@ -9,6 +11,11 @@ struct hist_row {
 	long long time, warp;
 	const char *source; /* "tsctui" or "journal" */
 };
+
+/* One row as a table line, and the table's header: for `tsctui history`
+ * and the dashboard alike. */
+void history_header(char *out, size_t cap);
+void history_row_text(const struct hist_row *r, char *out, size_t cap);
 
 /* Up to max rows, oldest first; 0 when nothing is recorded anywhere. */
 int history_rows(const char *root, struct hist_row *rows, int max);

@@ -96,30 +96,18 @@ static void load_history(struct dash *d)
 {
 	struct hist_row *rows = calloc(HISTORY_MAX, sizeof(*rows));
 	int n = rows ? history_rows(d->g->root, rows, HISTORY_MAX) : 0, i;
-	char date[32];
-	struct tm tm;
+	struct ui_state *u = &d->ui;
 
-	d->ui.nhistory = 0;
-	addl(d->ui.history, &d->ui.nhistory, "%-16s %-18s %-8s %-12s %14s %9s "
-	     "%s", "date (UTC)", "BIOS", "mode", "result", "warp cycles",
-	     "wd ppm", "clocksource");
-	d->ui.nwarps = 0;
+	u->nhistory = 0;
+	u->nwarps = 0;
+	history_header(u->history[u->nhistory++], UI_LINE);
+	/* The most recent boots that fit. */
 	for (i = n > UI_MAX_LINES - 4 ? n - (UI_MAX_LINES - 4) : 0; i < n; i++) {
-		time_t t = (time_t)rows[i].time;
-
-		strcpy(date, "-");
-		if (t && gmtime_r(&t, &tm))
-			strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
-		if (d->ui.nwarps < UI_MAX_LINES)
-			d->ui.warps[d->ui.nwarps++] = rows[i].warp;
-		addl(d->ui.history, &d->ui.nhistory,
-		     "%-16s %-18s %-8s %-12s %14lld %9s %s", date, rows[i].bios,
-		     rows[i].mode, rows[i].result, rows[i].warp,
-		     rows[i].ppm[0] ? rows[i].ppm : "-",
-		     rows[i].cs[0] ? rows[i].cs : "-");
+		u->warps[u->nwarps++] = rows[i].warp;
+		history_row_text(&rows[i], u->history[u->nhistory++], UI_LINE);
 	}
 	if (n == 0)
-		addl(d->ui.history, &d->ui.nhistory,
+		addl(u->history, &u->nhistory,
 		     "no boots recorded yet (tsctui-boot.service records one "
 		     "per boot once the stage is installed)");
 	free(rows);
@@ -383,16 +371,6 @@ static void recovery(struct dash *d)
 	u->view = V_RECOVERY;
 }
 
-static bool bsp_behind(const struct tsc_report *r)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; r && i < r->nap; i++)
-		if (r->ap[i].survey_offset > 1000)
-			n++;
-	return r && r->nap && n == r->nap;
-}
-
 /* The step follows from the system, so it resumes by itself after a
  * reboot: not installed -> install; measuring without a report -> power
  * off and boot; BSP behind -> sync; synced -> check the kernel kept it. */
@@ -402,6 +380,7 @@ static void setup(struct dash *d)
 	const struct sysinfo *s = &d->sys;
 	const struct tsc_report *r = s->stage.has_report ? s->stage.report
 							 : NULL;
+	long long behind;
 
 	u->nsetup = 0;
 	u->setup_action[0] = '\0';
@@ -420,11 +399,11 @@ static void setup(struct dash *d)
 		addl(u->setup, &u->nsetup, "3. Power the machine off fully, "
 		     "boot it, and start tsctui again: the report will show "
 		     "every core's offset.");
-	} else if (!strcmp(s->stage.mode, "measure") && bsp_behind(r)) {
+	} else if (!strcmp(s->stage.mode, "measure") &&
+		   diag_bsp_behind(r, &behind)) {
 		u->setup_step = 4;
-		addl(u->setup, &u->nsetup, "3. The report: the boot CPU is "
-		     "%lld cycles behind the others.",
-		     (long long)r->ap[0].survey_offset);
+		addl(u->setup, &u->nsetup, "3. The report: the boot CPU is at "
+		     "least %lld cycles behind all the others.", behind);
 		addl(u->setup, &u->nsetup, "4. Switch to sync mode: the stage "
 		     "moves the counters forward. If a boot ever hangs in it, "
 		     "the next boot skips and disables it (the hang guard).");
