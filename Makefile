@@ -37,7 +37,8 @@ DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev 
 	libefivar-dev libefiboot-dev libkmod-dev libncurses-dev tmux \
 	systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus man-db
+	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus man-db \
+	e2fsprogs cpio kmod efibootmgr
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
@@ -63,7 +64,7 @@ EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
-.PHONY: all deps check bench clean common-efi efi install uninstall
+.PHONY: all deps check check-e2e bench clean common-efi efi install uninstall
 all: tui/tsctui common-efi efi
 efi: $(EFI_IMAGES) $(BUILD)/tests/efi/shutdown.efi
 
@@ -74,6 +75,7 @@ deps:
 			--no-install-recommends $(DEBIAN_PACKAGES) >/dev/null && \
 		echo "deps: installed $(DEBIAN_PACKAGES)"; \
 	else echo "deps: apt-get not found; install: $(DEBIAN_PACKAGES)" >&2; exit 1; fi
+	tests/e2e/fetch $(BUILD)/e2e/dist
 
 $(BUILD)/linux/common/%.o: common/%.c $(COMMON_HDR)
 	@mkdir -p $(@D)
@@ -141,6 +143,11 @@ $(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_repor
 
 check: all $(UNIT_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) tests/run
+
+# The end-to-end boots alone (make check runs them too): OVMF, GRUB,
+# systemd-boot, the stage and Debian's kernel in QEMU, tsctui in the guest.
+check-e2e: all
+	@BUILD=$(BUILD) tests/run tests/e2e/
 
 bench: all
 	@BUILD=$(BUILD) tests/bench/run

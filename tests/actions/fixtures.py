@@ -45,14 +45,14 @@ def utf16(s):
 
 def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
          cpuinfo=CPUINFO_AMD, secure_boot=False, esp_uuid=ESP_UUID,
-         root_uuid=ROOT_UUID):
+         root_uuid=ROOT_UUID, esp_dev="/dev/vda1"):
     if os.path.exists(root):
         shutil.rmtree(root)
     os.makedirs(root)
     write(root, "/proc/self/mounts",
           f"{root_dev} / {root_fs} rw,relatime 0 0\n"
           "proc /proc proc rw 0 0\n"
-          f"/dev/vda1 {esp} vfat rw,fmask=0077,dmask=0077 0 0\n")
+          f"{esp_dev} {esp} vfat rw,fmask=0077,dmask=0077 0 0\n")
     write(root, "/proc/cpuinfo", cpuinfo)
     write(root, "/proc/sys/kernel/random/boot_id",
           "5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d\n")
@@ -60,7 +60,8 @@ def base(root, esp="/boot/efi", root_fs="ext4", root_dev="/dev/vda2",
     write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 "
           "root=UUID=0f1e2d3c ro quiet\n")
     os.makedirs(os.path.join(root, "dev/disk/by-uuid"))
-    os.symlink("../../vda1", os.path.join(root, "dev/disk/by-uuid", esp_uuid))
+    os.symlink("../../" + os.path.basename(esp_dev),
+               os.path.join(root, "dev/disk/by-uuid", esp_uuid))
     os.symlink("../../" + os.path.basename(root_dev),
                os.path.join(root, "dev/disk/by-uuid", root_uuid))
     efivar(root, "SecureBoot", GLOBAL, bytes([1 if secure_boot else 0]))

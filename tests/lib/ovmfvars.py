@@ -6,6 +6,12 @@ records 4-byte aligned).  A record is live when its State is 0x3F."""
 import struct
 import uuid
 
+GLOBAL = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+REPORT_GUID = "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c"
+MTC_GUID = "eb704011-1402-11d3-8e77-00a0c969723b"
+# OVMF rewrites these on every boot (REFERENCE.md).
+OVMF_OWN = {(GLOBAL, "ConIn"), (GLOBAL, "ConOut"), (GLOBAL, "ErrOut"),
+            (MTC_GUID, "MTC")}
 VAR_ADDED = 0x3F
 NON_VOLATILE = 0x1
 HEADER = struct.Struct("<HBBIQ16sIII16s")  # 60 bytes
@@ -46,3 +52,9 @@ def changes(before, after):
     removed = sorted(k for k in before if k not in after)
     changed = sorted(k for k in after if k in before and after[k] != before[k])
     return added, removed, changed
+
+
+def unexpected(before, after, own=OVMF_OWN):
+    """Variables added, removed or changed that are not in `own`."""
+    added, removed, changed = changes(before, after)
+    return [k for k in added + removed + changed if k not in own]

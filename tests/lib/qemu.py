@@ -20,11 +20,20 @@ SHELL_PROMPT = b"any other key to continue"
 LINUX_TYPE = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
 
 
+class Ext4:
+    """A partition spec for Disk: an ext4 file system with this UUID, made
+    by mkfs.ext4 -d from the directory src (owners and modes kept)."""
+
+    def __init__(self, uuid, src, label="root"):
+        self.uuid, self.src, self.label = uuid, src, label
+
+
 class Disk:
     """A GPT disk of FAT partitions edited with mtools; the first is the
-    ESP.  parts: a list of (size in MiB, volume serial or None); a serial
-    such as 0x1A2B3C4D is what GRUB's search --fs-uuid knows as
-    1A2B-3C4D.  Methods act on partition `part` (0: the ESP)."""
+    ESP.  parts: a list of (size in MiB, volume serial or None or an Ext4);
+    a serial such as 0x1A2B3C4D is what GRUB's search --fs-uuid knows as
+    1A2B-3C4D.  Methods act on partition `part` (0: the ESP); an ext4
+    partition is read and written with debugfs (ext4_* methods)."""
 
     def __init__(self, path, size_mb=64, parts=None):
         self.path = path
@@ -42,14 +51,55 @@ class Disk:
             start += mb * 2048
         subprocess.run(["sfdisk", "-q", path], input=script, text=True,
                        check=True, capture_output=True)
-        for i, (mb, serial) in enumerate(parts):
-            cmd = ["mformat", "-i", self.part_img(i), "-v", f"PART{i}"]
-            if mb >= 33:
-                cmd.append("-F")
-            if serial is not None:
-                cmd += ["-N", f"{serial:08X}"]
-            subprocess.run(cmd + ["::"], check=True, capture_output=True)
+        self.parts = parts
+        for i, (mb, spec) in enumerate(parts):
+            if isinstance(spec, Ext4):
+                subprocess.run(["mkfs.ext4", "-q", "-F", "-E",
+                                f"offset={self.offsets[i]}", "-U", spec.uuid,
+                                "-L", spec.label, "-d", spec.src, path,
+                                f"{mb}M"], check=True, capture_output=True)
+            else:
+                self.format(i)
         self.part = 0
+
+    def format(self, i):
+        """A fresh FAT file system on partition i (its serial kept)."""
+        mb, serial = self.parts[i]
+        cmd = ["mformat", "-i", self.part_img(i), "-v", f"PART{i}"]
+        if mb >= 33:
+            cmd.append("-F")
+        if serial is not None:
+            cmd += ["-N", f"{serial:08X}"]
+        subprocess.run(cmd + ["::"], check=True, capture_output=True)
+
+    def _debugfs(self, i, requests, write=False):
+        img = f"{self.path}?offset={self.offsets[i]}"
+        r = subprocess.run(["debugfs"] + (["-w"] if write else []) +
+                           ["-f", "-", img], input="\n".join(requests) + "\n",
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"debugfs {requests}: {r.stderr.strip()}")
+        return r
+
+    def ext4_read(self, i, path):
+        """The bytes of a file in ext4 partition i, or None."""
+        img = f"{self.path}?offset={self.offsets[i]}"
+        r = subprocess.run(["debugfs", "-R", f"cat {path}", img],
+                           capture_output=True)
+        if r.returncode != 0 or b"File not found" in r.stderr:
+            return None
+        return r.stdout
+
+    def ext4_write(self, i, path, data, mode=0o644):
+        """Replaces (or creates) a file in ext4 partition i."""
+        with tempfile.NamedTemporaryFile(delete=False) as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        try:
+            self._debugfs(i, [f"rm {path}", f"write {f.name} {path}",
+                              f"set_inode_field {path} mode 0{0o100000 | mode:o}"],
+                          write=True)
+        finally:
+            os.unlink(f.name)
 
     def part_img(self, i):
         return f"{self.path}@@{self.offsets[i]}"
@@ -117,12 +167,18 @@ def fresh_vars(path):
 
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
-         log_path=None, memory=256, reboot=False):
+         log_path=None, memory=256, reboot=False, bus="virtio"):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
     timeout (the VM is stopped, timed_out is set).  With log_path, writes
     the raw serial output there and a timestamped copy beside it.  With
-    reboot, a guest reset restarts the firmware instead of ending QEMU."""
+    reboot, a guest reset restarts the firmware instead of ending QEMU.
+    bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
+    AHCI controller, as on a laptop)."""
+    if bus == "ahci":
+        dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
+    else:
+        dev = ["-device", "virtio-blk-pci,drive=esp,bootindex=1"]
     cmd = ["qemu-system-x86_64", "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-monitor", "none",
@@ -130,8 +186,7 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
                                                   ["-no-reboot"]) + [
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
-           "-drive", f"file={disk.path},format=raw,if=none,id=esp",
-           "-device", "virtio-blk-pci,drive=esp,bootindex=1"]
+           "-drive", f"file={disk.path},format=raw,if=none,id=esp"] + dev
     start = time.monotonic()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)

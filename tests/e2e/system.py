@@ -1,0 +1,386 @@
+"""The end-to-end test system: Debian's kernel, a small initramfs, and a
+persistent ext4 root holding busybox and the installed tsctui, on one GPT
+disk that OVMF boots under TCG.
+
+The disk (SATA, on the q35 chipset's AHCI controller):
+  1. the ESP (FAT, serial 1A2B-3C4D): the boot loader and the stage;
+  2. the root file system (ext4, ROOT_UUID), made with mkfs.ext4 -d from a
+     staging directory and read or written between boots with debugfs, so
+     that what one boot writes is there at the next;
+  3. a small FAT "control" partition: the commands the guest runs
+     (`commands`, one shell line each) and their results (`out/N.out`,
+     `N.err`, `N.rc`), read back with mtools.
+The initramfs loads the modules that reach the root (ahci, sd_mod, ext4 and
+what they depend on, as modprobe resolves them on the unpacked kernel) and
+the ones the guest needs (vfat, efivarfs), mounts the root by UUID and
+switches to it.  The root's init mounts proc, sys, efivarfs, the ESP at
+/boot/efi and the control partition, makes the /dev/disk links udev would
+(from util-linux's blkid), runs the commands, prints each one's output
+between markers on the serial console, and powers off.
+
+`make deps` fetches the kernel and busybox-static (tests/e2e/fetch); the
+tests never touch the network."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "actions"))
+import fixtures as fx  # noqa: E402
+import qemu  # noqa: E402
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
+
+DIST = os.path.join(BUILD, "e2e", "dist")
+ESP_SERIAL, CTL_SERIAL = 0x1A2B3C4D, 0x0E2E0E2E
+ESP_UUID = "1A2B-3C4D"
+ROOT_UUID = fx.ROOT_UUID
+ESP_MB, ROOT_MB, CTL_MB = 40, 96, 8
+E595 = "sim.offset.0=-6815086010"
+CMDLINE = f"root=UUID={ROOT_UUID} rw console=ttyS0,115200 panic=-1"
+# The modules the guest loads, in the initramfs: the root disk, then the
+# ESP and efivarfs.  crc32c is requested by ext4 through the crypto API,
+# which modprobe's dependency list does not show.
+MODULES = ["ahci", "sd_mod", "crc32c_generic", "ext4", "vfat", "nls_cp437",
+           "nls_ascii", "efivarfs"]
+GRUB_MODULES = ("part_gpt fat ext2 search search_fs_uuid loadenv test chain "
+                "echo linux halt")
+
+INITRAMFS_INIT = """#!/bin/sh
+# tsctui e2e initramfs: load the modules, mount the root by UUID, switch.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+while read -r ko; do insmod "$ko" || echo "initramfs: insmod $ko failed"; done </modules.load
+root=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in root=*) root=${arg#root=} ;; esac
+done
+i=0
+while ! dev=$(findfs "$root" 2>/dev/null); do
+	i=$((i + 1))
+	[ $i -gt 200 ] && { echo "initramfs: no root $root"; poweroff -f; }
+	sleep 0.05
+done
+mount -t ext4 -o rw "$dev" /root || { echo "initramfs: mount failed"; poweroff -f; }
+mount --move /proc /root/proc
+mount --move /sys /root/sys
+mount --move /dev /root/dev
+exec switch_root /root /sbin/tsctui-e2e-init
+"""
+
+ROOT_INIT = """#!/bin/sh
+# tsctui e2e guest: run the control partition's commands, then power off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+esp=$(findfs UUID=@ESP_UUID@)
+mount -t vfat -o umask=0077 "$esp" /boot/efi
+mkdir -p /run/ctl
+mount -t vfat "$(findfs LABEL=PART2)" /run/ctl
+# What udev's persistent-storage rules would make.
+mkdir -p /dev/disk/by-uuid /dev/disk/by-partuuid
+for d in /sys/class/block/*; do
+	n=${d##*/}
+	eval "$(blkid -o export /dev/$n | sed -n 's/^\\(UUID\\|PARTUUID\\)=/\\1=/p')"
+	[ -n "${UUID:-}" ] && ln -sf ../../$n /dev/disk/by-uuid/$UUID
+	[ -n "${PARTUUID:-}" ] && ln -sf ../../$n /dev/disk/by-partuuid/$PARTUUID
+	UUID= PARTUUID=
+done
+echo "tsctui-e2e: Linux up: $(cat /proc/cmdline)"
+mkdir -p /run/ctl/out
+n=0
+while IFS= read -r cmd; do
+	n=$((n + 1))
+	sh -c "$cmd" >/run/ctl/out/$n.out 2>/run/ctl/out/$n.err
+	echo $? >/run/ctl/out/$n.rc
+	echo "tsctui-e2e: begin $n: $cmd"
+	cat /run/ctl/out/$n.out /run/ctl/out/$n.err
+	echo "tsctui-e2e: end $n: rc=$(cat /run/ctl/out/$n.rc)"
+done </run/ctl/commands
+sync
+umount /run/ctl
+umount /boot/efi
+mount -o remount,ro /
+echo "tsctui-e2e: done"
+poweroff -f
+"""
+
+
+def kernel_version():
+    p = os.path.join(DIST, "kernel-version")
+    if not os.path.exists(p):
+        raise SystemExit(f"Bail out! no kernel in {DIST}: run `make deps`")
+    return open(p).read().strip()
+
+
+def run(*cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, **kw)
+
+
+def module_files(ver):
+    """The .ko files for MODULES and their dependencies, in load order."""
+    out, seen = [], set()
+    kdir = os.path.join(DIST, "kernel")
+    for m in MODULES:
+        r = run("modprobe", "-d", kdir, "-S", ver, "--show-depends", m,
+                text=True)
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if parts[:1] == ["insmod"] and parts[1] not in seen:
+                seen.add(parts[1])
+                out.append(parts[1])
+    return out
+
+
+def busybox_links(root, dest_dir, skip=()):
+    """busybox at dest_dir/busybox and a link for each applet beside it."""
+    bb = os.path.join(DIST, "busybox", "bin", "busybox")
+    d = os.path.join(root, dest_dir.lstrip("/"))
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(bb, os.path.join(d, "busybox"))
+    applets = run(bb, "--list", text=True).stdout.split()
+    for a in applets:
+        p = os.path.join(d, a)
+        if a not in skip and a != "busybox" and not os.path.lexists(p):
+            os.symlink("busybox", p)
+
+
+def initramfs(path):
+    """A newc cpio of busybox, the modules and /init."""
+    ver = kernel_version()
+    d = path + ".d"
+    shutil.rmtree(d, ignore_errors=True)
+    for sub in ("proc", "sys", "dev", "root", "modules"):
+        os.makedirs(os.path.join(d, sub))
+    busybox_links(d, "/bin")
+    load = []
+    for ko in module_files(ver):
+        dest = os.path.join("/modules", os.path.basename(ko))
+        shutil.copy(ko, os.path.join(d, dest.lstrip("/")))
+        load.append(dest)
+    with open(os.path.join(d, "modules.load"), "w") as f:
+        f.write("\n".join(load) + "\n")
+    fx.write(d, "/init", INITRAMFS_INIT, 0o755)
+    files = run("find", ".", cwd=d).stdout
+    with open(path, "wb") as f:
+        subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], input=files,
+                       stdout=f, cwd=d, check=True)
+    shutil.rmtree(d)
+    return path
+
+
+def copy_with_libs(root, binary, dest=None):
+    """binary into the root, and every shared library it links, at the
+    paths the dynamic linker finds them on the host."""
+    dest = dest or binary
+    p = os.path.join(root, dest.lstrip("/"))
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    if not os.path.exists(p):
+        shutil.copy(binary, p)
+    for line in run("ldd", binary, text=True).stdout.splitlines():
+        m = re.search(r"(/\S+) \(0x", line)
+        if not m:
+            continue
+        lib = m.group(1)
+        q = os.path.join(root, lib.lstrip("/"))
+        if not os.path.exists(q):
+            os.makedirs(os.path.dirname(q), exist_ok=True)
+            shutil.copy(os.path.realpath(lib), q)
+
+
+def staging(root, loader="grub"):
+    """The guest's root as a directory, looking to `tsctui --root` as the
+    booted system will (mount table, /dev/disk links, efivarfs, the files
+    `make install` puts down).  Call finish() before making the image: it
+    removes the host-side stand-ins for /proc, /sys and /dev."""
+    ver = kernel_version()
+    esp = "/boot/efi"
+    if loader == "systemd-boot":
+        fx.base(root, esp=esp, esp_dev="/dev/sda1", root_dev="/dev/sda2",
+                esp_uuid=ESP_UUID)
+        # What systemd-boot tells the OS; the real one sets it at boot.
+        fx.efivar(root, "LoaderInfo", fx.LOADER,
+                  fx.utf16("systemd-boot 252"), attrs=0x6)
+    else:
+        fx.debian_grub(root, esp_dev="/dev/sda1", root_dev="/dev/sda2",
+                       esp_uuid=ESP_UUID)
+        # The real GRUB goes in by the test; no stand-ins in the image.
+        os.remove(os.path.join(root, "boot/efi/EFI/debian/grubx64.efi"))
+        os.remove(os.path.join(root, "boot/grub/grub.cfg"))
+    busybox_links(root, "/bin", skip=("blkid",))
+    for b in (os.path.join(TOP, "tui", "tsctui"), "/usr/bin/efibootmgr",
+              "/usr/sbin/blkid"):
+        copy_with_libs(root, b, dest="/usr/local/sbin/tsctui"
+                       if b.endswith("tui/tsctui") else None)
+    kdir = os.path.join(DIST, "kernel", "boot")
+    shutil.copy(os.path.join(kdir, f"vmlinuz-{ver}"),
+                os.path.join(root, "boot", f"vmlinuz-{ver}"))
+    initramfs(os.path.join(root, "boot", f"initrd.img-{ver}"))
+    fx.write(root, "/sbin/tsctui-e2e-init",
+             ROOT_INIT.replace("@ESP_UUID@", ESP_UUID), 0o755)
+    fx.write(root, "/etc/os-release", open("/etc/os-release").read())
+    fx.write(root, "/etc/hostname", "e2e\n")
+    fx.write(root, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")
+    fx.write(root, "/etc/group", "root:x:0:\n")
+    fx.write(root, "/etc/fstab",
+             f"UUID={ROOT_UUID} / ext4 rw 0 1\n"
+             f"UUID={ESP_UUID} {esp} vfat umask=0077 0 1\n")
+    for d in ("root", "tmp", "run", "var/lib"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    return root
+
+
+def finish(root):
+    """The host-side stand-ins out (the guest mounts proc, sys and
+    devtmpfs there), and the ESP's files out of the root (the guest mounts
+    the ESP over /boot/efi): returns the ESP's directory, moved aside."""
+    for d in ("proc", "sys", "dev", "run"):
+        p = os.path.join(root, d)
+        shutil.rmtree(p, ignore_errors=True)
+        os.makedirs(p)
+    esp = os.path.join(root, "boot", "efi")
+    aside = root.rstrip("/") + ".esp"
+    shutil.rmtree(aside, ignore_errors=True)
+    shutil.move(esp, aside)
+    os.makedirs(esp)
+    return aside
+
+
+def grub_image(path, config_body):
+    """GRUB as grub-mkstandalone builds it, its embedded grub.cfg shaped as
+    a distribution's: find the root, the grub.d block, the Linux entry."""
+    ver = kernel_version()
+    cfg = path + ".cfg"
+    with open(cfg, "w") as f:
+        f.write(f"search --no-floppy --fs-uuid --set=root {ROOT_UUID}\n"
+                f"{config_body}"
+                "echo 'tsctui-e2e: GRUB loading Linux'\n"
+                f"linux /boot/vmlinuz-{ver} {CMDLINE}\n"
+                f"initrd /boot/initrd.img-{ver}\n"
+                "boot\n")
+    run("grub-mkstandalone", "-O", "x86_64-efi", "-o", path,
+        f"--modules={GRUB_MODULES}", f"boot/grub/grub.cfg={cfg}")
+    return path
+
+
+def generator_block(root):
+    """What the installed grub.d generator emits for this root."""
+    return run(os.path.join(root, "etc/grub.d/05_tsctui"), text=True,
+               env={**os.environ, "TSCTUI_CONF": os.path.join(
+                   root, "etc/tsctui/tsctui.conf")}).stdout
+
+
+def put_tree(disk, src, dest=""):
+    """A directory's files onto a FAT partition, with mtools."""
+    for dirpath, _dirs, files in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        for name in files:
+            target = "/".join(x for x in (dest, "" if rel == "." else rel,
+                                          name) if x)
+            disk.put(os.path.join(dirpath, name), target)
+
+
+def make_disk(path, root_dir, esp_dir):
+    disk = qemu.Disk(path, parts=[(ESP_MB, ESP_SERIAL),
+                                  (ROOT_MB, qemu.Ext4(ROOT_UUID, root_dir)),
+                                  (CTL_MB, CTL_SERIAL)])
+    put_tree(disk, esp_dir)
+    return disk
+
+
+def seasoned_vars(path):
+    """An OVMF variable store that has been through one boot of a disk on
+    the same AHCI port (the firmware's own first-boot entries made), so
+    that a scenario's NVRAM comparison covers its first boot too."""
+    cache = os.path.join(BUILD, "e2e", "cache", "vars-ahci.fd")
+    if not os.path.exists(cache):
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        d = qemu.Disk(cache + ".img", size_mb=40)
+        d.put(os.path.join(BUILD, "tests", "efi", "shutdown.efi"),
+              "EFI/BOOT/BOOTX64.EFI")
+        qemu.fresh_vars(cache + ".tmp")
+        res = qemu.boot(d, cache + ".tmp", timeout=120, bus="ahci")
+        os.remove(d.path)
+        if res.timed_out or b"shutdown" not in res.log:
+            raise SystemExit("Bail out! the seasoning boot did not power off")
+        os.rename(cache + ".tmp", cache)
+    shutil.copyfile(cache, path)
+    return path
+
+
+class Guest:
+    """One test system: its disk and OVMF variable store, booted step by
+    step; each boot runs the given commands in the guest."""
+
+    def __init__(self, work, disk, tap, cpu="EPYC", smp=4):
+        self.work, self.disk, self.t = work, disk, tap
+        self.cpu, self.smp = cpu, smp
+        self.vars = seasoned_vars(os.path.join(work, "vars.fd"))
+        self.n = 0
+
+    def boot(self, name, commands=(), until=None, timeout=150):
+        """Boots once.  Returns (outputs, console text, qemu result);
+        outputs[i] = (rc, stdout, stderr) of commands[i], None when the
+        guest never ran it."""
+        ctl = self.disk.on(2)
+        self.disk.format(2)
+        ctl.write("commands", "".join(c + "\n" for c in commands))
+        self.n += 1
+        log = os.path.join(self.work, f"{self.n}-{name}.log")
+        res = qemu.boot(self.disk, self.vars, cpu=self.cpu, smp=self.smp,
+                        timeout=timeout, until=until, log_path=log,
+                        memory=512, bus="ahci")
+        text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
+        text = text.replace("\r", "")
+        self.t.diag(f"boot {name}: {res.seconds:.1f} s"
+                    f"{' (stopped)' if until or res.timed_out else ''}")
+        outs = []
+        for i in range(1, len(commands) + 1):
+            rc = ctl.read(f"out/{i}.rc")
+            if rc is None:
+                outs.append(None)
+                continue
+            outs.append((int(rc.decode().strip() or -1),
+                         (ctl.read(f"out/{i}.out") or b"").decode(),
+                         (ctl.read(f"out/{i}.err") or b"").decode()))
+        return outs, text, res
+
+    def ext4_read(self, path):
+        return self.disk.ext4_read(1, path)
+
+    def ext4_write(self, path, data, mode=0o644):
+        self.disk.ext4_write(1, path, data, mode)
+
+
+def grubenv_list(guest, work):
+    """`grub-editenv list` on the grubenv extracted from the image."""
+    data = guest.ext4_read("/boot/grub/grubenv")
+    if data is None:
+        return {}
+    p = os.path.join(work, "grubenv.extracted")
+    with open(p, "wb") as f:
+        f.write(data)
+    out = run("grub-editenv", p, "list", text=True).stdout
+    return dict(line.split("=", 1) for line in out.splitlines()
+                if "=" in line)
+
+
+def grubenv_edit(guest, work, *args):
+    """grub-editenv on the extracted grubenv, copied back to the image."""
+    p = os.path.join(work, "grubenv.extracted")
+    with open(p, "wb") as f:
+        f.write(guest.ext4_read("/boot/grub/grubenv"))
+    run("grub-editenv", p, *args)
+    guest.ext4_write("/boot/grub/grubenv", open(p, "rb").read())
+
+
+def tsctui_host(root, *args):
+    """The release tsctui on the host, against the staging root."""
+    return subprocess.run([TSCTUI, "--root", root, "--json", *args],
+                          capture_output=True, text=True)
