@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""End to end, the firmware boot entry: tsctui makes its own Boot#### entry
+through libefiboot on the real disk, in the booted guest, and the firmware
+boots it.  Boots:
+  1. OVMF -> GRUB -> Linux: efibootmgr creates the GRUB entry
+     (\\EFI\\BOOT\\BOOTX64.EFI), then `tsctui install --loader efi-entry`
+     (release build, measure mode) adds the tsctui entry first in
+     BootOrder, with next= the GRUB entry;
+  2. firmware -> tsctui.efi -> GRUB -> Linux: BootCurrent is the tsctui
+     entry, the report names the GRUB entry it started, `efibootmgr -v`
+     shows the entry; boot-ok, then `tsctui uninstall`;
+  3. the firmware boots GRUB straight away again: `efibootmgr -v` equals the
+     listing from before install (BootCurrent aside), and no report."""
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import system as S  # noqa: E402
+from tap import Tap  # noqa: E402
+
+W = os.path.join(S.BUILD, "e2e", "efi-entry")
+t = Tap()
+shutil.rmtree(W, ignore_errors=True)
+os.makedirs(W)
+S.kernel_version()
+
+root = S.staging(os.path.join(W, "root"), loader="grub")
+esp = S.finish(root)
+# Nothing installed: the generator emits nothing and GRUB just boots Linux.
+block = S.generator_block(root)
+t.ok(block == "", "before install the grub.d generator is inert", block)
+grub = S.grub_image(os.path.join(W, "grubx64.efi"), block)
+os.makedirs(os.path.join(esp, "EFI/BOOT"), exist_ok=True)
+shutil.copy(grub, os.path.join(esp, "EFI/BOOT/BOOTX64.EFI"))
+disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
+g = S.Guest(W, disk, t)
+
+
+def js(o):
+    try:
+        return json.loads(o[1]) if o and o[1].strip() else None
+    except ValueError:
+        return None
+
+
+def listing(o):
+    """efibootmgr -v without BootCurrent (it names the running boot)."""
+    return "".join(line + "\n" for line in (o[1] if o else "").splitlines()
+                   if not line.startswith("BootCurrent:"))
+
+
+def entry_of(text, desc):
+    m = re.search(r"^Boot([0-9A-F]{4})\*? " + re.escape(desc) + r"\b", text,
+                  re.M)
+    return f"Boot{m.group(1)}" if m else None
+
+
+# ---- 1: the GRUB entry, then install -------------------------------------
+outs, text, res = g.boot("install", [
+    "efibootmgr -c -d /dev/sda -p 1 -L 'Debian GRUB' "
+    "-l '\\EFI\\BOOT\\BOOTX64.EFI'",
+    "efibootmgr -v",
+    "tsctui install --loader efi-entry --json",
+    "efibootmgr -v",
+    "tsctui guard status --json",
+])
+before = listing(outs[1])
+grub_entry = entry_of(before, "Debian GRUB")
+t.ok(outs[0] and outs[0][0] == 0 and grub_entry and
+     re.search(r"^BootOrder: " + grub_entry[4:], before, re.M),
+     "boot 1: efibootmgr (libefiboot) creates the GRUB entry, first in "
+     "BootOrder", outs[0] and outs[0][1] + outs[0][2])
+inst = js(outs[2])
+t.ok(inst and inst["ok"] and f"starts {grub_entry} next" in inst["message"],
+     "boot 1: `tsctui install --loader efi-entry` in Linux: next is the GRUB "
+     "entry", outs[2])
+installed = outs[3][1] if outs[3] else ""
+ours = entry_of(installed, "tsctui")
+t.ok(ours and re.search(rf"^BootOrder: {ours[4:]},{grub_entry[4:]}",
+                        installed, re.M) and
+     re.search(rf"^{ours}\* tsctui\tHD\(1,GPT,[0-9a-f-]+,0x800,"
+               rf"{S.ESP_MB * 2048:#x}\)/File\(\\EFI\\tsctui\\tsctui\.efi\)"
+               # The load option's data, UCS-2 as efibootmgr dots it.
+               + re.escape(".".join(f"config=esp next={grub_entry}")),
+               installed, re.M),
+     "boot 1: efibootmgr -v shows the tsctui entry (HD(1,GPT,...)/File of "
+     "the stage, config=esp next= the GRUB entry), first in BootOrder, the "
+     "GRUB entry after it", installed)
+esp_opts = disk.read("EFI/tsctui/options") or b""
+t.ok(disk.exists("EFI/tsctui/tsctui.efi") and esp_opts == b"mode=measure\n",
+     "on the image: the stage and its options file on the ESP (measure)",
+     esp_opts)
+
+# ---- 2: firmware -> tsctui -> GRUB -> Linux; uninstall ------------------
+outs, text, res = g.boot("entry", [
+    "efibootmgr",
+    "tsctui report --json",
+    "efibootmgr -v",
+    "tsctui guard status --json",
+    "tsctui boot-ok --json",
+    "tsctui guard status --json",
+    "tsctui uninstall --json",
+    "efibootmgr -v",
+])
+cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
+t.ok(cur and f"Boot{cur.group(1)}" == ours,
+     "boot 2: BootCurrent is the tsctui entry", outs[0])
+rep = js(outs[1])
+t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
+     rep["config"] == "esp" and rep["next"] == grub_entry and
+     rep["msr_writes"] == 0 and len(rep["cpus"]) == 3,
+     "boot 2: the report is there (release, measure, options from the ESP) "
+     "and names the GRUB entry it started", outs[1])
+t.ok(text.find("tsctui report end") < text.find(f"tsctui: starting "
+                                                 f"{grub_entry}") <
+     text.find("GRUB loading Linux") < text.find("Linux up"),
+     "boot 2: the console shows firmware -> stage -> GRUB -> Linux in order",
+     text[-2500:])
+t.ok(ours in (outs[2][1] if outs[2] else ""),
+     "boot 2: efibootmgr -v shows the entry", outs[2])
+p, ok, c = js(outs[3]), js(outs[4]), js(outs[5])
+t.ok(p and p["guard"] == "pending" and ok and ok["ok"] and c and
+     c["guard"] == "clear",
+     "boot 2: the stage left the guard pending on the ESP; boot-ok clears it",
+     (outs[3], outs[4], outs[5]))
+un = js(outs[6])
+after = listing(outs[7])
+t.ok(un and un["ok"] and after == before and ours not in after,
+     "boot 2: `tsctui uninstall` restores the firmware's entries exactly "
+     "(efibootmgr -v before install and after uninstall, BootCurrent aside)",
+     f"before:\n{before}\nafter:\n{after}\n{outs[6]}")
+t.ok(not disk.exists("EFI/tsctui"),
+     "on the image: uninstall removed the stage's directory from the ESP")
+
+# ---- 3: the firmware boots GRUB directly again -------------------------
+outs, text, res = g.boot("after", ["efibootmgr", "tsctui report --json"])
+cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
+t.ok(cur and f"Boot{cur.group(1)}" == grub_entry and outs[1] and
+     outs[1][0] == 2 and "tsctui report begin" not in text,
+     "boot 3: the firmware boots the GRUB entry; the stage no longer runs",
+     (outs[0], outs[1]))
+sys.exit(t.done())
