@@ -258,7 +258,13 @@ def grub_image(path, config_body):
     ver = kernel_version()
     cfg = path + ".cfg"
     with open(cfg, "w") as f:
+        # As grub-mkconfig's 00_header: the default grubenv first.
         f.write(f"search --no-floppy --fs-uuid --set=root {ROOT_UUID}\n"
+                "set prefix=($root)/boot/grub\n"
+                "if [ -s $prefix/grubenv ]; then\n"
+                "  set have_grubenv=true\n"
+                "  load_env\n"
+                "fi\n"
                 f"{config_body}"
                 "echo 'tsctui-e2e: GRUB loading Linux'\n"
                 f"linux /boot/vmlinuz-{ver} {CMDLINE}\n"
@@ -298,7 +304,9 @@ def seasoned_vars(path):
     """An OVMF variable store that has been through one boot of a disk on
     the same AHCI port (the firmware's own first-boot entries made), so
     that a scenario's NVRAM comparison covers its first boot too."""
-    cache = os.path.join(BUILD, "e2e", "cache", "vars-ahci.fd")
+    st = os.stat(qemu.OVMF_CODE)
+    cache = os.path.join(BUILD, "e2e", "cache",
+                         f"vars-ahci-{st.st_size}-{int(st.st_mtime)}.fd")
     if not os.path.exists(cache):
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         d = qemu.Disk(cache + ".img", size_mb=40)

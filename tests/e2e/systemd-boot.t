@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""End to end, the systemd-boot path: OVMF -> systemd-boot, which loads the
+stage as a driver (options from the ESP file) -> Debian's kernel from a BLS
+entry -> tsctui in the booted system.
+
+The guest is prepared as `tsctui install --loader systemd-boot` leaves it
+(host, release build); the driver is then replaced by the sim build, synced
+on the E595 pattern.  Boots:
+  1. the driver syncs; in Linux the report is read from efivarfs, boot-ok
+     clears the ESP's pending flag, `tsctui kernel-arg nowatchdog on` edits
+     the BLS entry and /etc/kernel/cmdline;
+  2. the kernel's command line carries tsc=nowatchdog (systemd-boot passed
+     the edited entry), status sees it; `kernel-arg nowatchdog off`;
+  3. the command line is back as it was.
+The NVRAM after the three boots: no variable added or changed but OVMF's
+own."""
+import json
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import system as S  # noqa: E402
+import ovmfvars  # noqa: E402
+from tap import Tap  # noqa: E402
+
+W = os.path.join(S.BUILD, "e2e", "systemd-boot")
+SD_BOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+t = Tap()
+shutil.rmtree(W, ignore_errors=True)
+os.makedirs(W)
+ver = S.kernel_version()
+ENTRY = f"loader/entries/debian-{ver}.conf"
+
+root = S.staging(os.path.join(W, "root"), loader="systemd-boot")
+# The ESP as Debian's systemd-boot and kernel-install leave it.
+boot_efi = os.path.join(root, "boot/efi")
+for dest in ("EFI/systemd/systemd-bootx64.efi", "EFI/BOOT/BOOTX64.EFI"):
+    os.makedirs(os.path.dirname(os.path.join(boot_efi, dest)), exist_ok=True)
+    shutil.copy(SD_BOOT, os.path.join(boot_efi, dest))
+os.makedirs(os.path.join(boot_efi, "debian", ver))
+for src, dest in ((f"boot/vmlinuz-{ver}", "linux"),
+                  (f"boot/initrd.img-{ver}", f"initrd.img-{ver}")):
+    shutil.copy(os.path.join(root, src),
+                os.path.join(boot_efi, "debian", ver, dest))
+S.fx.write(boot_efi, "/loader/loader.conf", "timeout 0\n")
+S.fx.write(boot_efi, "/" + ENTRY,
+           f"title Debian GNU/Linux 12 (bookworm)\nversion {ver}\n"
+           f"machine-id debian\nsort-key debian\noptions {S.CMDLINE}\n"
+           f"linux /debian/{ver}/linux\n"
+           f"initrd /debian/{ver}/initrd.img-{ver}\n")
+r = S.tsctui_host(root, "install", "--loader", "systemd-boot", "--esp",
+                  "/boot/efi")
+out = json.loads(r.stdout) if r.stdout.strip() else {}
+t.ok(r.returncode == 0 and out.get("ok"),
+     "install --loader systemd-boot against the guest's root (host)",
+     r.stdout + r.stderr)
+esp = S.finish(root)
+driver = os.path.join(esp, "EFI/systemd/drivers/tsctuix64.efi")
+t.ok(os.path.exists(driver) and
+     open(os.path.join(esp, "EFI/tsctui/options")).read() ==
+     "mode=measure\n",
+     "install put the driver in systemd-boot's drivers directory and the "
+     "options file on the ESP")
+shutil.copy(os.path.join(S.TOP, "efi", "tsctui-sim-driver.efi"), driver)
+with open(os.path.join(esp, "EFI/tsctui/options"), "w") as f:
+    f.write(f"mode=sync {S.E595}\n")
+disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
+g = S.Guest(W, disk, t)
+nv_before = ovmfvars.parse(g.vars)
+
+
+def js(o):
+    try:
+        return json.loads(o[1]) if o and o[1].strip() else None
+    except ValueError:
+        return None
+
+
+def entry_options():
+    data = (disk.read(ENTRY) or b"").decode()
+    return [line for line in data.splitlines() if line.startswith("options")]
+
+
+# ---- 1: the driver syncs; kernel-arg on ----------------------------------
+outs, text, res = g.boot("on", [
+    "tsctui report --json",
+    "tsctui guard status --json",
+    "tsctui boot-ok --json",
+    "cat /proc/cmdline",
+    "tsctui kernel-arg nowatchdog on --json",
+])
+rep = js(outs[0])
+t.ok(rep and rep["build"] == "sim" and rep["config"] == "esp" and
+     rep["mode"] == "sync" and rep["result"] in ("in-sync", "unsure") and
+     abs(rep["bsp_shift_cycles"] - 6815086010) < 5000,
+     "boot 1: systemd-boot loads the driver, which syncs with the ESP's "
+     "options; Linux reads its report from efivarfs", outs[0])
+t.ok(text.find("tsctui report end") < text.find("Linux up"),
+     "boot 1: the driver ran before systemd-boot started Linux")
+gs, ok = js(outs[1]), js(outs[2])
+t.ok(gs and gs["guard"] == "pending" and gs["loader"] == "systemd-boot" and
+     ok and ok["ok"] and not disk.exists("EFI/tsctui/pending"),
+     "boot 1: the driver armed the guard (pending on the ESP); boot-ok in "
+     "Linux cleared it", (outs[1], outs[2]))
+cmdline1 = outs[3][1].strip() if outs[3] else ""
+ka = js(outs[4])
+opts = entry_options()
+kc = (g.ext4_read("/etc/kernel/cmdline") or b"").decode()
+t.ok("tsc=nowatchdog" not in cmdline1 and ka and ka["ok"] and
+     len(opts) == 1 and "tsc=nowatchdog" in opts[0] and
+     "tsc=nowatchdog" in kc,
+     "boot 1: kernel-arg nowatchdog on edits the BLS entry on the ESP and "
+     "/etc/kernel/cmdline", (cmdline1, outs[4], opts, kc))
+
+# ---- 2: the next boot carries it; off ------------------------------------
+outs, text, res = g.boot("carried", [
+    "cat /proc/cmdline",
+    "tsctui status --json",
+    "tsctui kernel-arg nowatchdog off --json",
+])
+cmdline2 = outs[0][1].split() if outs[0] else []
+st = js(outs[1])
+t.ok("tsc=nowatchdog" in cmdline2 and st and
+     st["kernel"]["cmdline_tsc"] == ["nowatchdog"],
+     "boot 2: /proc/cmdline carries tsc=nowatchdog; status sees it",
+     (outs[0], st and st["kernel"]))
+off = js(outs[2])
+opts = entry_options()
+kc = (g.ext4_read("/etc/kernel/cmdline") or b"").decode()
+t.ok(off and off["ok"] and opts == [f"options {S.CMDLINE}"] and
+     kc.strip() == S.CMDLINE,
+     "boot 2: kernel-arg nowatchdog off restores the entry's options line "
+     "and takes the token out of /etc/kernel/cmdline", (outs[2], opts, kc))
+
+# ---- 3: gone again -------------------------------------------------------
+outs, text, res = g.boot("off", ["cat /proc/cmdline"])
+t.ok(outs[0] and outs[0][1].strip() == cmdline1,
+     "boot 3: /proc/cmdline is back as it was before `on`",
+     (outs[0], cmdline1))
+
+# ---- NVRAM ----------------------------------------------------------------
+nv_after = ovmfvars.parse(g.vars)
+bad = ovmfvars.unexpected(nv_before, nv_after)
+t.ok(nv_before and not bad,
+     "NVRAM: three boots through systemd-boot and the driver added or "
+     "changed no variable but OVMF's own", bad)
+sys.exit(t.done())
