@@ -12,7 +12,9 @@ replaced by the sim build, with the E595 pattern in the grubenv.  Boots:
   2. the stage hangs (sim.hang=1), the VM is stopped;
   3. GRUB trips the guard and skips the stage; in Linux guard status says
      tripped, then guard reset and mode measure run;
-  4. with sim.hang taken out, the stage runs again, in measure mode.
+  4. with sim.hang taken out, the stage runs again, in measure mode;
+  5. the same disk on -cpu Skylake-Client, where the kernel keeps the TSC:
+     status follows the real kernel.
 The NVRAM after the four boots: no variable added or changed but OVMF's
 own."""
 import json
@@ -185,12 +187,31 @@ env = S.grubenv_list(g, W)
 t.ok(env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
      "after boot 4: boot-ok cleared pending again", env)
 
+# ---- 5: a CPU model on which the kernel keeps the TSC -------------------
+outs, text, res = g.boot("skylake", ["tsctui status --json",
+                                     "tsctui boot-ok --json"],
+                         cpu="Skylake-Client")
+status = js(outs[0])
+if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
+        outs[0]):
+    kinds = [e["kind"] for e in status["kernel"]["events"]]
+    t.ok(status["clocksource"]["current"] == "tsc" and
+         "unstable" not in kinds and
+         status["kernel"]["verdict"] == "TSC kept" and
+         status["cpu"]["vendor"] == "intel" and
+         "(clocksource tsc)" in status["diagnosis"]["summary"] and
+         "Marking TSC unstable" not in text,
+         "boot 5: the same disk on a CPU model the kernel keeps the TSC on: "
+         "status follows the real kernel (tsc, no unstable event)",
+         (status["clocksource"], status["kernel"],
+          status["diagnosis"]["summary"]))
+
 # ---- NVRAM ----------------------------------------------------------------
 nv_after = ovmfvars.parse(g.vars)
 bad = ovmfvars.unexpected(nv_before, nv_after)
 t.ok(nv_before and not bad,
-     "NVRAM: four boots (sync, hang, tripped, measure) added or changed no "
-     "variable but OVMF's own", bad)
+     "NVRAM: five boots (sync, hang, tripped, measure, measure) added or "
+     "changed no variable but OVMF's own", bad)
 t.ok(not [k for k in nv_after if k[0] == ovmfvars.REPORT_GUID],
      "NVRAM: the report variable never reaches the store")
 sys.exit(t.done())

@@ -332,7 +332,7 @@ class Guest:
         self.vars = seasoned_vars(os.path.join(work, "vars.fd"))
         self.n = 0
 
-    def boot(self, name, commands=(), until=None, timeout=150):
+    def boot(self, name, commands=(), until=None, timeout=150, cpu=None):
         """Boots once.  Returns (outputs, console text, qemu result);
         outputs[i] = (rc, stdout, stderr) of commands[i], None when the
         guest never ran it."""
@@ -341,7 +341,8 @@ class Guest:
         ctl.write("commands", "".join(c + "\n" for c in commands))
         self.n += 1
         log = os.path.join(self.work, f"{self.n}-{name}.log")
-        res = qemu.boot(self.disk, self.vars, cpu=self.cpu, smp=self.smp,
+        res = qemu.boot(self.disk, self.vars, cpu=cpu or self.cpu,
+                        smp=self.smp,
                         timeout=timeout, until=until, log_path=log,
                         memory=512, bus="ahci")
         text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
