@@ -487,4 +487,18 @@ ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
 t.ok(rc == 0 and ver.returncode == 0 and "sbctl" in out["message"],
      "Secure Boot: sbctl's db key is found and used", err)
 
+# DKMS's MOK key: its certificate is DER (mok.pub), which sbsign cannot read.
+root = fx.debian_grub(os.path.join(WORK, "dkms"), secure_boot=True)
+fx.write(root, "/var/lib/dkms/mok.key", read(WORK, key.replace(WORK, "")))
+der = subprocess.run(["openssl", "x509", "-in", cert, "-outform", "DER"],
+                     check=True, capture_output=True).stdout
+fx.write(root, "/var/lib/dkms/mok.pub", der)
+rc, out, err = run(root, "install")
+ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
+    root, "boot/efi/EFI/tsctui/tsctui.efi")], capture_output=True)
+t.ok(rc == 0 and ver.returncode == 0 and "/var/lib/dkms/mok.key" in
+     out["message"] and read(root, "/var/lib/dkms/mok.pub") == der,
+     "Secure Boot: DKMS's MOK key with its DER certificate is found, the "
+     "stage signed and verified, mok.pub left as it was", err)
+
 sys.exit(t.done())

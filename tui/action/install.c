@@ -165,23 +165,27 @@ static char *slurp(struct act *a, const char *path, size_t *len)
 
 /* Keys people already have, in the places their tools keep them: sbctl's
  * db key (firmware db), then MOK keys from DKMS, shim-signed and akmods
- * (trusted by shim only). */
+ * (trusted by shim only).  DKMS keeps its certificate in DER (mok.pub, as
+ * mokutil --import takes it); sbsign reads PEM only, so a DER certificate
+ * is converted with openssl into a temporary file first. */
 static const struct {
 	const char *key, *cert;
-	bool mok;
+	bool mok, der;
 } known_keys[] = {
 	{ "/var/lib/sbctl/keys/db/db.key", "/var/lib/sbctl/keys/db/db.pem",
-	  false },
+	  false, false },
 	{ "/usr/share/secureboot/keys/db/db.key",
-	  "/usr/share/secureboot/keys/db/db.pem", false },
+	  "/usr/share/secureboot/keys/db/db.pem", false, false },
 	{ "/var/lib/shim-signed/mok/MOK.priv", "/var/lib/shim-signed/mok/MOK.pem",
-	  true },
-	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pem", true },
+	  true, false },
+	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pem", true, false },
+	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pub", true, true },
 	{ "/etc/pki/akmods/private/private_key.priv",
-	  "/etc/pki/akmods/certs/public_key.pem", true },
+	  "/etc/pki/akmods/certs/public_key.pem", true, false },
 };
 
-static bool find_key(struct act *a, struct install_opts *o, bool *mok)
+static bool find_key(struct act *a, struct install_opts *o, bool *mok,
+		     bool *der)
 {
 	static char key[4096], cert[4096];
 	size_t i;
@@ -194,27 +198,52 @@ static bool find_key(struct act *a, struct install_opts *o, bool *mok)
 			o->key = key;
 			o->cert = cert;
 			*mok = known_keys[i].mok;
+			*der = known_keys[i].der;
 			return true;
 		}
 	}
 	return false;
 }
 
+/* A DER certificate as PEM, in a temporary file named into pem. */
+static int der_to_pem(struct act *a, const char *der, char pem[64])
+{
+	char cmd[9000];
+	int fd;
+
+	snprintf(pem, 64, "/tmp/tsctui-cert-XXXXXX");
+	fd = mkstemp(pem);
+	if (fd < 0)
+		return act_fail(a, "cannot make a temporary file: %s",
+				strerror(errno));
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "openssl x509 -inform DER -in '%s' -out '%s' >/dev/null 2>&1",
+		 der, pem);
+	if (system(cmd) != 0) {
+		unlink(pem);
+		return act_fail(a, "cannot convert %s from DER to PEM for "
+				"sbsign (is openssl installed?)", der);
+	}
+	return 0;
+}
+
 /* Signs with sbsign when Secure Boot is on; the signed copy replaces data. */
 static int maybe_sign(struct act *a, const struct install_opts *given,
 		      const char *loader, char **data, size_t *len)
 {
-	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], cmd[20000];
+	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], pem[64] = "",
+	     cmd[20000];
 	struct install_opts found = *given;
 	const struct install_opts *o = &found;
 	size_t n;
 	char *signed_data;
-	bool mok = false;
-	int fd, sb = efivar_secure_boot(a->root);
+	bool mok = false, der = false;
+	int fd, rc, sb = efivar_secure_boot(a->root);
 
 	if (sb != 1 && !o->key)
 		return 0;
-	if (!o->key && !find_key(a, &found, &mok))
+	if (!o->key && !find_key(a, &found, &mok, &der))
 		return act_fail(a, "Secure Boot is on and no signing key was "
 				"found: create one (for example `sbctl "
 				"create-keys && sbctl enroll-keys`, or openssl "
@@ -223,11 +252,18 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	if (strcmp(loader, "grub") && sb == 1 && (mok || !given->key))
 		act_note(a, "warning: under %s the firmware checks db; a key "
 			 "enrolled only as a MOK is not enough", loader);
+	if (der) {
+		if (der_to_pem(a, o->cert, pem) != 0)
+			return -1;
+		found.cert = pem;
+	}
 	fd = mkstemp(in);
 	if (fd < 0 || write(fd, *data, *len) != (ssize_t)*len) {
 		if (fd >= 0)
 			close(fd);
 		unlink(in);
+		if (pem[0])
+			unlink(pem);
 		return act_fail(a, "cannot stage the image for signing");
 	}
 	close(fd);
@@ -236,7 +272,10 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 		 "sbsign --key '%s' --cert '%s' --output '%s' '%s' "
 		 ">/dev/null 2>&1 && sbverify --cert '%s' '%s' >/dev/null 2>&1",
 		 o->key, o->cert, out, in, o->cert, out);
-	if (system(cmd) != 0) {
+	rc = system(cmd);
+	if (pem[0])
+		unlink(pem);
+	if (rc != 0) {
 		unlink(in);
 		unlink(out);
 		return act_fail(a, "signing with %s failed (sbsign/sbverify)",
