@@ -225,6 +225,29 @@ wait_for("hang guard cleared", 10)
 t.ok(not os.path.exists(os.path.join(root, "efi/EFI/tsctui/disabled")) and
      open(os.path.join(root, "efi/EFI/tsctui/options")).read() ==
      "mode=measure\n", "recovery: back to measure, disabled removed")
+# kernel-arg's confirmation says what the action will do on this system.
+keys("k")
+s = wait_for("Turn tsc=nowatchdog on", 5)
+t.ok("/etc/kernel/cmdline" in s and "/efi/loader/entries" in s and
+     "grub.d" not in s,
+     "kernel-arg on systemd-boot: the confirmation names /etc/kernel/cmdline "
+     "and the ESP's entries, not GRUB's drop-in", s)
+keys("n")
+wait_for("nothing changed", 5)
+t.ok(not os.path.exists(os.path.join(root, "etc/kernel/cmdline")),
+     "kernel-arg declined: nothing written")
+keys("q")
+
+# On a Fedora-family system, grubby (here its test double).
+root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
+start(root, env=f"TSCTUI_GRUBBY={os.path.join(WORK, 'grubby')}")
+wait_for("Diagnosis:", 10)
+keys("k")
+s = wait_for("Turn tsc=nowatchdog on", 5)
+t.ok("grubby --update-kernel=ALL --args tsc=nowatchdog" in s and
+     "grub.d" not in s,
+     "kernel-arg with grubby: the confirmation names the grubby command", s)
+keys("n")
 keys("q")
 
 # ---- guided setup across a simulated reboot -------------------------------

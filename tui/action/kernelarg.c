@@ -202,12 +202,38 @@ static void warn_reliable(struct act *a)
 	}
 }
 
+int kernel_arg_method(struct act *a, struct tsctui_conf *c,
+		      enum karg_method *m, const char **why)
+{
+	int have = conf_read(a->root, c, why);
+
+	if (have < 0)
+		return -1;
+	if (have == 0) {
+		const char *l = detect_loader(a->root, why);
+
+		if (!l)
+			return -1;
+		snprintf(c->loader, sizeof(c->loader), "%s", l);
+		if (!detect_esp(a->root, c->esp, sizeof(c->esp), why))
+			c->esp[0] = '\0';
+	}
+	if (!strcmp(c->loader, "grub") && grubby(a))
+		*m = KARG_GRUBBY;
+	else if (!strcmp(c->loader, "grub") &&
+		 !fsx_is_dir(act_path(a, "/boot/loader/entries")))
+		*m = KARG_GRUB_DROPIN;
+	else
+		*m = KARG_BLS;
+	return 0;
+}
+
 int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 {
 	struct tsctui_conf c;
-	const char *why = NULL, *tool;
+	enum karg_method method;
+	const char *why = NULL;
 	bool on;
-	int have;
 	size_t start;
 
 	if (strcmp(name, "nowatchdog"))
@@ -219,18 +245,8 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 	on = !strcmp(onoff, "on");
 	if (ledger_load(a) != 0)
 		return -1;
-	have = conf_read(a->root, &c, &why);
-	if (have < 0)
+	if (kernel_arg_method(a, &c, &method, &why) != 0)
 		return act_fail(a, "%s", why);
-	if (have == 0) {
-		const char *l = detect_loader(a->root, &why);
-
-		if (!l)
-			return act_fail(a, "%s", why);
-		snprintf(c.loader, sizeof(c.loader), "%s", l);
-		if (!detect_esp(a->root, c.esp, sizeof(c.esp), &why))
-			c.esp[0] = '\0';
-	}
 	if (!fsx_dir_writable(act_path(a, "/etc")))
 		return act_fail(a, "/etc is not writable (%s); nothing "
 				"changed", strerror(errno));
@@ -238,11 +254,10 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
 	    act_put(a, SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
 		goto undo;
-	if (!strcmp(c.loader, "grub") && (tool = grubby(a))) {
-		if (run_grubby(a, tool, on) != 0)
+	if (method == KARG_GRUBBY) {
+		if (run_grubby(a, grubby(a), on) != 0)
 			goto undo;
-	} else if (!strcmp(c.loader, "grub") &&
-		   !fsx_is_dir(act_path(a, "/boot/loader/entries"))) {
+	} else if (method == KARG_GRUB_DROPIN) {
 		if (on) {
 			size_t tlen;
 			char *text = fsx_read(act_path(a, DROPIN_TEMPLATE),

@@ -180,26 +180,44 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 			     "remove %s/EFI/tsctui/pending and disabled; %s: "
 			     "mode=%s", d->conf.esp, esp_file, arg);
 		break;
-	case P_KARG:
+	case P_KARG: {
+		struct act a;
+		struct tsctui_conf c;
+		enum karg_method m;
+		const char *why = NULL;
+		bool on = !strcmp(arg, "on");
+
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Turn tsc=nowatchdog %s for the next boot?", arg);
-		if (!d->installed || !strcmp(d->conf.loader, "grub"))
+		/* The action's own decision, so the list says what it does. */
+		act_init(&a, d->g->root, "kernel-arg");
+		if (kernel_arg_method(&a, &c, &m, &why) != 0)
+			addl(u->confirm, &u->nconfirm, "(this will fail: %s)",
+			     why);
+		else if (m == KARG_GRUBBY)
+			addl(u->confirm, &u->nconfirm, "grubby "
+			     "--update-kernel=ALL %s tsc=nowatchdog",
+			     on ? "--args" : "--remove-args");
+		else if (m == KARG_GRUB_DROPIN)
 			addl(u->confirm, &u->nconfirm, "%s "
-			     "/etc/default/grub.d/tsctui-nowatchdog.cfg (or "
-			     "grubby --update-kernel=ALL where it exists), "
-			     "then update-grub", !strcmp(arg, "on") ? "create"
-								 : "remove");
+			     "/etc/default/grub.d/tsctui-nowatchdog.cfg, then "
+			     "update-grub", on ? "create" : "remove");
 		else
 			addl(u->confirm, &u->nconfirm,
-			     "/etc/kernel/cmdline and the options line of every "
-			     "boot entry under %s/loader/entries: %s "
-			     "tsc=nowatchdog", d->conf.esp,
-			     !strcmp(arg, "on") ? "add" : "remove");
+			     "%sthe options line of every boot entry under "
+			     "%s/loader/entries (and /boot/loader/entries): %s "
+			     "tsc=nowatchdog",
+			     strcmp(c.loader, "systemd-boot")
+				     ? ""
+				     : "/etc/kernel/cmdline and ",
+			     c.esp, on ? "add" : "remove");
+		act_free(&a);
 		addl(u->confirm, &u->nconfirm, "/etc/tsctui/nowatchdog: %s "
 		     "(for the kernel-install plugin)", arg);
 		addl(u->confirm, &u->nconfirm, "The boot-time warp test still "
 		     "runs; only the clocksource watchdog is off.");
 		break;
+	}
 	case P_INSTALL: {
 		char esp[256] = "";
 		const char *why = NULL;
