@@ -189,7 +189,8 @@ t.ok(env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
 
 # ---- 5: a CPU model on which the kernel keeps the TSC -------------------
 outs, text, res = g.boot("skylake", ["tsctui status --json",
-                                     "tsctui boot-ok --json"],
+                                     "tsctui boot-ok --json",
+                                     "tsctui history --json"],
                          cpu="Skylake-Client")
 status = js(outs[0])
 if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
@@ -205,6 +206,18 @@ if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
          "status follows the real kernel (tsc, no unstable event)",
          (status["clocksource"], status["kernel"],
           status["diagnosis"]["summary"]))
+
+# The history boot-ok kept on the persistent root: one row per boot that
+# reached boot-ok (1, 4 and 5; boot 3 ran guard reset, not boot-ok).
+hist = js(outs[2]) or []
+t.ok([(h["stage_mode"], h["clocksource"]) for h in hist] ==
+     [("sync", "hpet"), ("measure", "hpet"), ("measure", "tsc")] and
+     hist[0]["stage_result"] in ("in-sync", "unsure") and
+     hist[1]["stage_result"] == "out-of-sync" and
+     len({h["boot_id"] for h in hist}) == 3 and
+     all(h["source"] == "tsctui" for h in hist),
+     "boot 5: `tsctui history --json` lists the three boots boot-ok "
+     "recorded across real boots (mode, result, clocksource)", outs[2])
 
 # ---- NVRAM ----------------------------------------------------------------
 nv_after = ovmfvars.parse(g.vars)
