@@ -11,7 +11,6 @@ boots it.  Boots:
      shows the entry; boot-ok, then `tsctui uninstall`;
   3. the firmware boots GRUB straight away again: `efibootmgr -v` equals the
      listing from before install (BootCurrent aside), and no report."""
-import json
 import os
 import re
 import shutil
@@ -38,13 +37,6 @@ os.makedirs(os.path.join(esp, "EFI/BOOT"), exist_ok=True)
 shutil.copy(grub, os.path.join(esp, "EFI/BOOT/BOOTX64.EFI"))
 disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
 g = S.Guest(W, disk, t)
-
-
-def js(o):
-    try:
-        return json.loads(o[1]) if o and o[1].strip() else None
-    except ValueError:
-        return None
 
 
 def listing(o):
@@ -74,7 +66,7 @@ t.ok(outs[0] and outs[0][0] == 0 and grub_entry and
      re.search(r"^BootOrder: " + grub_entry[4:], before, re.M),
      "boot 1: efibootmgr (libefiboot) creates the GRUB entry, first in "
      "BootOrder", outs[0] and outs[0][1] + outs[0][2])
-inst = js(outs[2])
+inst = S.js(outs[2])
 t.ok(inst and inst["ok"] and f"starts {grub_entry} next" in inst["message"],
      "boot 1: `tsctui install --loader efi-entry` in Linux: next is the GRUB "
      "entry", outs[2])
@@ -109,7 +101,7 @@ outs, text, res = g.boot("entry", [
 cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
 t.ok(cur and f"Boot{cur.group(1)}" == ours,
      "boot 2: BootCurrent is the tsctui entry", outs[0])
-rep = js(outs[1])
+rep = S.js(outs[1])
 t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
      rep["config"] == "esp" and rep["next"] == grub_entry and
      rep["msr_writes"] == 0 and len(rep["cpus"]) == 3,
@@ -122,12 +114,12 @@ t.ok(text.find("tsctui report end") < text.find(f"tsctui: starting "
      text[-2500:])
 t.ok(ours in (outs[2][1] if outs[2] else ""),
      "boot 2: efibootmgr -v shows the entry", outs[2])
-p, ok, c = js(outs[3]), js(outs[4]), js(outs[5])
+p, ok, c = S.js(outs[3]), S.js(outs[4]), S.js(outs[5])
 t.ok(p and p["guard"] == "pending" and ok and ok["ok"] and c and
      c["guard"] == "clear",
      "boot 2: the stage left the guard pending on the ESP; boot-ok clears it",
      (outs[3], outs[4], outs[5]))
-un = js(outs[6])
+un = S.js(outs[6])
 after = listing(outs[7])
 t.ok(un and un["ok"] and after == before and ours not in after,
      "boot 2: `tsctui uninstall` restores the firmware's entries exactly "

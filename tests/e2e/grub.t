@@ -60,13 +60,6 @@ S.grubenv_edit(g, W, "set", "tsctui_mode=sync", f"tsctui_options={S.E595}")
 nv_before = ovmfvars.parse(g.vars)
 
 
-def js(o):
-    try:
-        return json.loads(o[1]) if o and o[1].strip() else None
-    except ValueError:
-        return None
-
-
 # ---- 1: sync --------------------------------------------------------
 outs, text, res = g.boot("sync", [
     "cat /boot/grub/grubenv",
@@ -79,7 +72,7 @@ outs, text, res = g.boot("sync", [
 t.ok(outs[0] and "tsctui_pending=1" in outs[0][1],
      "boot 1: GRUB set pending in the grubenv on ext4 (save_env) before "
      "chain-loading the stage", outs[0] or text[-2000:])
-rep = js(outs[1])
+rep = S.js(outs[1])
 t.ok(rep and rep["build"] == "sim" and rep["mode"] == "sync" and
      rep["result"] in ("in-sync", "unsure") and
      abs(rep["bsp_shift_cycles"] - 6815086010) < 5000 and
@@ -88,9 +81,9 @@ t.ok(rep and rep["build"] == "sim" and rep["mode"] == "sync" and
      "efivarfs: in sync, BSP moved ~6.8e9 cycles",
      outs[1] if not rep else {k: rep[k] for k in
                                ("result", "bsp_shift_cycles", "msr_writes")})
-st = js(outs[2])
-ok = js(outs[3])
-st2 = js(outs[4])
+st = S.js(outs[2])
+ok = S.js(outs[3])
+st2 = S.js(outs[4])
 t.ok(st and st["guard"] == "pending" and ok and ok["ok"] and
      st2 and st2["guard"] == "clear",
      "boot 1: guard pending in Linux until boot-ok, clear after",
@@ -98,7 +91,7 @@ t.ok(st and st["guard"] == "pending" and ok and ok["ok"] and
 env = S.grubenv_list(g, W)
 t.ok(env.get("tsctui_pending") == "0" and env.get("tsctui_mode") == "sync",
      "after boot 1: `grub-editenv list` on the image shows pending=0", env)
-status = js(outs[5])
+status = S.js(outs[5])
 if t.ok(status is not None, "boot 1: `tsctui status --json` in Linux",
         outs[5]):
     cs = status["clocksource"]["current"]
@@ -149,20 +142,20 @@ t.ok("the last boot never reached Linux; the stage is now disabled" in text
      and "hanging now" not in text and "Linux up" in text,
      "boot 3: GRUB trips the guard, skips the stage, boots Linux",
      text[-2000:])
-gs = js(outs[0])
+gs = S.js(outs[0])
 t.ok(gs and gs["guard"] == "tripped" and gs["loader"] == "grub",
      "boot 3: `guard status --json` in Linux: tripped", outs[0])
 t.ok(outs[1] and outs[1][0] == 0 and "a boot never reached Linux, and the "
      "hang guard disabled the stage" in outs[1][1],
      "boot 3: the recovery text says the hang guard disabled the stage after "
      "a boot that never reached Linux", outs[1])
-status = js(outs[3])
+status = S.js(outs[3])
 t.ok(outs[2] and outs[2][0] == 2 and "did not run" in outs[2][2] and
      status and status["stage"]["guard"] == "tripped" and
      status["stage"]["report"] is None,
      "boot 3: no report this boot (the stage did not run); status says "
      "tripped", (outs[2], status and status["stage"]))
-reset, mode, after = js(outs[4]), js(outs[5]), js(outs[6])
+reset, mode, after = S.js(outs[4]), S.js(outs[5]), S.js(outs[6])
 t.ok(reset and reset["ok"] and mode and mode["ok"] and
      after and after["guard"] == "clear",
      "boot 3: guard reset and mode measure in Linux", (outs[4], outs[5]))
@@ -176,7 +169,7 @@ t.ok(env.get("tsctui_tripped") == "0" and env.get("tsctui_pending") == "0"
 S.grubenv_edit(g, W, "set", f"tsctui_options={S.E595}")
 outs, text, res = g.boot("measure", ["tsctui report --json",
                                      "tsctui boot-ok --json"])
-rep = js(outs[0])
+rep = S.js(outs[0])
 t.ok(rep and rep["mode"] == "measure" and rep["msr_writes"] == 0 and
      rep["result"] == "out-of-sync" and
      all(abs(c["survey_offset"] - 6815086010) < 5000 for c in rep["cpus"]),
@@ -192,7 +185,7 @@ outs, text, res = g.boot("skylake", ["tsctui status --json",
                                      "tsctui boot-ok --json",
                                      "tsctui history --json"],
                          cpu="Skylake-Client")
-status = js(outs[0])
+status = S.js(outs[0])
 if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
         outs[0]):
     kinds = [e["kind"] for e in status["kernel"]["events"]]
@@ -209,7 +202,7 @@ if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
 
 # The history boot-ok kept on the persistent root: one row per boot that
 # reached boot-ok (1, 4 and 5; boot 3 ran guard reset, not boot-ok).
-hist = js(outs[2]) or []
+hist = S.js(outs[2]) or []
 t.ok([(h["stage_mode"], h["clocksource"]) for h in hist] ==
      [("sync", "hpet"), ("measure", "hpet"), ("measure", "tsc")] and
      hist[0]["stage_result"] in ("in-sync", "unsure") and

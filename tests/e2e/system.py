@@ -20,6 +20,7 @@ between markers on the serial console, and powers off.
 
 `make deps` fetches the kernel and busybox-static (tests/e2e/fetch); the
 tests never touch the network."""
+import json
 import os
 import re
 import shutil
@@ -365,6 +366,14 @@ class Guest:
 
     def ext4_write(self, path, data, mode=0o644):
         self.disk.ext4_write(1, path, data, mode)
+
+
+def js(out):
+    """A command's stdout as JSON, or None (not run, empty, or not JSON)."""
+    try:
+        return json.loads(out[1]) if out and out[1].strip() else None
+    except ValueError:
+        return None
 
 
 def grubenv_list(guest, work):

@@ -71,13 +71,6 @@ g = S.Guest(W, disk, t)
 nv_before = ovmfvars.parse(g.vars)
 
 
-def js(o):
-    try:
-        return json.loads(o[1]) if o and o[1].strip() else None
-    except ValueError:
-        return None
-
-
 def entry_options():
     data = (disk.read(ENTRY) or b"").decode()
     return [line for line in data.splitlines() if line.startswith("options")]
@@ -91,7 +84,7 @@ outs, text, res = g.boot("on", [
     "cat /proc/cmdline",
     "tsctui kernel-arg nowatchdog on --json",
 ])
-rep = js(outs[0])
+rep = S.js(outs[0])
 t.ok(rep and rep["build"] == "sim" and rep["config"] == "esp" and
      rep["mode"] == "sync" and rep["result"] in ("in-sync", "unsure") and
      abs(rep["bsp_shift_cycles"] - 6815086010) < 5000,
@@ -99,13 +92,13 @@ t.ok(rep and rep["build"] == "sim" and rep["config"] == "esp" and
      "options; Linux reads its report from efivarfs", outs[0])
 t.ok(text.find("tsctui report end") < text.find("Linux up"),
      "boot 1: the driver ran before systemd-boot started Linux")
-gs, ok = js(outs[1]), js(outs[2])
+gs, ok = S.js(outs[1]), S.js(outs[2])
 t.ok(gs and gs["guard"] == "pending" and gs["loader"] == "systemd-boot" and
      ok and ok["ok"] and not disk.exists("EFI/tsctui/pending"),
      "boot 1: the driver armed the guard (pending on the ESP); boot-ok in "
      "Linux cleared it", (outs[1], outs[2]))
 cmdline1 = outs[3][1].strip() if outs[3] else ""
-ka = js(outs[4])
+ka = S.js(outs[4])
 opts = entry_options()
 kc = (g.ext4_read("/etc/kernel/cmdline") or b"").decode()
 t.ok("tsc=nowatchdog" not in cmdline1 and ka and ka["ok"] and
@@ -121,12 +114,12 @@ outs, text, res = g.boot("carried", [
     "tsctui kernel-arg nowatchdog off --json",
 ])
 cmdline2 = outs[0][1].split() if outs[0] else []
-st = js(outs[1])
+st = S.js(outs[1])
 t.ok("tsc=nowatchdog" in cmdline2 and st and
      st["kernel"]["cmdline_tsc"] == ["nowatchdog"],
      "boot 2: /proc/cmdline carries tsc=nowatchdog; status sees it",
      (outs[0], st and st["kernel"]))
-off = js(outs[2])
+off = S.js(outs[2])
 opts = entry_options()
 kc = (g.ext4_read("/etc/kernel/cmdline") or b"").decode()
 t.ok(off and off["ok"] and opts == [f"options {S.CMDLINE}"] and
