@@ -92,6 +92,10 @@ static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 		if (!tsc_parse_u64(v, n, &u) || u > 1000000)
 			return false;
 		o->sim_jitter = (uint32_t)u;
+	} else if (k == 10 && has_prefix(s, k, "sim.varmax")) {
+		if (!tsc_parse_u64(v, n, &u) || u < 256 || u > 1u << 20)
+			return false;
+		o->sim_varmax = (uint32_t)u;
 	} else if (k == 8 && has_prefix(s, k, "sim.dead")) {
 		if (!tsc_parse_u64(v, n, &u) || u >= TSC_MAX_CPUS)
 			return false;

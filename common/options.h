@@ -29,6 +29,7 @@ struct tsc_options {
 	bool sim_any;	/* some sim.* token was accepted */
 	bool sim_hang;
 	uint32_t sim_jitter;
+	uint32_t sim_varmax; /* UEFI sim build: variable size limit, bytes */
 	int64_t sim_offset[TSC_MAX_CPUS];
 	uint8_t sim_dead[TSC_MAX_CPUS / 8];
 

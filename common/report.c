@@ -162,52 +162,134 @@ static void write_ap(struct tsc_buf *b, const struct tsc_report_cpu *c)
 	tsc_buf_putc(b, '\n');
 }
 
+/* Everything before the ap records. */
+static void write_head(struct tsc_buf *b, const struct tsc_report *r)
+{
+	uint32_t i;
+
+	tsc_buf_puts(b, TSC_REPORT_MAGIC " ");
+	tsc_buf_u64(b, TSC_REPORT_FORMAT);
+	tsc_buf_puts(b, "\nstage");
+	kv_s(b, "version", r->stage_version[0] ? r->stage_version : "-");
+	kv_s(b, "build", tsc_build_name(r->build));
+	kv_s(b, "mode", tsc_mode_name(r->mode));
+	kv_s(b, "config", tsc_config_name(r->config));
+	tsc_buf_puts(b, "\nresult ");
+	tsc_buf_puts(b, tsc_result_name(r->result));
+	tsc_buf_putc(b, '\n');
+	line_rest(b, "reason", r->reason);
+	tsc_buf_puts(b, "cpu");
+	kv_s(b, "vendor", tsc_vendor_name(r->cpu.vendor));
+	kv_u(b, "family", r->cpu.family);
+	kv_u(b, "model", r->cpu.model);
+	kv_u(b, "invariant_tsc", r->cpu.invariant_tsc);
+	kv_u(b, "tsc_adjust", r->cpu.tsc_adjust);
+	kv_u(b, "hypervisor", r->cpu.hypervisor);
+	kv_u(b, "tick", r->tick);
+	kv_u(b, "tsc_hz", r->tsc_hz);
+	tsc_buf_puts(b, "\nbsp");
+	kv_u(b, "index", r->bsp_index);
+	kv_u(b, "apic", r->bsp_apic_id);
+	kv_i(b, "shift", r->bsp_shift);
+	kv_u(b, "writes", r->msr_writes);
+	kv_u(b, "cpus", r->ncpus);
+	tsc_buf_puts(b, "\nphase");
+	for (i = 0; i < TSC_PHASES; i++) {
+		tsc_buf_putc(b, ' ');
+		tsc_buf_puts(b, phase_names[i]);
+		tsc_buf_puts(b, "_us=");
+		tsc_buf_u64(b, r->phase_us[i]);
+	}
+	kv_u(b, "total_us", r->total_us);
+	tsc_buf_putc(b, '\n');
+	line_rest(b, "next", r->next);
+	line_rest(b, "ignored", r->ignored);
+}
+
+static void write_tail(struct tsc_buf *b, uint32_t omitted)
+{
+	if (omitted) {
+		tsc_buf_puts(b, "omitted ");
+		tsc_buf_u64(b, omitted);
+		tsc_buf_putc(b, '\n');
+	}
+	tsc_buf_puts(b, "end\n");
+}
+
 size_t tsc_report_write(const struct tsc_report *r, char *buf, size_t cap)
 {
 	struct tsc_buf b;
 	uint32_t i;
 
 	tsc_buf_init(&b, buf, cap);
-	tsc_buf_puts(&b, TSC_REPORT_MAGIC " ");
-	tsc_buf_u64(&b, TSC_REPORT_FORMAT);
-	tsc_buf_puts(&b, "\nstage");
-	kv_s(&b, "version", r->stage_version[0] ? r->stage_version : "-");
-	kv_s(&b, "build", tsc_build_name(r->build));
-	kv_s(&b, "mode", tsc_mode_name(r->mode));
-	kv_s(&b, "config", tsc_config_name(r->config));
-	tsc_buf_puts(&b, "\nresult ");
-	tsc_buf_puts(&b, tsc_result_name(r->result));
-	tsc_buf_putc(&b, '\n');
-	line_rest(&b, "reason", r->reason);
-	tsc_buf_puts(&b, "cpu");
-	kv_s(&b, "vendor", tsc_vendor_name(r->cpu.vendor));
-	kv_u(&b, "family", r->cpu.family);
-	kv_u(&b, "model", r->cpu.model);
-	kv_u(&b, "invariant_tsc", r->cpu.invariant_tsc);
-	kv_u(&b, "tsc_adjust", r->cpu.tsc_adjust);
-	kv_u(&b, "hypervisor", r->cpu.hypervisor);
-	kv_u(&b, "tick", r->tick);
-	kv_u(&b, "tsc_hz", r->tsc_hz);
-	tsc_buf_puts(&b, "\nbsp");
-	kv_u(&b, "index", r->bsp_index);
-	kv_u(&b, "apic", r->bsp_apic_id);
-	kv_i(&b, "shift", r->bsp_shift);
-	kv_u(&b, "writes", r->msr_writes);
-	kv_u(&b, "cpus", r->ncpus);
-	tsc_buf_puts(&b, "\nphase");
-	for (i = 0; i < TSC_PHASES; i++) {
-		tsc_buf_putc(&b, ' ');
-		tsc_buf_puts(&b, phase_names[i]);
-		tsc_buf_puts(&b, "_us=");
-		tsc_buf_u64(&b, r->phase_us[i]);
-	}
-	kv_u(&b, "total_us", r->total_us);
-	tsc_buf_putc(&b, '\n');
-	line_rest(&b, "next", r->next);
-	line_rest(&b, "ignored", r->ignored);
+	write_head(&b, r);
 	for (i = 0; i < r->nap && i < TSC_MAX_CPUS; i++)
 		write_ap(&b, &r->ap[i]);
-	tsc_buf_puts(&b, "end\n");
+	write_tail(&b, r->omitted);
+	return b.overflow ? 0 : b.len;
+}
+
+/* Worst first: what a reader most needs when not every AP fits. */
+static int keep_rank(enum tsc_verdict v)
+{
+	switch (v) {
+	case TSC_VERDICT_BAD:
+		return 0;
+	case TSC_VERDICT_UNMEASURED:
+		return 1;
+	case TSC_VERDICT_UNSURE:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
+			    size_t cap, uint32_t *omitted)
+{
+	/* Room kept for "omitted 4294967295\nend\n" and the NUL. */
+	const size_t tail = 24;
+	bool keep[TSC_MAX_CPUS];
+	struct tsc_buf b;
+	char line[256];
+	size_t left, n;
+	uint32_t i, nap = r->nap < TSC_MAX_CPUS ? r->nap : TSC_MAX_CPUS,
+		    out = r->omitted;
+	int rank;
+
+	n = tsc_report_write(r, buf, cap);
+	*omitted = r->omitted;
+	if (n)
+		return n;
+	tsc_buf_init(&b, buf, cap);
+	write_head(&b, r);
+	if (b.overflow || b.len + tail > cap)
+		return 0;
+	left = cap - b.len - tail;
+	for (i = 0; i < nap; i++)
+		keep[i] = false;
+	for (rank = 0; rank < 4; rank++) {
+		for (i = 0; i < nap; i++) {
+			struct tsc_buf one;
+
+			if (keep_rank(r->ap[i].verdict) != rank)
+				continue;
+			tsc_buf_init(&one, line, sizeof(line));
+			write_ap(&one, &r->ap[i]);
+			if (!one.overflow && one.len <= left) {
+				keep[i] = true;
+				left -= one.len;
+			}
+		}
+	}
+	for (i = 0; i < nap; i++) {
+		if (keep[i])
+			write_ap(&b, &r->ap[i]);
+		else
+			out++;
+	}
+	write_tail(&b, out);
+	*omitted = out;
 	return b.overflow ? 0 : b.len;
 }
 
@@ -549,6 +631,13 @@ static bool parse_line(struct parser *p, const char *s, size_t n, bool *end)
 	}
 	if (is(&rec, "ap"))
 		return parse_ap(p, &c);
+	if (is(&rec, "omitted")) {
+		struct tok v;
+
+		if (!next_tok(&c, &v) || !u32_of(&v, &p->r->omitted))
+			return FAIL(p, "omitted: not a number");
+		return true;
+	}
 	return true; /* a record from a newer stage */
 }
 

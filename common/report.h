@@ -90,6 +90,7 @@ struct tsc_report {
 	char ignored[256]; /* space separated; empty: none */
 	uint32_t ncpus;	   /* processors, the BSP included */
 	uint32_t nap;	   /* entries in ap[] */
+	uint32_t omitted;  /* APs left out of this copy (record "omitted") */
 	struct tsc_report_cpu ap[TSC_MAX_CPUS];
 };
 
@@ -110,6 +111,14 @@ void tsc_report_ignore(struct tsc_report *r, const char *tok, size_t len);
 /* Writes the text; returns its length, or 0 if cap was too small.  The text
  * is NUL-terminated when it fits. */
 size_t tsc_report_write(const struct tsc_report *r, char *buf, size_t cap);
+/* The same, within cap bytes (NUL included) when the whole report does not
+ * fit, as under a firmware's variable size limit: every record but the ap
+ * ones, then as many ap records as fit, worst verdict first (bad,
+ * unmeasured, unsure, ok), written in index order, and "omitted N" for the
+ * rest.  *omitted: how many were left out.  0 when not even the records
+ * around the APs fit. */
+size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
+			    size_t cap, uint32_t *omitted);
 
 /* Parses text (not necessarily NUL-terminated).  On failure returns false
  * and sets *err to a static message and *err_line to its line (1-based). */

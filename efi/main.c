@@ -193,7 +193,7 @@ publish:
 	stuck = mp_unfinished(STRAGGLER_WAIT_US);
 	if (stuck)
 		Print(L"tsctui: %d processor(s) did not finish\r\n", (int)stuck);
-	report_publish(&report);
+	report_publish(&report, opts.sim_varmax);
 	if (esp)
 		uefi_call_wrapper(esp->Close, 1, esp);
 	/* As a firmware boot entry: start the real loader.  If that fails,

@@ -4,6 +4,13 @@
  * (BOOTSERVICE|RUNTIME, never NON_VOLATILE: it lives in RAM, is readable
  * from Linux for this boot only, and wears no flash), and on the console
  * between marker lines, for logs and for a person watching.
+ *
+ * A firmware limits the size of one variable (OVMF: about 33 KB with its
+ * 4 MB flash, 8 KB with the 2 MB one; the UEFI specification leaves it to
+ * the platform), and a report grows by ~110 bytes per AP.  When the whole
+ * report is refused as too large, the variable gets a copy that fits: every
+ * record, the AP records worst verdict first as room allows, and "omitted
+ * N" (tsc_report_write_fit).  The console copy always has every AP.
  */
 #include "stage.h"
 
@@ -12,6 +19,71 @@ static EFI_GUID report_guid = { 0x503ecfa9, 0x0287, 0x4bb9,
 				  0x4c } };
 
 static char text[TSC_REPORT_MAX_TEXT];
+static char fitted[TSC_REPORT_MAX_TEXT];
+
+#define REPORT_ATTRS \
+	(EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
+/* What a variable costs besides its data: the name (L"TsctuiReport") and
+ * the store's record header (60 bytes in EDK2's authenticated format). */
+#define REPORT_VAR_OVERHEAD (sizeof(L"TsctuiReport") + 64)
+
+/* sim.varmax=N (sim build): a firmware whose limit is N bytes of data. */
+static EFI_STATUS set_report(const char *data, UINTN n, UINTN sim_varmax)
+{
+	if (STAGE_SIM && sim_varmax && n > sim_varmax)
+		return EFI_INVALID_PARAMETER; /* as EDK2 refuses one too big */
+	return uefi_call_wrapper(RT->SetVariable, 5, L"TsctuiReport",
+				 &report_guid, REPORT_ATTRS, n, (void *)data);
+}
+
+static bool too_big(EFI_STATUS st)
+{
+	/* EDK2 says INVALID_PARAMETER; other firmware OUT_OF_RESOURCES. */
+	return st == EFI_INVALID_PARAMETER || st == EFI_OUT_OF_RESOURCES;
+}
+
+/* The largest data size worth trying first: the firmware's own maximum
+ * when it says (UEFI 2.0 QueryVariableInfo), else just below what failed. */
+static UINTN first_cap(UINTN failed, UINTN sim_varmax)
+{
+	UINT64 store = 0, left = 0, max = 0;
+	UINTN cap = failed - 1;
+
+	if (RT->Hdr.Revision >= (2u << 16) &&
+	    !EFI_ERROR(uefi_call_wrapper(RT->QueryVariableInfo, 4,
+					 REPORT_ATTRS, &store, &left, &max)) &&
+	    max > REPORT_VAR_OVERHEAD && max - REPORT_VAR_OVERHEAD < cap)
+		cap = (UINTN)(max - REPORT_VAR_OVERHEAD);
+	if (STAGE_SIM && sim_varmax && sim_varmax < cap)
+		cap = sim_varmax;
+	return cap;
+}
+
+/* Stores a copy that fits; returns the last status. */
+static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
+			       UINTN sim_varmax)
+{
+	EFI_STATUS st = EFI_BUFFER_TOO_SMALL;
+	UINTN cap = first_cap(full, sim_varmax), n = 0;
+	uint32_t omitted = 0;
+	int tries;
+
+	for (tries = 0; tries < 12 && cap >= 256; tries++) {
+		n = tsc_report_write_fit(r, fitted, cap + 1, &omitted);
+		if (n == 0)
+			break;
+		st = set_report(fitted, n, sim_varmax);
+		if (!too_big(st))
+			break;
+		cap = cap * 3 / 4;
+	}
+	if (!EFI_ERROR(st))
+		Print(L"tsctui: the report variable holds %d of %d APs (%d bytes:"
+		      L" the firmware's variable size limit); this console copy "
+		      L"has them all\r\n", (int)(r->nap - omitted), (int)r->nap,
+		      (int)n);
+	return st;
+}
 
 static void print_lines(const char *s, UINTN n)
 {
@@ -29,7 +101,7 @@ static void print_lines(const char *s, UINTN n)
 	}
 }
 
-EFI_STATUS report_publish(const struct tsc_report *r)
+EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax)
 {
 	EFI_STATUS st;
 	UINTN n;
@@ -40,11 +112,9 @@ EFI_STATUS report_publish(const struct tsc_report *r)
 		      (int)sizeof(text));
 		return EFI_BUFFER_TOO_SMALL;
 	}
-	st = uefi_call_wrapper(RT->SetVariable, 5, L"TsctuiReport",
-			       &report_guid,
-			       EFI_VARIABLE_BOOTSERVICE_ACCESS |
-				       EFI_VARIABLE_RUNTIME_ACCESS,
-			       n, text);
+	st = set_report(text, n, sim_varmax);
+	if (too_big(st))
+		st = store_fitted(r, n, sim_varmax);
 	Print(L"--- tsctui report begin ---\r\n");
 	print_lines(text, n);
 	Print(L"--- tsctui report end ---\r\n");

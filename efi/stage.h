@@ -49,7 +49,8 @@ EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name);
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name);
 
 /* report.c: the volatile variable and the console copy. */
-EFI_STATUS report_publish(const struct tsc_report *r);
+/* sim_varmax: sim.varmax=N, a smaller variable size limit (sim build). */
+EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax);
 
 /* chain.c: starts the load option Boot#### after the stage's work. */
 EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option);

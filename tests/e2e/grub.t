@@ -14,12 +14,14 @@ replaced by the sim build, with the E595 pattern in the grubenv.  Boots:
      tripped, then guard reset and mode measure run;
   4. with sim.hang taken out, the stage runs again, in measure mode;
   5. the same disk on -cpu Skylake-Client, where the kernel keeps the TSC:
-     status follows the real kernel.
+     status follows the real kernel; the stage runs under a 500-byte
+     variable size limit (sim.varmax) and stores the report that fits.
 The NVRAM after the four boots: no variable added or changed but OVMF's
 own."""
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -181,9 +183,16 @@ t.ok(env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
      "after boot 4: boot-ok cleared pending again", env)
 
 # ---- 5: a CPU model on which the kernel keeps the TSC -------------------
+# No offsets this time, and a firmware whose variable size limit is 500
+# bytes (sim.varmax): the full report does not fit the variable.
+S.grubenv_edit(g, W, "set", "tsctui_options=sim.varmax=500")
 outs, text, res = g.boot("skylake", ["tsctui status --json",
                                      "tsctui boot-ok --json",
-                                     "tsctui history --json"],
+                                     "tsctui history --json",
+                                     "tsctui report --json",
+                                     "tsctui report",
+                                     "wc -c </sys/firmware/efi/efivars/"
+                                     "TsctuiReport-" + ovmfvars.REPORT_GUID],
                          cpu="Skylake-Client")
 status = S.js(outs[0])
 if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
@@ -211,6 +220,35 @@ t.ok([(h["stage_mode"], h["clocksource"]) for h in hist] ==
      all(h["source"] == "tsctui" for h in hist),
      "boot 5: `tsctui history --json` lists the three boots boot-ok "
      "recorded across real boots (mode, result, clocksource)", outs[2])
+
+# The variable holds what fits, worst verdicts first; the console has all.
+log = os.path.join(W, f"{g.n}-skylake.log")
+r = subprocess.run([S.TSCTUI, "report", "--json", "--file", log],
+                   capture_output=True, text=True)
+console = json.loads(r.stdout) if r.returncode == 0 else None
+var = S.js(outs[3])
+size = int(outs[5][1]) - 4 if outs[5] and outs[5][1].strip() else None
+rank = {"bad": 0, "unmeasured": 1, "unsure": 2, "ok": 3}
+if t.ok(var and console and len(console["cpus"]) == 3 and size is not None,
+        "boot 5: the report is in the variable and on the console",
+        (outs[3], outs[5], r.stderr)):
+    kept = {c["index"] for c in var["cpus"]}
+    left = [c for c in console["cpus"] if c["index"] not in kept]
+    t.ok(size <= 500 and var["omitted_cpus"] == len(left) >= 1 and
+         len(kept) + len(left) == 3 and
+         all(rank[c["verdict"]] >= rank[k["verdict"]] for c in left
+             for k in var["cpus"]) and
+         var["result"] == console["result"] and
+         "report variable holds" in text,
+         "boot 5: under a 500-byte variable limit the stage stores what fits "
+         "(worst verdicts first, omitted_cpus for the rest); the console "
+         "copy has every AP",
+         (size, var["omitted_cpus"], [c["verdict"] for c in console["cpus"]],
+          [c["index"] for c in var["cpus"]]))
+    t.ok(outs[4] and f"{var['omitted_cpus']} more APs (none with a worse verdict" in
+     outs[4][1] and "console output lists them all" in outs[4][1],
+         "boot 5: `tsctui report` says how many APs were left out and where "
+         "to find them", outs[4])
 
 # ---- NVRAM ----------------------------------------------------------------
 nv_after = ovmfvars.parse(g.vars)

@@ -151,11 +151,66 @@ static void binary_garbage(void **s)
 				     &err, &line));
 }
 
+/* Under a firmware's variable size limit: the worst APs first, in index
+ * order, "omitted N" for the rest, and a parse that says so. */
+static void fit_within_a_limit(void **s)
+{
+	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static char small[TSC_REPORT_MAX_TEXT];
+	const char *err;
+	uint32_t line, omitted = 99, i, prev = 0;
+	size_t full, n, head;
+
+	(void)s;
+	sample(a);
+	/* Fits whole: the same text as the plain writer. */
+	full = tsc_report_write(a, text, sizeof(text));
+	n = tsc_report_write_fit(a, small, sizeof(small), &omitted);
+	assert_int_equal(n, full);
+	assert_int_equal(omitted, 0);
+	assert_memory_equal(small, text, n);
+
+	/* Room for the records around the APs and two AP lines: kept are the
+	 * bad one (CPU 4), then the first unmeasured (CPU 1; CPU 5 too would
+	 * not fit); ok (CPUs 2, 6) and unsure (3, 7) go. */
+	a->nap = 0;
+	head = tsc_report_write(a, text, sizeof(text)) - strlen("end\n");
+	a->nap = 7;
+	n = tsc_report_write_fit(a, small, head + 24 + 2 * 120, &omitted);
+	assert_true(n > 0 && n < head + 24 + 2 * 120);
+	assert_true(tsc_report_parse(small, n, b, &err, &line));
+	assert_int_equal(b->nap + b->omitted, 7);
+	assert_int_equal(b->omitted, omitted);
+	assert_int_equal(b->nap, 2);
+	assert_int_equal(b->ap[0].index, 1);
+	assert_int_equal(b->ap[1].index, 4);
+	assert_int_equal(b->ap[1].verdict, TSC_VERDICT_BAD);
+	for (i = 0; i < b->nap; i++) {
+		assert_true(b->ap[i].verdict == TSC_VERDICT_BAD ||
+			    b->ap[i].verdict == TSC_VERDICT_UNMEASURED);
+		assert_true(b->ap[i].index > prev); /* index order */
+		prev = b->ap[i].index;
+	}
+	assert_non_null(strstr(small, "\nomitted "));
+	assert_int_equal(b->ncpus, 8);
+	assert_int_equal(b->bsp_shift, a->bsp_shift);
+
+	/* The parsed copy writes back the same text, omitted record too. */
+	assert_int_equal(tsc_report_write(b, text, sizeof(text)), n);
+	assert_memory_equal(text, small, n);
+
+	/* Not even the records around the APs: nothing. */
+	assert_int_equal(tsc_report_write_fit(a, small, 100, &omitted), 0);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(writer_refuses_small_buffer),
+		cmocka_unit_test(fit_within_a_limit),
 		cmocka_unit_test(minimal_and_unknown),
 		cmocka_unit_test(strict_structure),
 		cmocka_unit_test(binary_garbage),

@@ -50,6 +50,11 @@ static void print_text(const struct tsc_report *r)
 		       tsc_verdict_name(c->verdict),
 		       c->note ? tsc_note_name(c->note) : "");
 	}
+	if (r->omitted)
+		printf("%u more APs (none with a worse verdict than those "
+		       "above) left out of the report variable to fit the "
+		       "firmware's size limit; the stage's console output "
+		       "lists them all\n", r->omitted);
 }
 
 static int parse_one(const char *src, const char *text, size_t len,

@@ -92,5 +92,8 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	/* APs the stage left out of the variable to fit the firmware's size
+	 * limit (the console copy lists every one). */
+	json_u64(j, "omitted_cpus", r->omitted);
 	json_obj_end(j);
 }
