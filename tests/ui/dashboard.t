@@ -300,6 +300,21 @@ t.ok("5. Checking: running" in s and "warps" in s and "left" in s,
      "the check runs, counting surveys and warps", s)
 keys("q")
 
+# ---- a report fitted to the firmware's variable size ------------------------
+root = fx.systemd_boot(os.path.join(WORK, "fitted"))
+rep = subprocess.run([TSCTUI, "simulate", "--cpus", "2", "--mode", "measure"],
+                     capture_output=True, text=True, check=True).stdout
+fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+          rep.replace("end\n", "omitted 6\nend\n").encode(), attrs=0x6)
+start(root)
+wait_for("Diagnosis:", 10)
+keys("r")
+s = wait_for("left out", 5)
+t.ok("+6 APs, none worse, left out" in s,
+     "the stage report view says how many APs the variable left out", s)
+keys("Escape")
+keys("q")
+
 # ---- keys are answered while a survey takes seconds -----------------------
 root = fx.systemd_boot(os.path.join(WORK, "slow"))
 start(root, env="TSCTUI_ENGINE_EXTRA_MS=8000")

@@ -422,6 +422,11 @@ static void report_view(const struct ui_state *s)
 			put(y, 51, look(s, verdict_pair(c->verdict)), "%s",
 			    tsc_verdict_name(c->verdict));
 		}
+		if (r->omitted && y < LINES - 4)
+			put(y++, 0, A_NORMAL,
+			    "+%u APs, none worse, left out to fit the "
+			    "firmware's variable size (the console has all)",
+			    r->omitted);
 	}
 	put(LINES - 3, 0, look(s, C_TITLE), "The kernel's word for this boot:");
 	put(LINES - 2, 2, A_NORMAL, "%s", s->diag->kernel_verdict[0]
