@@ -11,8 +11,11 @@ on the E595 pattern.  Boots:
      the BLS entry and /etc/kernel/cmdline;
   2. the kernel's command line carries tsc=nowatchdog (systemd-boot passed
      the edited entry), status sees it; `kernel-arg nowatchdog off`;
-  3. the command line is back as it was.
-The NVRAM after the three boots: no variable added or changed but OVMF's
+  3. the command line is back as it was; `tsctui uninstall` in Linux;
+  4. nothing runs before Linux; `tsctui install` in Linux, the loader
+     detected from what systemd-boot told the OS;
+  5. the release driver it installed measures before Linux.
+The NVRAM after the five boots: no variable added or changed but OVMF's
 own."""
 import json
 import os
@@ -127,16 +130,50 @@ t.ok(off and off["ok"] and opts == [f"options {S.CMDLINE}"] and
      "boot 2: kernel-arg nowatchdog off restores the entry's options line "
      "and takes the token out of /etc/kernel/cmdline", (outs[2], opts, kc))
 
-# ---- 3: gone again -------------------------------------------------------
-outs, text, res = g.boot("off", ["cat /proc/cmdline"])
+# ---- 3: gone again; uninstall on the live system --------------------------
+entry_before = disk.read(ENTRY)
+outs, text, res = g.boot("off", ["cat /proc/cmdline",
+                                 "tsctui uninstall --json"])
 t.ok(outs[0] and outs[0][1].strip() == cmdline1,
      "boot 3: /proc/cmdline is back as it was before `on`",
      (outs[0], cmdline1))
+un = S.js(outs[1])
+gone = [p for p in ("EFI/tsctui", "EFI/systemd/drivers/tsctuix64.efi")
+        if disk.exists(p)] + [
+    p for p in ("/etc/tsctui/tsctui.conf", "/etc/kernel/cmdline",
+                "/var/lib/tsctui/ledger") if g.ext4_read(p) is not None]
+t.ok(un and un["ok"] and not gone and disk.read(ENTRY) == entry_before and
+     g.ext4_read("/var/lib/tsctui/history") is not None,
+     "boot 3: `tsctui uninstall` in Linux removes the driver, the ESP state, "
+     "the configuration and /etc/kernel/cmdline; the entry is as it was; "
+     "the history stays", (outs[1], gone))
+
+# ---- 4: install on the live system (loader detected), 5: its driver runs -
+outs, text, res = g.boot("install", ["tsctui report --json",
+                                     "tsctui install --json",
+                                     "tsctui status --json"])
+inst, st = S.js(outs[1]), S.js(outs[2])
+t.ok(outs[0] and outs[0][0] == 2 and "tsctui report begin" not in text and
+     inst and inst["ok"] and st and st["stage"]["installed"] and
+     st["stage"]["loader"] == "systemd-boot" and
+     st["stage"]["mode"] == "measure",
+     "boot 4: nothing ran before Linux; `tsctui install` in Linux detects "
+     "systemd-boot (its LoaderInfo) and installs in measure mode",
+     (outs[0], outs[1], st and st["stage"]))
+outs, text, res = g.boot("release", ["tsctui report --json",
+                                     "tsctui boot-ok --json"])
+rep = S.js(outs[0])
+t.ok(rep and rep["build"] == "release" and rep["config"] == "esp" and
+     rep["mode"] == "measure" and rep["msr_writes"] == 0 and
+     len(rep["cpus"]) == 3 and S.js(outs[1]) and
+     not disk.exists("EFI/tsctui/pending"),
+     "boot 5: systemd-boot loads the release driver install put there; it "
+     "measures, and boot-ok clears its guard", outs[0])
 
 # ---- NVRAM ----------------------------------------------------------------
 nv_after = ovmfvars.parse(g.vars)
 bad = ovmfvars.unexpected(nv_before, nv_after)
 t.ok(nv_before and not bad,
-     "NVRAM: three boots through systemd-boot and the driver added or "
+     "NVRAM: five boots through systemd-boot and the driver added or "
      "changed no variable but OVMF's own", bad)
 sys.exit(t.done())
