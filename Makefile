@@ -38,7 +38,7 @@ DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev 
 	systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus man-db \
-	e2fsprogs cpio kmod efibootmgr
+	e2fsprogs cpio kmod efibootmgr systemd udev
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64

@@ -41,6 +41,7 @@ ROOT_UUID = fx.ROOT_UUID
 ESP_MB, ROOT_MB, CTL_MB = 40, 96, 8
 E595 = "sim.offset.0=-6815086010"
 CMDLINE = f"root=UUID={ROOT_UUID} rw console=ttyS0,115200 panic=-1"
+SYSTEMD_INIT = "init=/lib/systemd/systemd"
 # The modules the guest loads, in the initramfs: the root disk, then the
 # ESP and efivarfs.  crc32c is requested by ext4 through the crypto API,
 # which modprobe's dependency list does not show.
@@ -56,9 +57,9 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 while read -r ko; do insmod "$ko" || echo "initramfs: insmod $ko failed"; done </modules.load
-root=
+root= init=/sbin/tsctui-e2e-init
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in root=*) root=${arg#root=} ;; esac
+	case "$arg" in root=*) root=${arg#root=} ;; init=*) init=${arg#init=} ;; esac
 done
 i=0
 while ! dev=$(findfs "$root" 2>/dev/null); do
@@ -70,20 +71,17 @@ mount -t ext4 -o rw "$dev" /root || { echo "initramfs: mount failed"; poweroff -
 mount --move /proc /root/proc
 mount --move /sys /root/sys
 mount --move /dev /root/dev
-exec switch_root /root /sbin/tsctui-e2e-init
+exec switch_root /root "$init"
 """
 
 ROOT_INIT = """#!/bin/sh
-# tsctui e2e guest: run the control partition's commands, then power off.
+# tsctui e2e guest without systemd: mount what a system has, run the
+# control partition's commands, power off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root TERM=dumb
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
-esp=$(findfs UUID=@ESP_UUID@)
-mount -t vfat -o umask=0077 "$esp" /boot/efi
-mkdir -p /run/ctl
-mount -t vfat "$(findfs LABEL=PART2)" /run/ctl
+mount -t vfat -o umask=0077 "$(findfs UUID=@ESP_UUID@)" /boot/efi
 # What udev's persistent-storage rules would make.
 mkdir -p /dev/disk/by-uuid /dev/disk/by-partuuid
 for d in /sys/class/block/*; do
@@ -93,12 +91,28 @@ for d in /sys/class/block/*; do
 	[ -n "${PARTUUID:-}" ] && ln -sf ../../$n /dev/disk/by-partuuid/$PARTUUID
 	UUID= PARTUUID=
 done
+/sbin/tsctui-e2e-run
+sync
+umount /boot/efi
+mount -o remount,ro /
+echo "tsctui-e2e: done"
+poweroff -f
+"""
+
+# The commands, for both guests: each line's stdout, stderr and status to
+# the control partition, and between markers on the console.
+RUNNER = """#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+exec >/dev/console 2>&1
 echo "tsctui-e2e: Linux up: $(cat /proc/cmdline)"
+mkdir -p /run/ctl
+mount -t vfat "$(findfs LABEL=PART2)" /run/ctl
 mkdir -p /run/ctl/out
 n=0
 while IFS= read -r cmd; do
 	n=$((n + 1))
-	sh -c "$cmd" >/run/ctl/out/$n.out 2>/run/ctl/out/$n.err
+	sh -c "$cmd" >/run/ctl/out/$n.out 2>/run/ctl/out/$n.err </dev/null
 	echo $? >/run/ctl/out/$n.rc
 	echo "tsctui-e2e: begin $n: $cmd"
 	cat /run/ctl/out/$n.out /run/ctl/out/$n.err
@@ -106,10 +120,35 @@ while IFS= read -r cmd; do
 done </run/ctl/commands
 sync
 umount /run/ctl
-umount /boot/efi
-mount -o remount,ro /
-echo "tsctui-e2e: done"
-poweroff -f
+"""
+
+# The systemd guest: systemd 252 and udev from the host's packages, the
+# units a boot to multi-user.target needs, the runner as a service after
+# tsctui-boot.service, then a clean poweroff.
+SYSTEMD_BINARIES = ["/lib/systemd/systemd", "/lib/systemd/systemd-shutdown",
+                    "/lib/systemd/systemd-udevd", "/bin/udevadm",
+                    "/bin/systemctl", "/lib/systemd/systemd-remount-fs",
+                    "/lib/systemd/system-generators/systemd-fstab-generator",
+                    "/bin/mount", "/bin/umount"]
+SYSTEMD_UNITS = ["basic.target", "sysinit.target", "local-fs.target",
+                 "local-fs-pre.target", "multi-user.target",
+                 "shutdown.target", "poweroff.target", "final.target",
+                 "umount.target", "sockets.target", "timers.target",
+                 "paths.target", "slices.target", "swap.target",
+                 "system-update.target", "system-update-pre.target",
+                 "emergency.target", "emergency.service",
+                 "systemd-poweroff.service", "systemd-remount-fs.service",
+                 "systemd-udevd.service", "systemd-udevd-control.socket",
+                 "systemd-udevd-kernel.socket", "systemd-udev-trigger.service",
+                 ]
+E2E_UNIT = """[Unit]
+Description=tsctui e2e: the test's commands, then power off
+After=multi-user.target tsctui-boot.service
+
+[Service]
+Type=oneshot
+ExecStart=/sbin/tsctui-e2e-run
+ExecStartPost=/bin/systemctl --no-block poweroff
 """
 
 
@@ -184,7 +223,8 @@ def copy_with_libs(root, binary, dest=None):
     os.makedirs(os.path.dirname(p), exist_ok=True)
     if not os.path.exists(p):
         shutil.copy(binary, p)
-    for line in run("ldd", binary, text=True).stdout.splitlines():
+    r = subprocess.run(["ldd", binary], capture_output=True, text=True)
+    for line in r.stdout.splitlines():  # a script: no libraries
         m = re.search(r"(/\S+) \(0x", line)
         if not m:
             continue
@@ -193,6 +233,47 @@ def copy_with_libs(root, binary, dest=None):
         if not os.path.exists(q):
             os.makedirs(os.path.dirname(q), exist_ok=True)
             shutil.copy(os.path.realpath(lib), q)
+
+
+def add_systemd(root):
+    """systemd as the guest's init (boot with init=/lib/systemd/systemd):
+    udev makes the /dev/disk links, the fstab generator mounts the ESP, and
+    the installed tsctui-boot.service runs as on a real system."""
+    for b in SYSTEMD_BINARIES:
+        for name in ("mount", "umount"):
+            p = os.path.join(root, "bin", name)
+            if b == f"/bin/{name}" and os.path.islink(p):
+                os.remove(p)  # util-linux's, not busybox's
+        copy_with_libs(root, b)
+    shutil.copytree("/lib/udev", os.path.join(root, "lib/udev"),
+                    dirs_exist_ok=True)
+    for h in os.listdir("/lib/udev"):
+        p = os.path.join("/lib/udev", h)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            copy_with_libs(root, p)
+    units = os.path.join(root, "lib/systemd/system")
+    os.makedirs(units, exist_ok=True)
+    for u in SYSTEMD_UNITS:
+        shutil.copy(os.path.join("/lib/systemd/system", u), units)
+    os.symlink("multi-user.target", os.path.join(units, "default.target"))
+    for target, u in (("sockets.target", "systemd-udevd-control.socket"),
+                      ("sockets.target", "systemd-udevd-kernel.socket"),
+                      ("sysinit.target", "systemd-udevd.service"),
+                      ("sysinit.target", "systemd-udev-trigger.service"),
+                      ("local-fs.target", "systemd-remount-fs.service")):
+        d = os.path.join(units, f"{target}.wants")
+        os.makedirs(d, exist_ok=True)
+        os.symlink(f"../{u}", os.path.join(d, u))
+    fx.write(root, "/etc/systemd/system/tsctui-e2e.service", E2E_UNIT)
+    d = os.path.join(root, "etc/systemd/system/multi-user.target.wants")
+    os.makedirs(d, exist_ok=True)
+    os.symlink("/etc/systemd/system/tsctui-e2e.service",
+               os.path.join(d, "tsctui-e2e.service"))
+    fx.write(root, "/etc/machine-id", "")
+    # No fsck in the guest: pass number 0.
+    fx.write(root, "/etc/fstab",
+             f"UUID={ROOT_UUID} / ext4 rw 0 0\n"
+             f"UUID={ESP_UUID} /boot/efi vfat umask=0077 0 0\n")
 
 
 def staging(root, loader="grub"):
@@ -225,6 +306,7 @@ def staging(root, loader="grub"):
     initramfs(os.path.join(root, "boot", f"initrd.img-{ver}"))
     fx.write(root, "/sbin/tsctui-e2e-init",
              ROOT_INIT.replace("@ESP_UUID@", ESP_UUID), 0o755)
+    fx.write(root, "/sbin/tsctui-e2e-run", RUNNER, 0o755)
     fx.write(root, "/etc/os-release", open("/etc/os-release").read())
     fx.write(root, "/etc/hostname", "e2e\n")
     fx.write(root, "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")
@@ -235,6 +317,35 @@ def staging(root, loader="grub"):
     for d in ("root", "tmp", "run", "var/lib"):
         os.makedirs(os.path.join(root, d), exist_ok=True)
     return root
+
+
+SD_BOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+
+
+def sd_entry(ver):
+    return f"loader/entries/debian-{ver}.conf"
+
+
+def systemd_boot_esp(root, options=CMDLINE):
+    """The ESP (in the staging root) as Debian's systemd-boot and
+    kernel-install leave it: the boot manager, the kernel and initramfs
+    under /debian/VERSION/, loader.conf and the entry."""
+    ver = kernel_version()
+    esp = os.path.join(root, "boot/efi")
+    for dest in ("EFI/systemd/systemd-bootx64.efi", "EFI/BOOT/BOOTX64.EFI"):
+        os.makedirs(os.path.dirname(os.path.join(esp, dest)), exist_ok=True)
+        shutil.copy(SD_BOOT, os.path.join(esp, dest))
+    os.makedirs(os.path.join(esp, "debian", ver))
+    for src, dest in ((f"boot/vmlinuz-{ver}", "linux"),
+                      (f"boot/initrd.img-{ver}", f"initrd.img-{ver}")):
+        shutil.copy(os.path.join(root, src),
+                    os.path.join(esp, "debian", ver, dest))
+    fx.write(esp, "/loader/loader.conf", "timeout 0\n")
+    fx.write(esp, "/" + sd_entry(ver),
+             f"title Debian GNU/Linux 12 (bookworm)\nversion {ver}\n"
+             f"machine-id debian\nsort-key debian\noptions {options}\n"
+             f"linux /debian/{ver}/linux\n"
+             f"initrd /debian/{ver}/initrd.img-{ver}\n")
 
 
 def finish(root):

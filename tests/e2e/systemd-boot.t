@@ -29,30 +29,14 @@ import ovmfvars  # noqa: E402
 from tap import Tap  # noqa: E402
 
 W = os.path.join(S.BUILD, "e2e", "systemd-boot")
-SD_BOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
 t = Tap()
 shutil.rmtree(W, ignore_errors=True)
 os.makedirs(W)
 ver = S.kernel_version()
-ENTRY = f"loader/entries/debian-{ver}.conf"
+ENTRY = S.sd_entry(ver)
 
 root = S.staging(os.path.join(W, "root"), loader="systemd-boot")
-# The ESP as Debian's systemd-boot and kernel-install leave it.
-boot_efi = os.path.join(root, "boot/efi")
-for dest in ("EFI/systemd/systemd-bootx64.efi", "EFI/BOOT/BOOTX64.EFI"):
-    os.makedirs(os.path.dirname(os.path.join(boot_efi, dest)), exist_ok=True)
-    shutil.copy(SD_BOOT, os.path.join(boot_efi, dest))
-os.makedirs(os.path.join(boot_efi, "debian", ver))
-for src, dest in ((f"boot/vmlinuz-{ver}", "linux"),
-                  (f"boot/initrd.img-{ver}", f"initrd.img-{ver}")):
-    shutil.copy(os.path.join(root, src),
-                os.path.join(boot_efi, "debian", ver, dest))
-S.fx.write(boot_efi, "/loader/loader.conf", "timeout 0\n")
-S.fx.write(boot_efi, "/" + ENTRY,
-           f"title Debian GNU/Linux 12 (bookworm)\nversion {ver}\n"
-           f"machine-id debian\nsort-key debian\noptions {S.CMDLINE}\n"
-           f"linux /debian/{ver}/linux\n"
-           f"initrd /debian/{ver}/initrd.img-{ver}\n")
+S.systemd_boot_esp(root)
 r = S.tsctui_host(root, "install", "--loader", "systemd-boot", "--esp",
                   "/boot/efi")
 out = json.loads(r.stdout) if r.stdout.strip() else {}
