@@ -276,6 +276,41 @@ def add_systemd(root):
              f"UUID={ESP_UUID} /boot/efi vfat umask=0077 0 0\n")
 
 
+GRUB_DEFAULT = """GRUB_DEFAULT=0
+GRUB_TIMEOUT=0
+GRUB_DISTRIBUTOR=Debian
+GRUB_CMDLINE_LINUX_DEFAULT=""
+GRUB_CMDLINE_LINUX="console=ttyS0,115200 panic=-1"
+GRUB_TERMINAL=console
+GRUB_DISABLE_OS_PROBER=true
+"""
+
+
+def add_grub_tools(root):
+    """What grub-install and Debian's grub packages leave on a system, so
+    that grub.cfg is made in the guest by the real grub-mkconfig and its
+    /etc/grub.d scripts: the tools, the scripts, /etc/default/grub, and the
+    modules under /boot/grub/x86_64-efi (GRUB's prefix there)."""
+    for b in ("/usr/sbin/grub-mkconfig", "/usr/sbin/grub-probe",
+              "/usr/bin/grub-mkrelpath", "/usr/bin/grub-script-check",
+              "/usr/bin/grub-editenv", "/usr/bin/grub-file"):
+        copy_with_libs(root, b)
+    d = os.path.join(root, "etc/grub.d")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir("/etc/grub.d"):
+        if not os.path.exists(os.path.join(d, f)):
+            shutil.copy2(os.path.join("/etc/grub.d", f), d)
+    os.makedirs(os.path.join(root, "usr/share/grub"), exist_ok=True)
+    shutil.copy("/usr/share/grub/grub-mkconfig_lib",
+                os.path.join(root, "usr/share/grub"))
+    mods = os.path.join(root, "boot/grub/x86_64-efi")
+    os.makedirs(mods, exist_ok=True)
+    for f in os.listdir("/usr/lib/grub/x86_64-efi"):
+        if f.endswith((".mod", ".lst")):
+            shutil.copy(os.path.join("/usr/lib/grub/x86_64-efi", f), mods)
+    fx.write(root, "/etc/default/grub", GRUB_DEFAULT)
+
+
 def staging(root, loader="grub"):
     """The guest's root as a directory, looking to `tsctui --root` as the
     booted system will (mount table, /dev/disk links, efivarfs, the files
@@ -364,11 +399,29 @@ def finish(root):
     return aside
 
 
-def grub_image(path, config_body):
+def grub_image(path, config_body=None, configfile=False):
     """GRUB as grub-mkstandalone builds it, its embedded grub.cfg shaped as
-    a distribution's: find the root, the grub.d block, the Linux entry."""
+    a distribution's: find the root, the grub.d block, the Linux entry.
+    With configfile, it is what grub-install embeds instead: find the root,
+    set the prefix to its /boot/grub and load grub.cfg from there (and, while
+    there is none yet, boot the kernel directly)."""
     ver = kernel_version()
     cfg = path + ".cfg"
+    if configfile:
+        with open(cfg, "w") as f:
+            f.write(f"search --no-floppy --fs-uuid --set=root {ROOT_UUID}\n"
+                    "set prefix=($root)/boot/grub\n"
+                    "if [ -s $prefix/grub.cfg ]; then\n"
+                    "  configfile $prefix/grub.cfg\n"
+                    "fi\n"
+                    "echo 'tsctui-e2e: no grub.cfg yet'\n"
+                    f"linux /boot/vmlinuz-{ver} {CMDLINE}\n"
+                    f"initrd /boot/initrd.img-{ver}\n"
+                    "boot\n")
+        run("grub-mkstandalone", "-O", "x86_64-efi", "-o", path,
+            f"--modules={GRUB_MODULES} configfile normal",
+            f"boot/grub/grub.cfg={cfg}")
+        return path
     with open(cfg, "w") as f:
         # As grub-mkconfig's 00_header: the default grubenv first.
         f.write(f"search --no-floppy --fs-uuid --set=root {ROOT_UUID}\n"

@@ -145,13 +145,15 @@ t.ok(out["efi"] == {"secure_boot": True, "loader_info": "systemd-boot 252.39",
      "EFI facts from efivarfs: Secure Boot, LoaderInfo, BootCurrent, "
      "BootOrder", out["efi"])
 
-# What the next boot will get: the drop-in kernel-arg writes, and a
-# tsc=reliable someone put in /etc/default/grub (warned about).
+# What the next boot will get: the drop-in kernel-arg writes (as shipped:
+# its comment says "Never tsc=reliable"), and a tsc=reliable someone put in
+# /etc/default/grub (warned about); comments and other variables do not
+# reach the command line.
 fx.write(root, "/etc/default/grub.d/tsctui-nowatchdog.cfg",
-         'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT '
-         'tsc=nowatchdog"\n')
-fx.write(root, "/etc/default/grub", 'GRUB_CMDLINE_LINUX="quiet '
-         'tsc=reliable"\n')
+         open(os.path.join(fx.TOP, "grub.d/tsctui-nowatchdog.cfg")).read())
+fx.write(root, "/etc/default/grub", '# GRUB_CMDLINE_LINUX="tsc=unstable"\n'
+         'GRUB_TERMINAL_OUTPUT="tsc=bogus"\n'
+         'GRUB_CMDLINE_LINUX="quiet tsc=reliable" # not tsc=known_freq\n')
 rc, out = status(root, "e595-bios130-watchdog2.dmesg")
 t.ok(out["kernel"]["next_boot_tsc"] == ["reliable", "nowatchdog"] and
      out["kernel"]["cmdline_tsc"] == [] and

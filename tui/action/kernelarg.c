@@ -277,13 +277,10 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 		} else if (act_drop(a, DROPIN) != 0) {
 			goto undo;
 		}
-		act_note(a, strcmp(a->root, "/")
-				    ? "then, inside the target system, run: "
-				      "update-grub"
-				    : "run update-grub to apply it");
-		if (!strcmp(a->root, "/") &&
-		    system("update-grub >/dev/null 2>&1") != 0)
-			act_note(a, "warning: update-grub failed");
+		/* grub.cfg from the distribution's tool, as install does;
+		 * if that fails, the drop-in change is undone. */
+		if (regenerate_grub(a) != 0)
+			goto undo;
 	} else {
 		if (!strcmp(c.loader, "systemd-boot") &&
 		    edit_kernel_cmdline(a, on) != 0)

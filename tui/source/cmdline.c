@@ -52,23 +52,56 @@ static void next_tokens(struct sys_cmdline *c, const char *text)
 	}
 }
 
+/* /etc/default/grub and its drop-ins are shell: only the assignments to
+ * GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT reach the command line,
+ * and a comment ("never tsc=reliable") or another variable must not count. */
+static void next_tokens_shell(struct sys_cmdline *c, char *text)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *p = line + strspn(line, " \t"), *hash;
+
+		if (!strncmp(p, "export", 6) && (p[6] == ' ' || p[6] == '\t'))
+			p += 6 + strspn(p + 6, " \t");
+		if (strncmp(p, "GRUB_CMDLINE_LINUX=", 19) &&
+		    strncmp(p, "GRUB_CMDLINE_LINUX_DEFAULT=", 27))
+			continue;
+		/* A trailing comment: '#' after a blank, outside quotes. */
+		for (hash = p; (hash = strchr(hash, '#')); hash++) {
+			const char *q;
+			int quotes = 0;
+
+			for (q = p; q < hash; q++)
+				quotes += *q == '"' || *q == '\'';
+			if ((hash[-1] == ' ' || hash[-1] == '\t') && !(quotes % 2)) {
+				*hash = '\0';
+				break;
+			}
+		}
+		next_tokens(c, strchr(p, '=') + 1);
+	}
+}
+
 void read_next_cmdline(const char *root, struct sys_cmdline *c)
 {
-	static const char *const files[] = { "/etc/kernel/cmdline",
-					     "/etc/default/grub" };
 	char path[4096], file[4400];
 	struct dirent *e;
-	size_t len, i;
+	size_t len;
 	char *d;
 	DIR *dir;
 
 	c->nnext = 0;
-	for (i = 0; i < 2; i++) {
-		path_under(root, files[i], path, sizeof(path));
-		if ((d = read_all(path, 1 << 20, &len))) {
-			next_tokens(c, d);
-			free(d);
-		}
+	path_under(root, "/etc/kernel/cmdline", path, sizeof(path));
+	if ((d = read_all(path, 1 << 20, &len))) {
+		next_tokens(c, d);
+		free(d);
+	}
+	path_under(root, "/etc/default/grub", path, sizeof(path));
+	if ((d = read_all(path, 1 << 20, &len))) {
+		next_tokens_shell(c, d);
+		free(d);
 	}
 	path_under(root, "/etc/default/grub.d", path, sizeof(path));
 	dir = opendir(path);
@@ -79,7 +112,7 @@ void read_next_cmdline(const char *root, struct sys_cmdline *c)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
 		if ((d = read_all(file, 1 << 20, &len))) {
-			next_tokens(c, d);
+			next_tokens_shell(c, d);
 			free(d);
 		}
 	}

@@ -201,7 +201,8 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 		else if (m == KARG_GRUB_DROPIN)
 			addl(u->confirm, &u->nconfirm, "%s "
 			     "/etc/default/grub.d/tsctui-nowatchdog.cfg, then "
-			     "update-grub", on ? "create" : "remove");
+			     "regenerate grub.cfg (update-grub)",
+			     on ? "create" : "remove");
 		else
 			addl(u->confirm, &u->nconfirm,
 			     "%sthe options line of every boot entry under "
