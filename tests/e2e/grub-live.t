@@ -18,13 +18,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import system as S  # noqa: E402
-from tap import Tap  # noqa: E402
 
-W = os.path.join(S.BUILD, "e2e", "grub-live")
-t = Tap()
-shutil.rmtree(W, ignore_errors=True)
-os.makedirs(W)
-S.kernel_version()
+W, t = S.start("grub-live")
 # grub-mkconfig marks every script's part, so the stage's own line tells
 # whether the block is there.
 BLOCK = "chainloader /EFI/tsctui/tsctui.efi"

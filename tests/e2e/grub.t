@@ -28,13 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import system as S  # noqa: E402
 import ovmfvars  # noqa: E402
-from tap import Tap  # noqa: E402
 
-W = os.path.join(S.BUILD, "e2e", "grub")
-t = Tap()
-shutil.rmtree(W, ignore_errors=True)
-os.makedirs(W)
-S.kernel_version()
+W, t = S.start("grub")
 
 # ---- The guest as install leaves it ------------------------------------
 root = S.staging(os.path.join(W, "root"), loader="grub")

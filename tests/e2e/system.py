@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 import qemu  # noqa: E402
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
+from tap import Tap  # noqa: E402
 
 DIST = os.path.join(BUILD, "e2e", "dist")
 ESP_SERIAL, CTL_SERIAL = 0x1A2B3C4D, 0x0E2E0E2E
@@ -150,6 +151,16 @@ Type=oneshot
 ExecStart=/sbin/tsctui-e2e-run
 ExecStartPost=/bin/systemctl --no-block poweroff
 """
+
+
+def start(name):
+    """A scenario's work directory under build/e2e (emptied) and its TAP
+    writer; bails out when `make deps` has not fetched the kernel."""
+    work = os.path.join(BUILD, "e2e", name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    kernel_version()
+    return work, Tap()
 
 
 def kernel_version():

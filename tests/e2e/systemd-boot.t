@@ -26,12 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import system as S  # noqa: E402
 import ovmfvars  # noqa: E402
-from tap import Tap  # noqa: E402
 
-W = os.path.join(S.BUILD, "e2e", "systemd-boot")
-t = Tap()
-shutil.rmtree(W, ignore_errors=True)
-os.makedirs(W)
+W, t = S.start("systemd-boot")
 ver = S.kernel_version()
 ENTRY = S.sd_entry(ver)
 

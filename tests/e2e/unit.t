@@ -14,19 +14,13 @@ commands run as a service ordered after tsctui-boot.service.  Boots:
      history row;
   2. the same again: the stage was not taken for hung, a second row."""
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import system as S  # noqa: E402
-from tap import Tap  # noqa: E402
 
-W = os.path.join(S.BUILD, "e2e", "unit")
-t = Tap()
-shutil.rmtree(W, ignore_errors=True)
-os.makedirs(W)
-S.kernel_version()
+W, t = S.start("unit")
 
 root = S.staging(os.path.join(W, "root"), loader="systemd-boot")
 S.add_systemd(root)
