@@ -8,9 +8,13 @@ boots it.  Boots:
      BootOrder, with next= the GRUB entry;
   2. firmware -> tsctui.efi -> GRUB -> Linux: BootCurrent is the tsctui
      entry, the report names the GRUB entry it started, `efibootmgr -v`
-     shows the entry; boot-ok, then `tsctui uninstall`;
-  3. the firmware boots GRUB straight away again: `efibootmgr -v` equals the
-     listing from before install (BootCurrent aside), and no report."""
+     shows the entry; boot-ok;
+  3. the stage (now the sim build, sim.hang=1) hangs; the VM is stopped;
+  4. the firmware starts the entry again: the stage finds the boot that
+     never reached Linux, disables itself and starts GRUB; in Linux the
+     guard says tripped, `guard reset`, then `tsctui uninstall`: efibootmgr
+     -v equals the listing from before install (BootCurrent aside);
+  5. the firmware boots GRUB straight away, with no report."""
 import os
 import re
 import shutil
@@ -82,7 +86,7 @@ t.ok(disk.exists("EFI/tsctui/tsctui.efi") and esp_opts == b"mode=measure\n",
      "on the image: the stage and its options file on the ESP (measure)",
      esp_opts)
 
-# ---- 2: firmware -> tsctui -> GRUB -> Linux; uninstall ------------------
+# ---- 2: firmware -> tsctui -> GRUB -> Linux ------------------------------
 outs, text, res = g.boot("entry", [
     "efibootmgr",
     "tsctui report --json",
@@ -90,8 +94,6 @@ outs, text, res = g.boot("entry", [
     "tsctui guard status --json",
     "tsctui boot-ok --json",
     "tsctui guard status --json",
-    "tsctui uninstall --json",
-    "efibootmgr -v",
 ])
 cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
 t.ok(cur and f"Boot{cur.group(1)}" == ours,
@@ -114,20 +116,56 @@ t.ok(p and p["guard"] == "pending" and ok and ok["ok"] and c and
      c["guard"] == "clear",
      "boot 2: the stage left the guard pending on the ESP; boot-ok clears it",
      (outs[3], outs[4], outs[5]))
+
+# ---- 3: the stage hangs (sim build, sim.hang=1); the VM is stopped ------
+disk.put(os.path.join(S.TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/tsctui.efi")
+disk.write("EFI/tsctui/options", "mode=measure sim.hang=1\n")
+outs, text, res = g.boot("hang", until=b"hanging now", timeout=120)
+t.ok(not res.timed_out and disk.exists("EFI/tsctui/pending"),
+     "boot 3: the firmware starts the entry, the stage arms the guard "
+     "(pending on the ESP) and hangs; the VM is stopped")
+
+# ---- 4: the guard trips, the boot goes on; recovery and uninstall -------
+outs, text, res = g.boot("tripped", [
+    "efibootmgr",
+    "tsctui guard status --json",
+    "tsctui guard status",
+    "tsctui report --json",
+    "tsctui guard reset --json",
+    "tsctui guard status --json",
+    "tsctui uninstall --json",
+    "efibootmgr -v",
+])
+cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
+gs, rep = S.js(outs[1]), S.js(outs[3])
+t.ok(cur and f"Boot{cur.group(1)}" == ours and "hanging now" not in text and
+     text.find(f"tsctui: starting {grub_entry}") < text.find("Linux up") and
+     rep and rep["result"] == "guard-tripped" and rep["cpus"] == [] and
+     gs and gs["guard"] == "tripped",
+     "boot 4: the stage finds pending, disables itself without measuring "
+     "(result guard-tripped) and still starts GRUB; Linux says tripped",
+     (outs[0], outs[1], outs[3]))
+t.ok(outs[2] and "a boot never reached Linux, and the hang guard disabled "
+     "the stage" in outs[2][1],
+     "boot 4: the recovery text in the booted system", outs[2])
+reset, clear = S.js(outs[4]), S.js(outs[5])
+t.ok(reset and reset["ok"] and clear and clear["guard"] == "clear",
+     "boot 4: `tsctui guard reset` in Linux clears the guard",
+     (outs[4], outs[5]))
 un = S.js(outs[6])
 after = listing(outs[7])
 t.ok(un and un["ok"] and after == before and ours not in after,
-     "boot 2: `tsctui uninstall` restores the firmware's entries exactly "
+     "boot 4: `tsctui uninstall` restores the firmware's entries exactly "
      "(efibootmgr -v before install and after uninstall, BootCurrent aside)",
      f"before:\n{before}\nafter:\n{after}\n{outs[6]}")
 t.ok(not disk.exists("EFI/tsctui"),
      "on the image: uninstall removed the stage's directory from the ESP")
 
-# ---- 3: the firmware boots GRUB directly again -------------------------
+# ---- 5: the firmware boots GRUB directly again -------------------------
 outs, text, res = g.boot("after", ["efibootmgr", "tsctui report --json"])
 cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
 t.ok(cur and f"Boot{cur.group(1)}" == grub_entry and outs[1] and
      outs[1][0] == 2 and "tsctui report begin" not in text,
-     "boot 3: the firmware boots the GRUB entry; the stage no longer runs",
+     "boot 5: the firmware boots the GRUB entry; the stage no longer runs",
      (outs[0], outs[1]))
 sys.exit(t.done())
