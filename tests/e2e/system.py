@@ -13,10 +13,13 @@ The disk (SATA, on the q35 chipset's AHCI controller):
 The initramfs loads the modules that reach the root (ahci, sd_mod, ext4 and
 what they depend on, as modprobe resolves them on the unpacked kernel) and
 the ones the guest needs (vfat, efivarfs), mounts the root by UUID and
-switches to it.  The root's init mounts proc, sys, efivarfs, the ESP at
-/boot/efi and the control partition, makes the /dev/disk links udev would
-(from util-linux's blkid), runs the commands, prints each one's output
-between markers on the serial console, and powers off.
+switches to it (or to init= from the command line).  The root's small
+init mounts proc, sys, efivarfs and the ESP at /boot/efi, makes the
+/dev/disk links udev would (from util-linux's blkid), runs the commands
+(/sbin/tsctui-e2e-run: the control partition, each output also between
+markers on the serial console), and powers off.  add_systemd() makes a
+guest that boots Debian's systemd and udev instead, with the commands as a
+service; add_grub_tools() one that makes its grub.cfg with grub-mkconfig.
 
 `make deps` fetches the kernel and busybox-static (tests/e2e/fetch); the
 tests never touch the network."""
