@@ -83,6 +83,24 @@ static void ignores_nonsense(void **s)
 	assert_true(rate_cumulative_mhz(&r) == 0);
 }
 
+/* The reference: the kernel's calibration when known, else the survey's;
+ * set once, so a later survey does not move the ppm scale. */
+static void reference(void **s)
+{
+	struct rate r;
+
+	(void)s;
+	rate_init(&r, 0);
+	rate_set_reference(&r, 2096.066, 2100000000);
+	assert_true(fabs(r.ref_mhz - 2096.066) < 1e-9);
+	rate_set_reference(&r, 0, 2200000000);
+	assert_true(fabs(r.ref_mhz - 2096.066) < 1e-9);
+	rate_init(&r, 0);
+	rate_set_reference(&r, 0, 2100000000);
+	assert_true(fabs(r.ref_mhz - 2100.0) < 1e-9);
+	assert_true(fabs(rate_ppm(&r, 2100.21) - 100) < 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,6 +109,7 @@ int main(void)
 		cmocka_unit_test(real_drift),
 		cmocka_unit_test(pairs_rule),
 		cmocka_unit_test(ignores_nonsense),
+		cmocka_unit_test(reference),
 	};
 	return cmocka_run_group_tests_name("rate", tests, NULL, NULL);
 }

@@ -20,7 +20,8 @@
 #include "../source/system.h"
 #include "cli.h"
 
-static double kernel_mhz(const struct globals *g, const struct tsc_report *r)
+/* The kernel's TSC calibration, or 0 when no kernel log says it. */
+static double kernel_mhz(const struct globals *g)
 {
 	struct sysinfo s;
 	double mhz = 0;
@@ -29,8 +30,7 @@ static double kernel_mhz(const struct globals *g, const struct tsc_report *r)
 	if (s.have_klog)
 		mhz = klog_tsc_mhz(s.klog);
 	system_free(&s);
-	/* Without the kernel's figure, the stage's calibration will do. */
-	return mhz > 0 ? mhz : (double)r->tsc_hz / 1e6;
+	return mhz;
 }
 
 static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
@@ -39,7 +39,6 @@ static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
 {
 	struct json j;
 	uint32_t k;
-	double mhz = (double)r->tsc_hz / 1e6;
 
 	json_init(&j, stdout, false);
 	json_obj(&j, NULL);
@@ -53,8 +52,8 @@ static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
 		json_obj(&j, NULL);
 		json_u64(&j, "index", c->index);
 		json_i64(&j, "offset", c->final_offset);
-		json_num(&j, "offset_ns", mhz > 0 ? c->final_offset * 1e3 / mhz
-						  : 0, 1);
+		json_num(&j, "offset_ns", survey_cycles_ns(c->final_offset, r),
+			 1);
 		json_u64(&j, "rtt", c->rtt);
 		json_u64(&j, "warps_bsp", c->warps_bsp);
 		json_u64(&j, "warps_ap", c->warps_ap);
@@ -92,7 +91,6 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 			const struct reftick *ref, const struct rate *rate)
 {
 	uint32_t k;
-	double mhz = (double)r->tsc_hz / 1e6;
 
 	printf("sample %u: clocksource %s\n", i, cs);
 	printf("%5s %10s %9s %7s %11s  %s\n", "CPU", "offset", "ns", "rtt",
@@ -102,7 +100,7 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 
 		printf("%5u %10lld %9.1f %7llu %5u/%-5u  %s\n", c->index,
 		       (long long)c->final_offset,
-		       mhz > 0 ? c->final_offset * 1e3 / mhz : 0.0,
+		       survey_cycles_ns(c->final_offset, r),
 		       (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap,
 		       tsc_verdict_name(c->verdict));
 	}
@@ -252,8 +250,8 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			free(r);
 			return cli_fail("check: %s", err);
 		}
-		if (rate.ref_mhz == 0)
-			rate.ref_mhz = kernel_mhz(g, r);
+		if (rate.ref_mhz <= 0)
+			rate_set_reference(&rate, kernel_mhz(g), r->tsc_hz);
 		if (reftick_sample(&ref, &t, &tsc))
 			rate_tick(&rate, tsc, t);
 		read_clocksource(g->root, &cs);

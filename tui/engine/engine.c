@@ -37,11 +37,11 @@ static double now_ms(void)
 static void publish(struct engine *e, double ms)
 {
 	struct engine_snapshot *s = &e->snap;
-	double mhz = (double)e->report.tsc_hz / 1e6;
 	uint32_t i;
 
 	s->surveys++;
 	s->survey_ms = ms;
+	rate_set_reference(&s->rate, e->cfg.kernel_mhz, e->report.tsc_hz);
 	s->ncores = e->report.nap;
 	for (i = 0; i < e->report.nap; i++) {
 		const struct tsc_report_cpu *c = &e->report.ap[i];
@@ -52,7 +52,7 @@ static void publish(struct engine *e, double ms)
 		k->cpu = c->index;
 		k->measured = c->verdict != TSC_VERDICT_UNMEASURED;
 		k->offset = c->final_offset;
-		k->offset_ns = mhz > 0 ? (double)c->final_offset * 1e3 / mhz : 0;
+		k->offset_ns = survey_cycles_ns(c->final_offset, &e->report);
 		k->rtt = c->rtt;
 		k->warps_bsp = c->warps_bsp;
 		k->warps_ap = c->warps_ap;

@@ -10,6 +10,13 @@ void rate_init(struct rate *r, double ref_mhz)
 	r->ref_mhz = ref_mhz;
 }
 
+void rate_set_reference(struct rate *r, double kernel_mhz, uint64_t tsc_hz)
+{
+	if (r->ref_mhz > 0)
+		return;
+	r->ref_mhz = kernel_mhz > 0 ? kernel_mhz : (double)tsc_hz / 1e6;
+}
+
 bool rate_cancelling(double a, double b)
 {
 	double big = fabs(a) > fabs(b) ? fabs(a) : fabs(b);

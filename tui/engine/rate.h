@@ -27,6 +27,10 @@ struct rate {
 };
 
 void rate_init(struct rate *r, double ref_mhz);
+/* The reference rate, once: the kernel's calibration (MHz) when it logged
+ * one, else the survey's own (tsc_hz).  `check` and the dashboard's engine
+ * both set it this way. */
+void rate_set_reference(struct rate *r, double kernel_mhz, uint64_t tsc_hz);
 /* A reference tick at reference time t (seconds) with the TSC reading. */
 void rate_tick(struct rate *r, uint64_t tsc, double t);
 double rate_cumulative_mhz(const struct rate *r);
