@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "../model/diagnosis.h"
-#include "../util/fileio.h"
-#include "../util/path.h"
+#include "../source/history.h"
 #include "cli.h"
 
 static void event_json(struct json *j, const struct klog_event *e,
@@ -297,12 +296,10 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char path[4096], bios[128] = "";
+	char bios[128] = "";
 	bool json = g->json, prom = false;
 	struct sysinfo s;
 	struct diagnosis d;
-	size_t len;
-	char *hist;
 	int c;
 
 	optind = 1;
@@ -320,11 +317,7 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		return cli_fail("status: unexpected argument '%s'",
 				argv[optind]);
 	system_read(g->root, g->kernel_log, &s);
-	path_under(g->root, "/var/lib/tsctui/history", path, sizeof(path));
-	if ((hist = read_all(path, 16u << 20, &len))) {
-		history_last_sync_bios(hist, bios, sizeof(bios));
-		free(hist);
-	}
+	history_last_sync_bios(g->root, bios, sizeof(bios));
 	diagnose(&s, bios, &d);
 	if (prom)
 		status_prometheus(&s, &d);

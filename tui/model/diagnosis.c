@@ -102,28 +102,6 @@ bool diag_bsp_behind(const struct tsc_report *r, long long *by)
 	return true;
 }
 
-void history_last_sync_bios(const char *history, char *bios, size_t cap)
-{
-	const char *line = history;
-
-	bios[0] = '\0';
-	while (line && *line) {
-		const char *eol = strchr(line, '\n'), *p, *q;
-		size_t n = eol ? (size_t)(eol - line) : strlen(line);
-		char rec[1024];
-
-		snprintf(rec, sizeof(rec), "%.*s", (int)n, line);
-		if (strstr(rec, "\tstage_mode=sync") &&
-		    (p = strstr(rec, "bios_version="))) {
-			p += 13;
-			q = strchr(p, '\t');
-			snprintf(bios, cap, "%.*s",
-				 (int)(q ? (size_t)(q - p) : strlen(p)), p);
-		}
-		line = eol ? eol + 1 : NULL;
-	}
-}
-
 static void verdict_add(struct diagnosis *d, const char *fmt, ...)
 {
 	size_t n = strlen(d->kernel_verdict);

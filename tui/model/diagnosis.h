@@ -24,10 +24,6 @@ struct diagnosis {
 	bool unhealthy; /* status and check exit 1 */
 };
 
-/* The BIOS version of the most recent boot the stage ran in sync mode,
- * from the history text; "" when none. */
-void history_last_sync_bios(const char *history, char *bios, size_t cap);
-
 /* The stage measured the BSP behind every AP, beyond each estimate's
  * uncertainty: the E595/Legion pattern, which sync mode fixes.  *by: the
  * smallest such lead, in cycles. */

@@ -69,6 +69,24 @@ static void from_journal(const struct journal_boot *b, struct hist_row *r)
 	}
 }
 
+void history_last_sync_bios(const char *root, char *bios, size_t cap)
+{
+	char path[4096], *data, *line, *save = NULL;
+	struct hist_row r;
+	size_t len = 0;
+
+	bios[0] = '\0';
+	path_under(root, "/var/lib/tsctui/history", path, sizeof(path));
+	data = read_all(path, 64u << 20, &len);
+	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		from_record(line, &r);
+		if (!strcmp(r.mode, "sync") && r.bios[0])
+			snprintf(bios, cap, "%s", r.bios);
+	}
+	free(data);
+}
+
 int history_rows(const char *root, struct hist_row *rows, int max)
 {
 	char path[4096], *data, *line, *save = NULL;

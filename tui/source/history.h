@@ -17,6 +17,10 @@ struct hist_row {
 void history_header(char *out, size_t cap);
 void history_row_text(const struct hist_row *r, char *out, size_t cap);
 
+/* The BIOS version of the most recent boot tsctui recorded with the stage
+ * in sync mode (for the diagnosis); "" when none. */
+void history_last_sync_bios(const char *root, char *bios, size_t cap);
+
 /* Up to max rows, oldest first; 0 when nothing is recorded anywhere. */
 int history_rows(const char *root, struct hist_row *rows, int max);
 

@@ -121,11 +121,7 @@ static void refresh_system(struct dash *d)
 
 	system_free(&d->sys);
 	system_read(d->g->root, d->g->kernel_log, &d->sys);
-	path_under(d->g->root, "/var/lib/tsctui/history", path, sizeof(path));
-	if ((h = read_all(path, 16u << 20, &len))) {
-		history_last_sync_bios(h, bios, sizeof(bios));
-		free(h);
-	}
+	history_last_sync_bios(d->g->root, bios, sizeof(bios));
 	diagnose(&d->sys, bios, &d->diag);
 	d->installed = conf_read(d->g->root, &d->conf, &why) > 0;
 	path_under(d->g->root, "/etc/tsctui/nowatchdog", path, sizeof(path));
