@@ -7,6 +7,7 @@ and the bad input, each with exit status 2, one line on stderr, and no file
 changed."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -174,6 +175,22 @@ t.ok(rc == 0 and genv(root)["tsctui_pending"] == "0" and
 rc, out, err = run(root, "boot-ok")
 t.ok(rc == 0 and read(root, "/var/lib/tsctui/history").decode() == hist,
      "grub: boot-ok twice in one boot records it once")
+# With this boot's report in efivarfs: boot-ok keeps it in /run and the
+# history row carries its mode and result.
+rroot = fx.debian_grub(os.path.join(WORK, "bootok-report"))
+run(rroot, "install")
+rep = subprocess.run([TSCTUI, "simulate", "--cpus", "2", "--mode", "sync",
+                      "sim.offset.0=-1000000"], capture_output=True,
+                     text=True, check=True).stdout
+fx.efivar(rroot, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+          rep.encode(), attrs=0x6)
+result = re.search(r"^result (\S+)", rep, re.M).group(1)
+rc, out, err = run(rroot, "boot-ok")
+rhist = read(rroot, "/var/lib/tsctui/history").decode()
+t.ok(rc == 0 and read(rroot, "/run/tsctui/report").decode() == rep and
+     f"stage_mode=sync\tstage_result={result}\t" in rhist,
+     "boot-ok: this boot's report kept in /run/tsctui/report, its mode and "
+     "result in the history row", f"{err} {rhist}")
 rc, out, err = run(root, "uninstall")
 t.ok(rc == 0 and out["ok"] and exists(root, "/var/lib/tsctui/history"),
      "grub: uninstall keeps the boot history", err)

@@ -9,8 +9,6 @@
 #include <time.h>
 
 #include "../../common/cpuid.h"
-#include "../source/efivars.h"
-#include "../source/stage_report.h"
 #include "../source/system.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
@@ -164,29 +162,22 @@ int action_boot_ok(struct act *a)
 {
 	struct tsctui_conf c;
 	struct tsc_report *r;
-	char vsys[512], mode[16] = "-", result[32] = "-";
-	const char *err;
-	uint32_t line;
-	size_t len, n;
-	struct report_block b;
-	char *raw;
+	char mode[16] = "-", result[32] = "-", *raw = NULL;
+	size_t len;
 
 	if (installed(a, &c) != 0)
 		return -1;
 	if (stagecfg_clear_pending(a, &c) != 0 || ledger_save(a) != 0)
 		return -1;
 	/* This boot's report, kept where status and the dashboard look. */
-	snprintf(vsys, sizeof(vsys), EFIVARS_DIR "/" STAGE_REPORT_VAR);
-	raw = fsx_read(act_path(a, vsys), &len);
 	r = calloc(1, sizeof(*r));
-	if (raw && r && (n = report_find(raw, &len, &b, 1)) == 1 &&
-	    tsc_report_parse(raw + b.pos, b.len, r, &err, &line)) {
+	if (r && stage_report_read(a->root, r, &raw, &len) > 0) {
 		/* /run is not the ledger's: it is gone at the next boot. */
 		if (fsx_exists(act_path(a, "/run")) &&
 		    (mkdir(act_path(a, "/run/tsctui"), 0755) == 0 ||
 		     errno == EEXIST) &&
-		    fsx_write_atomic(act_path(a, "/run/tsctui/report"),
-				     raw + b.pos, b.len, 0644) == 0)
+		    fsx_write_atomic(act_path(a, "/run/tsctui/report"), raw,
+				     len, 0644) == 0)
 			act_changed(a, "/run/tsctui/report", "created");
 		snprintf(mode, sizeof(mode), "%s", tsc_mode_name(r->mode));
 		snprintf(result, sizeof(result), "%s",

@@ -111,11 +111,8 @@ static void read_stage(const char *root, struct sysinfo *s)
 	struct sys_stage *st = &s->stage;
 	struct tsctui_conf c;
 	struct stage_state ss;
-	struct report_block b;
 	const char *why = NULL;
-	uint32_t line;
-	size_t len;
-	uint8_t *raw;
+	int rc;
 
 	snprintf(st->loader, sizeof(st->loader), "none");
 	if (conf_read(root, &c, &why) > 0) {
@@ -131,19 +128,43 @@ static void read_stage(const char *root, struct sysinfo *s)
 	} else if (why) {
 		note(s, "%s", why);
 	}
-	raw = efivar_read(root, "TsctuiReport",
-			  "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c", &len, NULL);
-	if (!raw)
-		return;
 	st->report = calloc(1, sizeof(*st->report));
-	if (st->report && report_find((char *)raw, &len, &b, 1) == 1 &&
-	    tsc_report_parse((char *)raw + b.pos, b.len, st->report, &why,
-			     &line))
+	if (!st->report)
+		return;
+	rc = stage_report_read(root, st->report, NULL, NULL);
+	if (rc > 0)
 		st->has_report = true;
-	else
+	else if (rc < 0)
 		note(s, "this boot's TsctuiReport variable is not a valid "
 		     "report");
+}
+
+int stage_report_read(const char *root, struct tsc_report *r, char **text,
+		      size_t *text_len)
+{
+	struct report_block b;
+	const char *why;
+	uint32_t line;
+	size_t len;
+	uint8_t *raw;
+	int rc = -1;
+
+	raw = efivar_read(root, STAGE_REPORT_NAME, STAGE_REPORT_GUID, &len,
+			  NULL);
+	if (!raw)
+		return 0;
+	if (report_find((char *)raw, &len, &b, 1) == 1 &&
+	    tsc_report_parse((char *)raw + b.pos, b.len, r, &why, &line)) {
+		rc = 1;
+		if (text) {
+			memmove(raw, raw + b.pos, b.len);
+			*text = (char *)raw;
+			*text_len = b.len;
+			return rc;
+		}
+	}
 	free(raw);
+	return rc;
 }
 
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s)

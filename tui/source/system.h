@@ -84,6 +84,12 @@ struct sysinfo {
 	char notes[SYS_MAX_NOTES][160];
 };
 
+/* This boot's stage report, from the TsctuiReport variable (libefivar on
+ * the live system, the efivarfs file under another root): 1 parsed into *r
+ * (and, with text, the report's text, malloc'd, in *text), 0 absent, -1 not
+ * a valid report. */
+int stage_report_read(const char *root, struct tsc_report *r, char **text,
+		      size_t *text_len);
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
 void system_free(struct sysinfo *s);
 
