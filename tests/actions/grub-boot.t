@@ -14,7 +14,6 @@ cannot mount FAT).  Boots:
   4. after `guard reset` in the mirror, the stage runs again (measure)."""
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -74,7 +73,7 @@ def boot(name, until=None, timeout=120):
         r = subprocess.run([TSCTUI, "report", "--json", "--all", "--file",
                             log], capture_output=True, text=True)
         reps = json.loads(r.stdout) if r.returncode == 0 else []
-    text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
+    text = res.console()
     return res, reps, text
 
 

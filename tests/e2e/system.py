@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
+import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 from tap import Tap  # noqa: E402
@@ -524,8 +525,7 @@ class Guest:
                         smp=self.smp,
                         timeout=timeout, until=until, log_path=log,
                         memory=512, bus="ahci")
-        text = re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "", res.text())
-        text = text.replace("\r", "")
+        text = res.console()
         self.t.diag(f"boot {name}: {res.seconds:.1f} s"
                     f"{' (stopped)' if until or res.timed_out else ''}")
         outs = []
@@ -552,6 +552,17 @@ def js(out):
         return json.loads(out[1]) if out and out[1].strip() else None
     except ValueError:
         return None
+
+
+def check_nvram(t, guest, before, boots):
+    """The stage added or changed no variable in the store but OVMF's own,
+    and never stored its (volatile) report there."""
+    after = ovmfvars.parse(guest.vars)
+    bad = ovmfvars.unexpected(before, after)
+    t.ok(before and not bad,
+         f"NVRAM: {boots} added or changed no variable but OVMF's own", bad)
+    t.ok(not [k for k in after if k[0] == ovmfvars.REPORT_GUID],
+         "NVRAM: the report variable never reaches the store")
 
 
 def grubenv_list(guest, work):

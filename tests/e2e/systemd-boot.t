@@ -151,9 +151,6 @@ t.ok(rep and rep["build"] == "release" and rep["config"] == "esp" and
      "measures, and boot-ok clears its guard", outs[0])
 
 # ---- NVRAM ----------------------------------------------------------------
-nv_after = ovmfvars.parse(g.vars)
-bad = ovmfvars.unexpected(nv_before, nv_after)
-t.ok(nv_before and not bad,
-     "NVRAM: five boots through systemd-boot and the driver added or "
-     "changed no variable but OVMF's own", bad)
+S.check_nvram(t, g, nv_before,
+              "five boots through systemd-boot and the driver")
 sys.exit(t.done())

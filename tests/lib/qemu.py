@@ -4,6 +4,7 @@ per-test copy of the OVMF variable store, the serial console captured with
 timestamps, and a timeout after which the VM is stopped (for tests that hang
 on purpose).  Under TCG only: this machine has no KVM."""
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -159,6 +160,13 @@ class Result:
 
     def text(self):
         return self.log.decode("utf-8", "replace")
+
+    def console(self):
+        """The serial output as a person reads it: terminal escape
+        sequences (the firmware's colours and cursor moves) and carriage
+        returns taken out."""
+        return re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "",
+                      self.text()).replace("\r", "")
 
 
 def fresh_vars(path):
