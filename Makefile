@@ -1,5 +1,6 @@
-# tsctui: build, test and benchmark.  `make deps` once on a fresh Debian 12,
-# then `make`, `make check`, `make bench`.
+# tsctui: build, test and benchmark.  `make deps` (and `make test-deps` for
+# the tests) once on a fresh Debian 12, then `make`, `make check`, `make
+# bench`.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -33,12 +34,18 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
-DEBIAN_PACKAGES := build-essential libcmocka-dev python3 gnu-efi libsystemd-dev \
-	libefivar-dev libefiboot-dev libkmod-dev libncurses-dev tmux \
-	systemd-journal-remote \
+# `make deps`: what building and running tsctui needs.  `make test-deps`:
+# everything the tests and benchmarks need on top, Debian's kernel for the
+# guests (tests/e2e/fetch) and the TSC rig's QEMU (tests/rig/build).
+DEBIAN_PACKAGES := build-essential gnu-efi libsystemd-dev libefivar-dev \
+	libefiboot-dev libkmod-dev libncurses-dev sbsigntool openssl \
+	efibootmgr util-linux
+TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi sbsigntool openssl util-linux prometheus man-db \
-	e2fsprogs cpio kmod efibootmgr systemd udev
+	grub-common systemd-boot-efi prometheus man-db e2fsprogs cpio kmod \
+	systemd udev \
+	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev \
+	dpkg-dev
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
@@ -64,18 +71,25 @@ EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
-.PHONY: all deps check check-e2e bench clean common-efi efi install uninstall
+.PHONY: all deps test-deps check check-e2e bench clean common-efi efi install uninstall
 all: tui/tsctui common-efi efi
 efi: $(EFI_IMAGES) $(BUILD)/tests/efi/shutdown.efi
 
+APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends
+
 deps:
-	@if command -v apt-get >/dev/null; then \
-		apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends $(DEBIAN_PACKAGES) >/dev/null && \
-		echo "deps: installed $(DEBIAN_PACKAGES)"; \
-	else echo "deps: apt-get not found; install: $(DEBIAN_PACKAGES)" >&2; exit 1; fi
+	@command -v apt-get >/dev/null || { echo "deps: apt-get not found;" \
+		"install: $(DEBIAN_PACKAGES)" >&2; exit 1; }
+	apt-get update -qq
+	$(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null
+	@echo "deps: installed $(DEBIAN_PACKAGES)"
+
+test-deps: deps
+	$(APT_INSTALL) $(TEST_PACKAGES) >/dev/null
+	@echo "test-deps: installed $(TEST_PACKAGES)"
 	tests/e2e/fetch $(BUILD)/e2e/dist
+	tests/rig/build $(BUILD)/rig/qemu-system-x86_64
 
 $(BUILD)/linux/common/%.o: common/%.c $(COMMON_HDR)
 	@mkdir -p $(@D)
@@ -151,6 +165,7 @@ check-e2e: all
 
 bench: all
 	@BUILD=$(BUILD) tests/bench/run
+	@BUILD=$(BUILD) tests/bench/rig
 	@BUILD=$(BUILD) tests/bench/stage
 	@BUILD=$(BUILD) tests/bench/engine
 

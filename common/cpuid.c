@@ -103,6 +103,15 @@ bool tsc_family_listed(const struct tsc_cpu_info *c)
 bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
 		      const char **reason)
 {
+	/* A hypervisor turns a guest's TSC write into a per-vCPU offset
+	 * computed under its own scheduling noise (KVM: kvm_set_tsc_khz,
+	 * kvm_synchronize_tsc), and a guest's offsets are the host's business:
+	 * no option lifts this. */
+	if (c->hypervisor) {
+		*reason = "running under a hypervisor: a guest's TSC writes "
+			  "become per-vCPU offsets the host sets; fix the host";
+		return false;
+	}
 	if (c->tsc_adjust) {
 		*reason = "the CPU has TSC_ADJUST: the kernel corrects TSC "
 			  "offsets itself";

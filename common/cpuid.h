@@ -39,13 +39,15 @@ void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out);
 void tsc_cpu_read(struct tsc_cpu_regs *r);
 
 /*
- * Sync needs an invariant TSC (else the counters drift apart again) and no
- * TSC_ADJUST (with it the kernel corrects offsets itself, and a write to
- * MSR 0x10 would also move TSC_ADJUST).  The family list is where the
- * firmware fault was seen and writes were proven harmless; allow_any lifts
- * only that list.  On refusal *reason says why in one sentence; the checks
- * run in the order that gives the most useful reason: TSC_ADJUST (refused
- * whatever allow says), the list (which allow lifts), invariant TSC.
+ * Sync needs bare metal (under a hypervisor a TSC write is a per-vCPU
+ * offset the host computes), an invariant TSC (else the counters drift
+ * apart again) and no TSC_ADJUST (with it the kernel corrects offsets
+ * itself, and a write to MSR 0x10 would also move TSC_ADJUST).  The family
+ * list is where the firmware fault was seen and writes were proven
+ * harmless; allow_any lifts only that list.  On refusal *reason says why in
+ * one sentence; the checks run in the order that gives the most useful
+ * reason: hypervisor and TSC_ADJUST (refused whatever allow says), the list
+ * (which allow lifts), invariant TSC.
  */
 bool tsc_sync_allowed(const struct tsc_cpu_info *c, bool allow_any,
 		      const char **reason);

@@ -6,8 +6,9 @@
  *   survey   read-only: every AP's offset against the BSP
  *   bsp      sync only: move the BSP forward when the APs are ahead
  *   ap_pass  sync only: move each lagging AP forward to the BSP, fine-tune
- *   verify   every AP: warp test (and a fresh offset where the last thing
- *            done to it was a write)
+ *   verify   every AP: the kernel's own warp test (warp.h); in sync mode
+ *            an AP whose margin in that test is too thin is moved by the
+ *            offset the test saw, and tested again
  *
  * The driver talks to one AP at a time.  If any AP could not be measured in
  * the survey, nothing is written at all: a plan built on a partial picture
@@ -26,12 +27,12 @@
 struct tsc_run_params {
 	enum tsc_mode mode; /* measure or sync */
 	struct tsc_est_policy est;
-	uint32_t warp_rounds;
+	uint64_t warp_us; /* the kernel-style warp test, per AP and run */
 	/* An AP must start, and answer each request, within this long. */
 	uint64_t answer_timeout_us;
 };
 
-/* Sensible defaults: the adaptive estimator, TSC_WARP_ROUNDS, 100 ms. */
+/* Sensible defaults: the adaptive estimator, TSC_WARP_US, 100 ms. */
 void tsc_run_params_default(struct tsc_run_params *p, enum tsc_mode mode);
 
 /* Memory shared with the APs, owned by the caller (no allocation here). */

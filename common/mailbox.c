@@ -70,7 +70,7 @@ void tsc_responder(void *arg)
 			respond(mb, seq);
 			break;
 		case TSC_CMD_WARP:
-			tsc_warp_ap(mb, (uint32_t)atomic_load(&mb->arg));
+			tsc_warp_ap(mb, (uint64_t)atomic_load(&mb->arg));
 			respond(mb, seq);
 			break;
 		case TSC_CMD_EXIT:

@@ -23,7 +23,7 @@
 enum tsc_cmd {
 	TSC_CMD_PING = 1, /* read the TSC into value */
 	TSC_CMD_WRITE,	  /* TSC += arg at a tick edge */
-	TSC_CMD_WARP,	  /* run arg rounds of the warp test */
+	TSC_CMD_WARP,	  /* run the warp test for arg cycles */
 	TSC_CMD_EXIT,
 };
 
@@ -34,15 +34,25 @@ enum tsc_cmd {
  * between the writer's stores and each leg pays extra transfers, unevenly:
  * measured here, that doubled the round trip and skewed the estimate.)
  */
+/* Windows of the warp test (warp.h) the shared area has room for. */
+#define TSC_WARP_WINDOWS_MAX 4
+
 struct tsc_warp_area {
-	/* Strict turns: each side publishes its latest reading as one store;
-	 * a reading differs from the previous one (the counter advances by
-	 * more than a tick in a round trip), which hands the turn over. */
-	_Alignas(64) _Atomic uint64_t bsp_read;
-	_Alignas(64) _Atomic uint64_t ap_read;
-	_Alignas(64) _Atomic uint32_t ap_warps;
+	/* The kernel's sync_lock (a ticket lock here) and last_tsc, and who
+	 * stored last_tsc (warp.c); last and last_by only under the lock. */
+	_Alignas(64) _Atomic uint32_t next;
+	_Atomic uint32_t serving;
+	uint64_t last;
+	uint32_t last_by;
+	/* Both sides count in here and start together. */
+	_Alignas(64) _Atomic uint32_t arrived;
+	/* The AP's half of the result, stored before it answers. */
+	_Alignas(64) _Atomic uint32_t ap_handoffs;
+	_Atomic uint32_t ap_warps;
 	_Atomic uint64_t ap_max_back;
-	_Atomic uint32_t ap_rounds;
+	_Atomic int64_t ap_min[TSC_WARP_WINDOWS_MAX];
+	_Atomic int64_t ap_low[TSC_WARP_WINDOWS_MAX];
+	_Atomic uint32_t ap_complete;
 };
 
 struct tsc_mailbox {

@@ -31,6 +31,9 @@
 #define TSC_SHORTFALL_MAX 5000
 /* Measure/adjust iterations per AP before giving up. */
 #define TSC_MAX_ITER 12
+/* Corrections from the kernel-style warp test per AP in the verify, each
+ * followed by a new test (docs/DESIGN.md). */
+#define TSC_STEER_MAX 16
 /* Aim for an AP offset within this many cycles. */
 #define TSC_TARGET 10
 

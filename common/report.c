@@ -156,6 +156,10 @@ static void write_ap(struct tsc_buf *b, const struct tsc_report_cpu *c)
 		kv_s(b, "note", tsc_note_name(c->note));
 	kv_u(b, "n", c->exchanges);
 	kv_u(b, "w", c->warp_rounds);
+	if (c->kernel_test) {
+		kv_i(b, "margin", c->margin);
+		kv_u(b, "spread", c->spread);
+	}
 	kv_u(b, "writes", c->writes);
 	if (c->has_true_offset)
 		kv_i(b, "true", c->true_offset);
@@ -559,6 +563,11 @@ static bool parse_ap(struct parser *p, struct cursor *c)
 			ok = u32_of(&v, &ap->exchanges);
 		else if (is(&k, "w"))
 			ok = u32_of(&v, &ap->warp_rounds);
+		else if (is(&k, "margin")) {
+			ok = tsc_parse_i64(v.s, v.n, &ap->margin);
+			ap->kernel_test = ok;
+		} else if (is(&k, "spread"))
+			ok = u64_of(&v, &ap->spread);
 		else if (is(&k, "writes"))
 			ok = u32_of(&v, &ap->writes);
 		else if (is(&k, "true")) {

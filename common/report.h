@@ -63,7 +63,10 @@ struct tsc_report_cpu {
 	enum tsc_verdict verdict;
 	enum tsc_ap_note note;
 	uint32_t exchanges;   /* ping-pong round trips, all phases */
-	uint32_t warp_rounds;
+	uint32_t warp_rounds; /* handoffs in the kernel-style warp test */
+	bool kernel_test;     /* that test saw handoffs both ways: */
+	int64_t margin;	      /* its smallest gap, min(to_ap, to_bsp) */
+	uint64_t spread;      /* the range of its windows' offsets */
 	uint32_t writes;
 	bool has_true_offset;
 	int64_t true_offset;  /* sim builds: exact residual vs the BSP */

@@ -1,6 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 #include "verdict.h"
 
+uint64_t tsc_warp_ok_limit(uint64_t floor)
+{
+	return floor / 4;
+}
+
+static enum tsc_verdict kernel_test_verdict(const struct tsc_measurement *m)
+{
+	uint64_t mag = (uint64_t)tsc_abs64(m->offset);
+	uint64_t limit = tsc_warp_ok_limit(m->rtt / 2);
+
+	if (mag > limit + m->spread / 2)
+		return TSC_VERDICT_BAD;
+	if (mag > limit || !m->warp_complete)
+		return TSC_VERDICT_UNSURE;
+	return TSC_VERDICT_OK;
+}
+
 enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m)
 {
 	uint64_t mag;
@@ -10,6 +27,8 @@ enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m)
 	/* A backwards step seen is proof, whatever the estimate says. */
 	if (m->warps)
 		return TSC_VERDICT_BAD;
+	if (m->kernel_test)
+		return kernel_test_verdict(m);
 	mag = (uint64_t)tsc_abs64(m->offset);
 	if (mag <= TSC_OK_LIMIT)
 		return m->warp_complete ? TSC_VERDICT_OK : TSC_VERDICT_UNSURE;

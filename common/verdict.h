@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Is a core in sync with the BSP?  A verdict states its uncertainty: a round
+ * Is a core in sync with the BSP?  The kernel-style warp test decides
+ * (warp.h): a warp seen, or an offset beyond tsc_warp_ok_limit() by more
+ * than half the test's own spread, is `bad`; within the limit, over a whole
+ * test, `ok`; in between `unsure`.  Without that test's two-way figures the
+ * ping-pong estimate is all there is, and a verdict states its
+ * uncertainty: a round
  * trip of rtt cycles can skew an offset estimate by up to rtt / 2 (one leg
  * may have taken the whole round trip), so an estimate beyond the limit but
  * within that error of it, with no warp seen, is `unsure`: the kernel's own
@@ -25,7 +30,22 @@ struct tsc_measurement {
 	uint64_t rtt;
 	uint32_t warps; /* both directions */
 	bool warp_complete;
+	/* The kernel-style test saw handoffs both ways (warp.h): offset is
+	 * its windows' mean, spread their range, rtt twice its floor. */
+	bool kernel_test;
+	uint64_t spread;
 };
+
+/*
+ * The largest offset the kernel-style test calls `ok`: a quarter of its
+ * fastest handoff (the floor).  The kernel warps once an offset exceeds the
+ * fastest handoff of its own run, and on the TSC rig that was as low as
+ * half the stage's floor; a quarter leaves that margin again.  On real
+ * machines (floors of 40 to 150 cycles) it is 10 to 40 cycles, where the
+ * field's kernels accepted every core (DESIGN.md, "The verify is the
+ * kernel's test").
+ */
+uint64_t tsc_warp_ok_limit(uint64_t floor);
 
 /* The estimate's error bound: half the round trip. */
 static inline uint64_t tsc_uncertainty(uint64_t rtt)

@@ -449,8 +449,11 @@ refused("an unknown option", root, ["install", "--frobnicate"],
         ["unknown option"])
 refused("tsc=reliable is never offered", root,
         ["kernel-arg", "reliable", "on"], ["never offered"])
+# mode sync applies the stage's own gate (common/cpuid.c) to the managed
+# system's /proc/cpuinfo: the list is the only objection --allow-any-cpu
+# lifts; a hypervisor or TSC_ADJUST is refused whatever the option says.
 root = fx.systemd_boot(os.path.join(WORK, "intel"),
-                       cpuinfo=fx.CPUINFO_INTEL)
+                       cpuinfo=fx.CPUINFO_INTEL.replace(" tsc_adjust", ""))
 run(root, "install")
 refused("sync on a CPU outside the list", root, ["mode", "sync"],
         ["--allow-any-cpu"])
@@ -458,6 +461,17 @@ rc, out, err = run(root, "mode", "sync", "--allow-any-cpu")
 t.ok(rc == 0 and read(root, "/efi/EFI/tsctui/options") ==
      b"mode=sync allow=any-cpu\n",
      "--allow-any-cpu passes allow=any-cpu to the stage", err)
+for name, cpuinfo, words in (
+        ("TSC_ADJUST", fx.CPUINFO_INTEL, ["TSC_ADJUST"]),
+        ("a hypervisor", fx.CPUINFO_AMD.replace("nonstop_tsc",
+                                                "nonstop_tsc hypervisor"),
+         ["hypervisor"])):
+    root = fx.systemd_boot(os.path.join(WORK, "gate-" + name.split()[-1]),
+                           cpuinfo=cpuinfo)
+    run(root, "install")
+    refused(f"sync on a CPU with {name}", root, ["mode", "sync"], words)
+    refused(f"sync on a CPU with {name}, even with --allow-any-cpu", root,
+            ["mode", "sync", "--allow-any-cpu"], words)
 
 # Unreadable and read-only, made real: root reads a chmod 000 directory,
 # so these run as an unprivileged user who owns the fixture.

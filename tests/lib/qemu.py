@@ -175,29 +175,33 @@ def fresh_vars(path):
 
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
-         log_path=None, memory=256, reboot=False, bus="virtio"):
+         log_path=None, memory=256, reboot=False, bus="virtio",
+         binary="qemu-system-x86_64", extra=(), env=None):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
     timeout (the VM is stopped, timed_out is set).  With log_path, writes
     the raw serial output there and a timestamped copy beside it.  With
     reboot, a guest reset restarts the firmware instead of ending QEMU.
     bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
-    AHCI controller, as on a laptop)."""
+    AHCI controller, as on a laptop).  binary, extra (more arguments) and
+    env (more environment) are for the TSC rig (tests/lib/rig.py)."""
     if bus == "ahci":
         dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
     else:
         dev = ["-device", "virtio-blk-pci,drive=esp,bootindex=1"]
-    cmd = ["qemu-system-x86_64", "-machine", "q35",
+    cmd = [binary, "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-monitor", "none",
            "-serial", "stdio", "-net", "none"] + ([] if reboot else
                                                   ["-no-reboot"]) + [
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
-           "-drive", f"file={disk.path},format=raw,if=none,id=esp"] + dev
+           "-drive", f"file={disk.path},format=raw,if=none,id=esp"] + dev + \
+        list(extra)
     start = time.monotonic()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
+                         stderr=subprocess.STDOUT,
+                         env=dict(os.environ, **(env or {})))
     log = b""
     stamped = []
     pressed = False

@@ -42,6 +42,24 @@ static void amd_zen(void **s)
 }
 
 /* Zen 4 (19h) and Zen 5 (1Ah) are listed; Hygon 18h too. */
+/* The E595's CPU as a KVM guest with +invtsc: a named AMD model, invariant
+ * TSC, no TSC_ADJUST, and the hypervisor bit.  Refused, allow or not. */
+static void hypervisor_refused(void **s)
+{
+	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00810F81, true, false,
+				     true);
+	struct tsc_cpu_info c;
+	const char *why;
+
+	(void)s;
+	tsc_cpu_decode(&r, &c);
+	assert_true(c.hypervisor);
+	assert_false(tsc_sync_allowed(&c, false, &why));
+	assert_non_null(strstr(why, "hypervisor"));
+	assert_false(tsc_sync_allowed(&c, true, &why));
+	assert_non_null(strstr(why, "hypervisor"));
+}
+
 static void listed_families(void **s)
 {
 	struct tsc_cpu_regs r;
@@ -88,18 +106,19 @@ static void intel_adjust(void **s)
 	assert_non_null(strstr(why, "TSC_ADJUST"));
 }
 
-/* Intel without TSC_ADJUST or invariant TSC (Skylake-Client under TCG):
- * the reason names the list, which is what allow=any-cpu would change. */
+/* Intel without TSC_ADJUST or invariant TSC (Skylake-Client's CPUID on
+ * bare metal): the reason names the list, which is what allow=any-cpu
+ * would change. */
 static void intel_not_listed(void **s)
 {
 	struct tsc_cpu_regs r = regs("GenuineIntel", 0x000506E3, false, false,
-				     true);
+				     false);
 	struct tsc_cpu_info c;
 	const char *why;
 
 	(void)s;
 	tsc_cpu_decode(&r, &c);
-	assert_true(c.hypervisor);
+	assert_false(c.hypervisor);
 	assert_false(tsc_sync_allowed(&c, false, &why));
 	assert_non_null(strstr(why, "supported list"));
 	/* With the list lifted, the missing invariant TSC still refuses. */
@@ -107,12 +126,12 @@ static void intel_not_listed(void **s)
 	assert_non_null(strstr(why, "invariant"));
 }
 
-/* EPYC under TCG: family 17h but no invariant TSC; allow=any-cpu does not
- * lift that. */
+/* EPYC's CPUID as stock TCG offers it, on bare metal: family 17h but no
+ * invariant TSC; allow=any-cpu does not lift that. */
 static void no_invariant(void **s)
 {
 	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00800F12, false, false,
-				     true);
+				     false);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -148,6 +167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(amd_zen),
+		cmocka_unit_test(hypervisor_refused),
 		cmocka_unit_test(listed_families),
 		cmocka_unit_test(intel_adjust),
 		cmocka_unit_test(intel_not_listed),

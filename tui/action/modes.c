@@ -28,35 +28,49 @@ static int installed(struct act *a, struct tsctui_conf *c)
 	return ledger_load(a);
 }
 
-/* The stage's sync list (common/cpuid.c), applied to the managed system's
- * /proc/cpuinfo. */
-static bool cpu_listed(const char *root, char *what, size_t cap)
+/*
+ * The stage's sync gate (common/cpuid.c), applied to the managed system's
+ * /proc/cpuinfo: the one rule, so `mode sync` refuses exactly what the
+ * stage would; when the list is the only objection, say that
+ * --allow-any-cpu lifts it.
+ */
+static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 {
 	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
-	struct sys_cpu cpu;
+	struct sys_cpu cpu = { 0 };
+	const char *reason;
 	char path[4096];
 	size_t len;
 	char *d;
 
 	path_under(root, "/proc/cpuinfo", path, sizeof(path));
 	d = fsx_read(path, &len);
-	if (!d) {
-		snprintf(what, cap, "an unknown CPU");
-		return false;
+	if (d) {
+		parse_cpuinfo(d, &cpu);
+		free(d);
 	}
-	parse_cpuinfo(d, &cpu);
-	free(d);
 	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
 	ci.family = cpu.family;
-	snprintf(what, cap, "%s family %xh", cpu.vendor[0] ? cpu.vendor : "?",
-		 cpu.family);
-	return tsc_family_listed(&ci);
+	ci.invariant_tsc = cpu.invariant_tsc;
+	ci.tsc_adjust = cpu.tsc_adjust;
+	ci.hypervisor = cpu.hypervisor;
+	if (tsc_sync_allowed(&ci, allow_any, &reason))
+		return true;
+	if (!allow_any && tsc_sync_allowed(&ci, true, &reason))
+		snprintf(why, cap, "sync is tested on AMD families 17h/19h/1Ah "
+			 "and Hygon 18h, not on %s family %xh; add "
+			 "--allow-any-cpu to try it anyway",
+			 cpu.vendor[0] ? cpu.vendor : "an unknown CPU",
+			 cpu.family);
+	else
+		snprintf(why, cap, "sync refused: %s", reason);
+	return false;
 }
 
 int action_mode(struct act *a, const char *mode, bool allow_any)
 {
 	struct tsctui_conf c;
-	char cpu[128];
+	char why[256];
 	int rc;
 
 	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
@@ -65,11 +79,9 @@ int action_mode(struct act *a, const char *mode, bool allow_any)
 				mode);
 	if (installed(a, &c) != 0)
 		return -1;
-	if (!strcmp(mode, "sync") && !cpu_listed(a->root, cpu, sizeof(cpu)) &&
-	    !allow_any)
-		return act_fail(a, "sync is tested on AMD families 17h/19h/1Ah "
-				"and Hygon 18h, not on %s; add "
-				"--allow-any-cpu to try it anyway", cpu);
+	if (!strcmp(mode, "sync") &&
+	    !sync_gate(a->root, allow_any, why, sizeof(why)))
+		return act_fail(a, "%s", why);
 	rc = stagecfg_write(a, &c, mode, allow_any ? "allow=any-cpu" : "",
 			    false);
 	if (rc == 0)

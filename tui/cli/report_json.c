@@ -86,6 +86,13 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 			json_null(j, "note");
 		json_u64(j, "exchanges", c->exchanges);
 		json_u64(j, "warp_rounds", c->warp_rounds);
+		if (c->kernel_test) {
+			json_i64(j, "warp_margin", c->margin);
+			json_u64(j, "warp_spread", c->spread);
+		} else {
+			json_null(j, "warp_margin");
+			json_null(j, "warp_spread");
+		}
 		json_u64(j, "writes", c->writes);
 		if (c->has_true_offset)
 			json_i64(j, "sim_true_offset", c->true_offset);

@@ -110,10 +110,8 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		tsc_report_ignore(r, o->ignored, strlen(o->ignored));
 
 	tsc_run_params_default(&params, mode);
-	if (reference) {
+	if (reference)
 		params.est = tsc_est_reference;
-		params.warp_rounds = TSC_WARP_ROUNDS_REFERENCE;
-	}
 	tsc_run(&pf, &params, &workspace, r);
 	hostcpu_destroy(h);
 

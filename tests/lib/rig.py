@@ -1,0 +1,187 @@
+"""The TSC rig: Debian's QEMU rebuilt with tests/rig/qemu-tsc.patch (TCG
+honours TSC writes, INIT keeps the TSC, invariant TSC is offered, and a
+per-vCPU counter offset is applied at every reset: the firmware's fault),
+booting OVMF, the UEFI Shell, the stage and then Debian's kernel through its
+EFI stub, whose own tsc_sync check judges what the stage left.
+
+The guest looks like a laptop, not a VM: no hypervisor bit, a laptop's
+SMBIOS strings, an AMD Zen CPU with invariant TSC.  Its initramfs waits for
+the kernel's refined TSC calibration (or for the TSC to be dropped), then
+two seconds more (four clocksource watchdog intervals), prints the kernel
+log and the clocksource, and powers off.
+
+`make test-deps` builds the binary (tests/rig/build) and links it at
+build/rig/qemu-system-x86_64; the tests never build or download it."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import qemu  # noqa: E402
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
+
+QEMU = os.path.join(BUILD, "rig", "qemu-system-x86_64")
+DIST = os.path.join(BUILD, "e2e", "dist")
+# The rig's build installs no firmware blobs: QEMU's and SeaBIOS's option
+# ROMs come from Debian's packages.
+FIRMWARE = ["-L", "/usr/share/qemu", "-L", "/usr/share/seabios"]
+# A ThinkPad E595 as its firmware describes itself.
+SMBIOS = ["-smbios", "type=0,vendor=LENOVO,version=R11ET51W (1.30)",
+          "-smbios", "type=1,manufacturer=LENOVO,product=20NFCTO1WW,"
+          "version=ThinkPad E595,family=ThinkPad E595"]
+LAPTOP_CPU = "EPYC,+invtsc,-hypervisor"
+# The field's two patterns: the BSP alone behind, by this many cycles.
+E595 = {0: -6815086010}
+LEGION = {0: -5690270744}
+SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
+
+INIT = """#!/bin/sh
+# tsctui rig guest: let the kernel finish judging the TSC, then report.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo "rig: user space up"
+i=0
+while [ $i -lt 300 ]; do
+	dmesg | grep -qE 'Refined TSC clocksource calibration|Marking TSC unstable' && break
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 2
+echo "--- rig dmesg begin ---"
+dmesg
+echo "--- rig dmesg end ---"
+echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+poweroff -f
+"""
+
+KERNEL_ARGS = "console=ttyS0,115200 panic=-1 quiet"
+
+
+def available():
+    return os.access(QEMU, os.X_OK)
+
+
+def require():
+    """Bails out of a suite when the rig was not built."""
+    if not available():
+        raise SystemExit(f"Bail out! no TSC rig at {QEMU}: run "
+                         "`make test-deps`")
+    if not os.path.exists(os.path.join(DIST, "kernel-version")):
+        raise SystemExit(f"Bail out! no kernel in {DIST}: run "
+                         "`make test-deps`")
+
+
+def kernel_image():
+    ver = open(os.path.join(DIST, "kernel-version")).read().strip()
+    return os.path.join(DIST, "kernel", "boot", f"vmlinuz-{ver}")
+
+
+def initramfs(path):
+    """A newc cpio of busybox and the rig's /init (no modules needed)."""
+    if os.path.exists(path):
+        return path
+    d = path + ".d"
+    shutil.rmtree(d, ignore_errors=True)
+    for sub in ("proc", "sys", "dev", "bin"):
+        os.makedirs(os.path.join(d, sub))
+    bb = os.path.join(DIST, "busybox", "bin", "busybox")
+    shutil.copy(bb, os.path.join(d, "bin", "busybox"))
+    applets = subprocess.run([bb, "--list"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    for a in applets:
+        if a != "busybox":
+            os.symlink("busybox", os.path.join(d, "bin", a))
+    with open(os.path.join(d, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(d, "init"), 0o755)
+    files = subprocess.run(["find", "."], cwd=d, capture_output=True,
+                           check=True).stdout
+    with open(path + ".tmp", "wb") as f:
+        subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], input=files,
+                       stdout=f, cwd=d, check=True)
+    os.rename(path + ".tmp", path)
+    shutil.rmtree(d)
+    return path
+
+
+def skew_spec(skew):
+    """{cpu: cycles} as the rig's environment variable."""
+    return ",".join(f"{cpu}={cycles}" for cpu, cycles in sorted(skew.items()))
+
+
+class Boot:
+    """One boot's outcome: the stage's reports (JSON, as `tsctui report
+    --json --all` reads them from the console), and the kernel's verdict."""
+
+    def __init__(self, res, log_path):
+        self.res = res
+        self.log_path = log_path
+        text = res.console()
+        m = re.search(r"--- rig dmesg begin ---\n(.*?)--- rig dmesg end ---",
+                      text, re.S)
+        self.dmesg = m.group(1) if m else ""
+        self.user_space = "rig: user space up" in text
+        m = re.search(r"rig: clocksource=(\S+)", text)
+        self.clocksource = m.group(1) if m else None
+        self.warps = [int(w) for w in re.findall(
+            r"Measured (\d+) cycles TSC warp between CPUs", self.dmesg)]
+        self.unstable = re.findall(r"Marking TSC unstable due to ([^\n]*)",
+                                   self.dmesg)
+        self.refined = "Refined TSC clocksource calibration" in self.dmesg
+        self.reports = _reports(log_path)
+
+    @property
+    def accepted(self):
+        """The kernel kept the TSC: no warp, not marked unstable, still the
+        clocksource after its refined calibration and the watchdog."""
+        return (self.user_space and not self.warps and not self.unstable
+                and self.refined and self.clocksource == "tsc")
+
+    @property
+    def rejected_by_warp(self):
+        return bool(self.warps) and self.clocksource not in (None, "tsc")
+
+    def summary(self):
+        return (f"{self.res.seconds:.0f} s, clocksource {self.clocksource}, "
+                f"warps {self.warps}, unstable {self.unstable}")
+
+
+def _reports(log_path):
+    import json
+    r = subprocess.run([TSCTUI, "report", "--json", "--all", "--file",
+                        log_path], capture_output=True, text=True)
+    if r.returncode != 0:
+        return []
+    return json.loads(r.stdout)
+
+
+def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
+         timeout=300, memory=512, extra_files=()):
+    """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
+    line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
+    sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
+    every reset.  Returns a Boot."""
+    os.makedirs(work, exist_ok=True)
+    disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
+    disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
+    disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
+    disk.put(kernel_image(), "vmlinuz")
+    disk.put(initramfs(os.path.join(BUILD, "rig", "initrd.img")),
+             "initrd.img")
+    for local, dest in extra_files:
+        disk.put(local, dest)
+    lines = list(stage_lines) + [
+        rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"]
+    disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines))
+    vars_path = qemu.fresh_vars(os.path.join(work, f"{name}.vars"))
+    log = os.path.join(work, f"{name}.log")
+    env = {SKEW_ENV: skew_spec(skew or {})}
+    res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
+                    log_path=log, memory=memory, binary=QEMU,
+                    extra=FIRMWARE + SMBIOS, env=env)
+    os.unlink(disk.path)
+    return Boot(res, log)

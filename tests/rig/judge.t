@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The release stage judged by Linux: real TSC writes on the TSC rig
+(tests/lib/rig.py), then Debian's kernel and its own tsc_sync check.
+
+Every boot starts the boot CPU's counter where the field's firmware leaves
+it (the E595's 6815086010 cycles behind) unless it says otherwise.  The
+negative controls run every time: without the stage, and with it in
+measure mode, the kernel must warp (the rig reproduces the fault); a
+machine without the fault gets no MSR write in sync mode; under a
+hypervisor sync is refused and nothing is written.  Then sync boots, where
+the kernel must keep the TSC and the stage must never have said in-sync
+for a boot the kernel rejected, and measure boots with small offsets
+injected, where every CPU the kernel catches must be `bad` in the report.
+The acceptance rate over many boots is `make bench` (tests/bench/rig)."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import rig  # noqa: E402
+from paths import BUILD  # noqa: E402
+from tap import Tap  # noqa: E402
+
+t = Tap()
+rig.require()
+WORK = os.path.join(BUILD, "rig-tests")
+APP = r"fs0:\EFI\tsctui\tsctui.efi"
+
+
+def boot(name, mode, skew=rig.E595, smp=4, cpu=rig.LAPTOP_CPU):
+    lines = [f"{APP} mode={mode}"] if mode else []
+    b = rig.boot(WORK, name, lines, skew=skew, smp=smp, cpu=cpu)
+    t.diag(f"{name}: {b.summary()}")
+    for r in b.reports:
+        t.diag(f"  stage: {r['result']}, {r['msr_writes']} writes, BSP "
+               f"shift {r['bsp_shift_cycles']}, " + ", ".join(
+                   f"cpu {c['index']} {c['final_offset']:+d} "
+                   f"(margin {c['warp_margin']}) {c['verdict']}"
+                   for c in r["cpus"]))
+    return b
+
+
+def report(b):
+    return b.reports[0] if len(b.reports) == 1 else None
+
+
+def warped_cpus(b):
+    """The Linux CPU numbers the kernel's check caught ([CPU#0 -> CPU#n])."""
+    import re
+    return [int(n) for n in re.findall(
+        r"TSC synchronization \[CPU#\d+ -> CPU#(\d+)\]", b.dmesg)]
+
+
+def judged_consistently(b, r):
+    """The stage never says in-sync for a boot the kernel rejects, and
+    every CPU the kernel caught is `bad` in the report (the rig numbers
+    vCPUs as OVMF and Linux do: by APIC ID)."""
+    if r is None:
+        return False, "no single report"
+    if b.accepted:
+        return True, ""
+    if r["result"] == "in-sync":
+        return False, "in-sync, but the kernel rejected the boot"
+    by_apic = {c["apic_id"]: c for c in r["cpus"]}
+    missed = [n for n in warped_cpus(b)
+              if by_apic.get(n, {}).get("verdict") != "bad"]
+    return not missed, f"kernel caught CPU(s) {missed}, not bad in report"
+
+
+# ---- negative controls ----------------------------------------------------
+b = boot("no-stage", None)
+t.ok(b.user_space and b.warps and b.warps[0] > 6.8e9 and
+     b.clocksource == "hpet",
+     "rig: without the stage the kernel measures the firmware's warp and "
+     "drops the TSC", b.summary())
+
+b = boot("measure", "measure")
+r = report(b)
+t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
+     all(abs(c["survey_offset"] - 6815086010) < 5000 and
+         c["verdict"] == "bad" for c in r["cpus"]) and
+     r["result"] == "out-of-sync" and b.warps and b.clocksource == "hpet",
+     "measure mode writes nothing, sees the BSP 6.8e9 cycles behind every "
+     "AP, and the kernel warps", b.summary())
+
+b = boot("healthy-sync", "sync", skew={})
+r = report(b)
+t.ok(r is not None and r["msr_writes"] == 0 and r["result"] == "in-sync"
+     and b.accepted,
+     "a machine without the fault: sync writes nothing, in-sync, the kernel "
+     "keeps the TSC", b.summary() + (f", {r['msr_writes']} writes, "
+                                     f"{r['result']}" if r else ""))
+
+b = boot("hypervisor", "sync", cpu="EPYC,+invtsc")
+r = report(b)
+t.ok(r is not None and r["result"] == "refused" and
+     "hypervisor" in (r["reason"] or "") and r["msr_writes"] == 0 and
+     b.warps,
+     "with the hypervisor bit set, sync is refused and nothing is written",
+     r["reason"] if r else b.summary())
+
+# ---- the fix, judged by the kernel --------------------------------------
+for name, skew, smp, runs in (("E595", rig.E595, 4, 3),
+                              ("Legion", rig.LEGION, 6, 1)):
+    accepted = 0
+    for i in range(runs):
+        b = boot(f"sync-{name.lower()}-{i}", "sync", skew=skew, smp=smp)
+        r = report(b)
+        ok, why = judged_consistently(b, r)
+        t.ok(ok, f"{name} pattern, {smp} vCPUs, sync boot {i + 1}: the "
+             "stage's verdicts agree with the kernel's", why)
+        t.ok(r is not None and abs(r["bsp_shift_cycles"] -
+                                   -skew[0]) < 100000 and
+             r["msr_writes"] >= 1,
+             f"{name} pattern, sync boot {i + 1}: the BSP moved forward by "
+             "the firmware's lag", r["bsp_shift_cycles"] if r else None)
+        accepted += b.accepted
+    need = runs - 1 if runs > 1 else runs
+    t.ok(accepted >= need, f"{name} pattern: the kernel kept the TSC in "
+         f"{accepted} of {runs} sync boots (at least {need}; the rate over "
+         "20 boots is make bench)")
+
+# ---- sensitivity: small offsets, measure mode ---------------------------
+for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
+                          {1: -160, 2: 200, 3: -320})):
+    b = boot(f"sensitivity-{i}", "measure", skew=skew)
+    r = report(b)
+    ok, why = judged_consistently(b, r)
+    t.ok(ok and r["msr_writes"] == 0,
+         f"offsets {skew}: every CPU the kernel catches is bad in the "
+         "report", why)
+    far = [c for c in (r["cpus"] if r else [])
+           if abs(skew.get(c["apic_id"], 0)) >= 250]
+    t.ok(r is not None and far and all(c["verdict"] == "bad" for c in far),
+         f"offsets {skew}: CPUs 250 cycles or more off are bad",
+         [(c["index"], c["final_offset"], c["verdict"]) for c in far])
+
+sys.exit(t.done())
