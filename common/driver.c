@@ -27,7 +27,15 @@ struct run {
 	struct tsc_shortfall shortfall;
 };
 
-/* A counter being steered by the kernel-style test (bsp_fine, verify). */
+/*
+ * Steering: a counter is moved by the offset the kernel-style test saw,
+ * and tested again (bsp_fine for the BSP, the verify for an AP; which APs:
+ * tsc_plan_steer).  Never beyond the fine-tuning cap: a large offset there
+ * means the coarse steps did not do their job, and a warp test is no reason
+ * to move a counter far.  The landing error is learned per counter from
+ * these writes alone (each one's effect is the next test's offset minus
+ * the last one's); until then the run's figure stands in.
+ */
 struct steering {
 	struct tsc_shortfall landing;
 	int64_t requested;
@@ -343,20 +351,6 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 	}
 }
 
-/*
- * The AP pass touches an AP only when the survey shows a fault: this AP,
- * after the BSP's moves, is off by more than the survey's noise.  Below that a ping-pong estimate cannot tell a fault from
- * its own bias (up to rtt/4, docs/DESIGN.md), so a healthy machine would
- * collect small writes; the kernel-style test in the verify decides
- * instead, and only a thin margin there leads to a write.
- */
-static bool needs_tuning(const struct run *R, const struct tsc_report_cpu *ap)
-{
-	int64_t expected = ap->survey_offset - R->r->bsp_shift;
-
-	return (uint64_t)tsc_abs64(expected) > tsc_ahead_noise(ap->rtt);
-}
-
 static void ap_pass(struct run *R)
 {
 	uint32_t i, writes;
@@ -366,7 +360,8 @@ static void ap_pass(struct run *R)
 
 		if (ap->note == TSC_NOTE_BEYOND_CAP)
 			continue; /* left alone, in either direction */
-		if (!needs_tuning(R, ap))
+		if (!tsc_plan_needs_tuning(ap->survey_offset, ap->rtt,
+					   R->r->bsp_shift))
 			continue; /* the verify's warp test judges it */
 		if (!session_open(R, ap->index)) {
 			ap->note = TSC_NOTE_NO_ANSWER;
@@ -415,29 +410,14 @@ static enum tsc_verdict judge(const struct tsc_report_cpu *ap, bool measured,
 	return tsc_verdict_of(&m);
 }
 
-/*
- * Sync mode: an AP the kernel-style test does not call `ok` is moved by
- * the offset that test saw, and tested again.  An AP nothing was written to
- * (the BSP did not move either) is moved only when the test calls it
- * `bad`: an `unsure` one is within the test's own noise, and a healthy
- * machine gets no writes.  Never beyond the fine-tuning cap: a large offset
- * here means the AP pass did not do its job, and a warp test is no reason
- * to move a counter far.
- *
- * The landing error is learned per AP from these writes alone (each one's
- * effect is the next test's offset minus this one's); until the first is
- * learned, the run's figure from the AP pass stands in.
- */
-/* Does this test's verdict call for a write (see above)? */
+/* Does this test's verdict call for a write (tsc_plan_steer)? */
 static bool wants_steering(const struct run *R, const struct tsc_report_cpu *ap,
 			   const struct tsc_warp_result *w,
 			   const struct steering *S)
 {
 	bool touched = R->r->bsp_shift != 0 || ap->writes || S->steps;
 
-	if (!tsc_warp_two_way(w) || ap->verdict == TSC_VERDICT_OK)
-		return false;
-	return touched || ap->verdict == TSC_VERDICT_BAD;
+	return tsc_warp_two_way(w) && tsc_plan_steer(ap->verdict, touched);
 }
 
 static bool steer(struct run *R, struct tsc_report_cpu *ap,

@@ -114,6 +114,20 @@ enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
 	return TSC_AP_BACKWARD;
 }
 
+bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
+			   int64_t bsp_shift)
+{
+	return (uint64_t)tsc_abs64(survey_offset - bsp_shift) >
+	       tsc_ahead_noise(rtt);
+}
+
+bool tsc_plan_steer(enum tsc_verdict v, bool touched)
+{
+	if (v == TSC_VERDICT_OK || v == TSC_VERDICT_UNMEASURED)
+		return false;
+	return touched || v == TSC_VERDICT_BAD;
+}
+
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved)
 {

@@ -87,6 +87,24 @@ enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
 			       int64_t *delta);
 
 /*
+ * Whether the AP pass touches an AP at all: only when, after the BSP's
+ * moves, its survey offset is beyond the survey's noise
+ * (tsc_ahead_noise): below that a ping-pong estimate cannot tell a fault
+ * from its own bias, and the kernel-style test in the verify decides.
+ */
+bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
+			   int64_t bsp_shift);
+
+/*
+ * Whether the verify writes to an AP after a kernel-style test gave it
+ * verdict v.  `touched`: the BSP moved or this AP was written this run.
+ * A touched AP is steered until `ok`; an untouched one only when `bad`
+ * (an `unsure` one is within the test's noise, and a machine without the
+ * fault must get no writes).
+ */
+bool tsc_plan_steer(enum tsc_verdict v, bool touched);
+
+/*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands
  * short by the cycles between the read and the write taking effect.  Learned
  * from each write's measured effect, ignoring implausible values.

@@ -83,13 +83,15 @@ t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
      "measure mode writes nothing, sees the BSP 6.8e9 cycles behind every "
      "AP, and the kernel warps", b.summary())
 
-b = boot("healthy-sync", "sync", skew={})
-r = report(b)
-t.ok(r is not None and r["msr_writes"] == 0 and r["result"] == "in-sync"
-     and b.accepted,
-     "a machine without the fault: sync writes nothing, in-sync, the kernel "
-     "keeps the TSC", b.summary() + (f", {r['msr_writes']} writes, "
-                                     f"{r['result']}" if r else ""))
+for i in range(2):
+    b = boot(f"healthy-sync-{i}", "sync", skew={})
+    r = report(b)
+    t.ok(r is not None and r["msr_writes"] == 0 and
+         r["result"] == "in-sync" and b.accepted,
+         f"a machine without the fault, sync boot {i + 1}: nothing written, "
+         "in-sync, the kernel keeps the TSC",
+         b.summary() + (f", {r['msr_writes']} writes, {r['result']}"
+                        if r else ""))
 
 b = boot("hypervisor", "sync", cpu="EPYC,+invtsc")
 r = report(b)

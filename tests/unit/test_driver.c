@@ -112,9 +112,40 @@ static void sync_writes_and_converges(void **s)
 	free(r);
 }
 
+/*
+ * The kernel-style test on the host with a virtual offset: an AP ahead by
+ * far more than a handoff is seen going backwards by the BSP only, and
+ * the windows' offset lands on it; an AP at the BSP's time shows no warp
+ * and an offset well inside its floor.
+ */
+static void kernel_style_test_sees_offsets(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	refuse_cpu = -1;
+	r = run(TSC_MODE_MEASURE, "sim.offset.1=200000 sim.offset.2=-200000",
+		4);
+	assert_true(r->ap[0].kernel_test && r->ap[1].kernel_test &&
+		    r->ap[2].kernel_test);
+	assert_true(r->ap[0].warps_bsp > 0 && r->ap[0].warps_ap == 0);
+	assert_true(r->ap[1].warps_ap > 0 && r->ap[1].warps_bsp == 0);
+	assert_true(tsc_abs64(r->ap[0].final_offset - 200000) <
+		    (int64_t)r->ap[0].rtt);
+	assert_true(tsc_abs64(r->ap[1].final_offset + 200000) <
+		    (int64_t)r->ap[1].rtt);
+	assert_true(r->ap[0].max_warp > 100000);
+	assert_int_equal(r->ap[0].verdict, TSC_VERDICT_BAD);
+	assert_int_equal(r->ap[2].warps_bsp + r->ap[2].warps_ap, 0);
+	assert_true(r->ap[2].margin > 0);
+	assert_true(r->ap[2].warp_rounds > 100);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kernel_style_test_sees_offsets),
 		cmocka_unit_test(measure_never_writes),
 		cmocka_unit_test(unstartable_ap_blocks_writes),
 		cmocka_unit_test(sync_writes_and_converges),

@@ -152,6 +152,37 @@ static void band(void **s)
 	assert_int_equal(tsc_sync_band_untouched(357, 1), 89);
 }
 
+/*
+ * No writes on a healthy machine: the AP pass leaves an AP whose survey
+ * offset, after the BSP's move, is within the survey's noise (the bias of a
+ * ping-pong estimate reaches rtt/4); the verify writes to an untouched AP
+ * only when the kernel-style test calls it bad.
+ */
+static void healthy_machine_untouched(void **s)
+{
+	(void)s;
+	/* Survey noise: 200 cycles, or rtt/4 when larger. */
+	assert_false(tsc_plan_needs_tuning(49, 1200, 0));
+	assert_false(tsc_plan_needs_tuning(-299, 1200, 0));
+	assert_true(tsc_plan_needs_tuning(301, 1200, 0));
+	assert_false(tsc_plan_needs_tuning(-190, 400, 0));
+	assert_true(tsc_plan_needs_tuning(-7000000, 400, 0));
+	/* The E595 pattern: every AP ahead by the BSP's lag, which the BSP's
+	 * move takes away. */
+	assert_false(tsc_plan_needs_tuning(6815086011, 600, 6815085990));
+	assert_true(tsc_plan_needs_tuning(6815086011, 600, 6815080000));
+	/* Untouched: only bad is written to. */
+	assert_false(tsc_plan_steer(TSC_VERDICT_OK, false));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNSURE, false));
+	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, false));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, false));
+	/* Touched: until ok. */
+	assert_false(tsc_plan_steer(TSC_VERDICT_OK, true));
+	assert_true(tsc_plan_steer(TSC_VERDICT_UNSURE, true));
+	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, true));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, true));
+}
+
 static void shortfall_filter(void **s)
 {
 	struct tsc_shortfall sf = { 0 };
@@ -180,6 +211,7 @@ int main(void)
 		cmocka_unit_test(already_in_sync),
 		cmocka_unit_test(deltas_quantised),
 		cmocka_unit_test(band),
+		cmocka_unit_test(healthy_machine_untouched),
 		cmocka_unit_test(shortfall_filter),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

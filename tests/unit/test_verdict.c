@@ -57,6 +57,50 @@ static void unmeasured_and_cut(void **s)
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
 }
 
+/* The kernel-style test's rule: ok within a quarter of the floor (rtt is
+ * twice the floor), bad beyond that by more than half the windows' spread,
+ * unsure between, and never ok for a test cut short. */
+static struct tsc_measurement kt(int64_t off, uint64_t floor, uint64_t spread)
+{
+	return (struct tsc_measurement){ .measured = true, .offset = off,
+					 .rtt = 2 * floor, .warp_complete = true,
+					 .kernel_test = true, .spread = spread };
+}
+
+static void kernel_test_rule(void **s)
+{
+	struct tsc_measurement m;
+
+	(void)s;
+	assert_int_equal(tsc_warp_ok_limit(280), 70);
+	m = kt(70, 280, 40);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	m = kt(-70, 280, 40);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	m = kt(71, 280, 40);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m = kt(90, 280, 40);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m = kt(91, 280, 40);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
+	m = kt(-150, 280, 0);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
+	/* Legion-sized floor (a fast handoff on real hardware): +38 is bad
+	 * where the kernel rejected +38..+51, +12 ok where it accepted. */
+	m = kt(38, 45, 4);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
+	m = kt(-12, 45, 4);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m = kt(10, 45, 4);
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	m = kt(0, 280, 0);
+	m.warp_complete = false;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m = kt(0, 280, 0);
+	m.warps = 1;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
+}
+
 static void results(void **s)
 {
 	enum tsc_verdict all_ok[] = { TSC_VERDICT_OK, TSC_VERDICT_OK };
@@ -79,6 +123,7 @@ int main(void)
 		cmocka_unit_test(field_cases),
 		cmocka_unit_test(warps_are_proof),
 		cmocka_unit_test(unmeasured_and_cut),
+		cmocka_unit_test(kernel_test_rule),
 		cmocka_unit_test(results),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
