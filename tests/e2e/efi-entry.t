@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""End to end, the firmware boot entry: tsctui makes its own Boot#### entry
-through libefiboot on the real disk, in the booted guest, and the firmware
-boots it.  Boots:
-  1. OVMF -> GRUB -> Linux: efibootmgr creates the GRUB entry
+"""End to end, the firmware boot entry, on the TSC rig (the E595's
+firmware fault, TSC writes honoured, the release stage judged by the
+kernel): tsctui makes its own Boot#### entry through libefiboot on the real
+disk, in the booted guest, and the firmware boots it.  Boots:
+  1. OVMF -> GRUB -> Linux: the kernel warps, status says boot-warp,
+     install-measure; efibootmgr creates the GRUB entry
      (\\EFI\\BOOT\\BOOTX64.EFI), then `tsctui install --loader efi-entry`
      (release build, measure mode) adds the tsctui entry first in
      BootOrder, with next= the GRUB entry;
   2. firmware -> tsctui.efi -> GRUB -> Linux: BootCurrent is the tsctui
-     entry, the report names the GRUB entry it started, `efibootmgr -v`
-     shows the entry; boot-ok;
-  3. the stage (now the sim build, sim.hang=1) hangs; the VM is stopped;
-  4. the firmware starts the entry again: the stage finds the boot that
+     entry, the report names the GRUB entry it started and shows the BSP
+     behind, status says enable-sync, `efibootmgr -v` shows the entry;
+     boot-ok; `tsctui mode sync`;
+  3. the release stage syncs before GRUB: the kernel keeps the TSC, status
+     healthy, the history shows the fix;
+  4. a boot that never reaches Linux after the stage armed the guard (the
+     VM is stopped once the stage's report is on the console);
+  5. the firmware starts the entry again: the stage finds the boot that
      never reached Linux, disables itself and starts GRUB; in Linux the
-     guard says tripped, `guard reset`, then `tsctui uninstall`: efibootmgr
-     -v equals the listing from before install (BootCurrent aside);
-  5. the firmware boots GRUB straight away, with no report."""
+     guard says tripped, `guard reset` restores measure, then `tsctui
+     uninstall`: efibootmgr -v equals the listing from before install
+     (BootCurrent aside);
+  6. the firmware boots GRUB straight away, with no report."""
 import os
 import re
 import shutil
@@ -35,7 +42,7 @@ grub = S.grub_image(os.path.join(W, "grubx64.efi"), block)
 os.makedirs(os.path.join(esp, "EFI/BOOT"), exist_ok=True)
 shutil.copy(grub, os.path.join(esp, "EFI/BOOT/BOOTX64.EFI"))
 disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
-g = S.Guest(W, disk, t)
+g = S.Guest(W, disk, t, skew=S.RIG_E595)
 
 
 def listing(o):
@@ -50,15 +57,18 @@ def entry_of(text, desc):
     return f"Boot{m.group(1)}" if m else None
 
 
-# ---- 1: the GRUB entry, then install -------------------------------------
+# ---- 1: the warp; the GRUB entry, then install ---------------------------
 outs, text, res = g.boot("install", [
+    "tsctui status --json",
     "efibootmgr -c -d /dev/sda -p 1 -L 'Debian GRUB' "
     "-l '\\EFI\\BOOT\\BOOTX64.EFI'",
     "efibootmgr -v",
     "tsctui install --loader efi-entry --json",
     "efibootmgr -v",
     "tsctui guard status --json",
+    "tsctui boot-ok --json",
 ])
+S.story_warp(t, "boot 1", S.js(outs.pop(0)))
 before = listing(outs[1])
 grub_entry = entry_of(before, "Debian GRUB")
 t.ok(outs[0] and outs[0][0] == 0 and grub_entry and
@@ -94,6 +104,8 @@ outs, text, res = g.boot("entry", [
     "tsctui guard status --json",
     "tsctui boot-ok --json",
     "tsctui guard status --json",
+    "tsctui status --json",
+    "tsctui mode sync --json",
 ])
 cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
 t.ok(cur and f"Boot{cur.group(1)}" == ours,
@@ -104,6 +116,11 @@ t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
      rep["msr_writes"] == 0 and len(rep["cpus"]) == 3,
      "boot 2: the report is there (release, measure, options from the ESP) "
      "and names the GRUB entry it started", outs[1])
+S.story_measure(t, "boot 2", rep, S.js(outs[6]))
+mode = S.js(outs[7])
+t.ok(mode and mode["ok"] and disk.read("EFI/tsctui/options") ==
+     b"mode=sync\n", "boot 2: `tsctui mode sync` in Linux writes the ESP's "
+     "options", outs[7])
 t.ok(text.find("tsctui report end") < text.find(f"tsctui: starting "
                                                  f"{grub_entry}") <
      text.find("GRUB loading Linux") < text.find("Linux up"),
@@ -117,15 +134,23 @@ t.ok(p and p["guard"] == "pending" and ok and ok["ok"] and c and
      "boot 2: the stage left the guard pending on the ESP; boot-ok clears it",
      (outs[3], outs[4], outs[5]))
 
-# ---- 3: the stage hangs (sim build, sim.hang=1); the VM is stopped ------
-disk.put(os.path.join(S.TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/tsctui.efi")
-disk.write("EFI/tsctui/options", "mode=measure sim.hang=1\n")
-outs, text, res = g.boot("hang", until=b"hanging now", timeout=120)
-t.ok(not res.timed_out and disk.exists("EFI/tsctui/pending"),
-     "boot 3: the firmware starts the entry, the stage arms the guard "
-     "(pending on the ESP) and hangs; the VM is stopped")
+# ---- 3: the release stage syncs before GRUB -------------------------------
+outs, text, res = g.boot("sync", [
+    "tsctui report --json",
+    "tsctui status --json",
+    "tsctui boot-ok --json",
+    "tsctui history --json",
+])
+S.story_sync(t, "boot 3", S.js(outs[0]), S.js(outs[1]), S.js(outs[3]))
 
-# ---- 4: the guard trips, the boot goes on; recovery and uninstall -------
+# ---- 4: a boot that never reaches Linux after the stage armed the guard ---
+outs, text, res = g.boot("hang", until=S.STAGE_DONE, timeout=150)
+t.ok(not res.timed_out and "Linux up" not in text and
+     disk.exists("EFI/tsctui/pending"),
+     "boot 4: the firmware starts the entry, the stage arms the guard "
+     "(pending on the ESP) and runs; the VM is stopped before Linux")
+
+# ---- 5: the guard trips, the boot goes on; recovery and uninstall -------
 outs, text, res = g.boot("tripped", [
     "efibootmgr",
     "tsctui guard status --json",
@@ -133,6 +158,7 @@ outs, text, res = g.boot("tripped", [
     "tsctui report --json",
     "tsctui guard reset --json",
     "tsctui guard status --json",
+    "cat /boot/efi/EFI/tsctui/options",
     "tsctui uninstall --json",
     "efibootmgr -v",
 ])
@@ -142,30 +168,31 @@ t.ok(cur and f"Boot{cur.group(1)}" == ours and "hanging now" not in text and
      text.find(f"tsctui: starting {grub_entry}") < text.find("Linux up") and
      rep and rep["result"] == "guard-tripped" and rep["cpus"] == [] and
      gs and gs["guard"] == "tripped",
-     "boot 4: the stage finds pending, disables itself without measuring "
+     "boot 5: the stage finds pending, disables itself without measuring "
      "(result guard-tripped) and still starts GRUB; Linux says tripped",
      (outs[0], outs[1], outs[3]))
 t.ok(outs[2] and "a boot never reached Linux, and the hang guard disabled "
      "the stage" in outs[2][1],
-     "boot 4: the recovery text in the booted system", outs[2])
+     "boot 5: the recovery text in the booted system", outs[2])
 reset, clear = S.js(outs[4]), S.js(outs[5])
-t.ok(reset and reset["ok"] and clear and clear["guard"] == "clear",
-     "boot 4: `tsctui guard reset` in Linux clears the guard",
-     (outs[4], outs[5]))
-un = S.js(outs[6])
-after = listing(outs[7])
+t.ok(reset and reset["ok"] and clear and clear["guard"] == "clear" and
+     outs[6] and outs[6][1] == "mode=measure\n",
+     "boot 5: `tsctui guard reset` in Linux clears the guard and restores "
+     "measure mode", (outs[4], outs[5], outs[6]))
+un = S.js(outs[7])
+after = listing(outs[8])
 t.ok(un and un["ok"] and after == before and ours not in after,
-     "boot 4: `tsctui uninstall` restores the firmware's entries exactly "
+     "boot 5: `tsctui uninstall` restores the firmware's entries exactly "
      "(efibootmgr -v before install and after uninstall, BootCurrent aside)",
-     f"before:\n{before}\nafter:\n{after}\n{outs[6]}")
+     f"before:\n{before}\nafter:\n{after}\n{outs[7]}")
 t.ok(not disk.exists("EFI/tsctui"),
      "on the image: uninstall removed the stage's directory from the ESP")
 
-# ---- 5: the firmware boots GRUB directly again -------------------------
+# ---- 6: the firmware boots GRUB directly again -------------------------
 outs, text, res = g.boot("after", ["efibootmgr", "tsctui report --json"])
 cur = re.search(r"^BootCurrent: (\w+)", outs[0][1] if outs[0] else "", re.M)
 t.ok(cur and f"Boot{cur.group(1)}" == grub_entry and outs[1] and
      outs[1][0] == 2 and "tsctui report begin" not in text,
-     "boot 5: the firmware boots the GRUB entry; the stage no longer runs",
+     "boot 6: the firmware boots the GRUB entry; the stage no longer runs",
      (outs[0], outs[1]))
 sys.exit(t.done())

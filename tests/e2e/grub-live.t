@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
-"""End to end, the GRUB path as a Debian user takes it: everything runs
-inside the booted system.  grub.cfg is made by the real grub-mkconfig and
-/etc/grub.d scripts in the guest; GRUB (as grub-install sets it up: prefix
-on the root, modules there) loads it.  Boots:
-  1. (no grub.cfg yet) grub-mkconfig, as the installer would; then
-     `tsctui install --loader grub`, which regenerates grub.cfg itself;
+"""End to end, the GRUB path as a Debian user takes it, on the TSC rig
+(the E595's firmware fault, TSC writes honoured, the release stage judged
+by the kernel): everything runs inside the booted system.  grub.cfg is made
+by the real grub-mkconfig and /etc/grub.d scripts in the guest; GRUB (as
+grub-install sets it up: prefix on the root, modules there) loads it.
+Boots:
+  1. (no grub.cfg yet) the kernel warps and drops the TSC; status says
+     boot-warp, install-measure; grub-mkconfig, as the installer would;
+     then `tsctui install --loader grub`, which regenerates grub.cfg;
   2. grub.cfg's 05_tsctui block runs the release stage (measure) before
-     Debian's 10_linux entry boots Linux; boot-ok; `kernel-arg nowatchdog
-     on` (the grub.d drop-in, grub.cfg regenerated);
-  3. Linux runs with tsc=nowatchdog; `tsctui uninstall`;
-  4. no stage, no tsc=nowatchdog: grub.cfg is as grub-mkconfig makes it
+     Debian's 10_linux entry boots Linux: the BSP behind every AP, status
+     says enable-sync; boot-ok; `tsctui mode sync`;
+  3. the release stage syncs; the kernel keeps the TSC; status healthy,
+     the history shows the fix; boot-ok; `kernel-arg nowatchdog on` (the
+     grub.d drop-in, grub.cfg regenerated);
+  4. a boot that never reaches Linux after the stage ran (the VM is stopped
+     once the stage's report is on the console): pending stays set;
+  5. GRUB trips the guard and skips the stage; `tsctui guard reset` in
+     Linux restores measure mode;
+  6. Linux runs with tsc=nowatchdog and the stage measures again;
+     `tsctui uninstall`;
+  7. no stage, no tsc=nowatchdog: grub.cfg is as grub-mkconfig makes it
      without tsctui."""
 import os
 import shutil
@@ -33,89 +44,132 @@ for dest in ("EFI/debian/grubx64.efi", "EFI/BOOT/BOOTX64.EFI"):
     os.makedirs(os.path.dirname(os.path.join(esp, dest)), exist_ok=True)
     shutil.copy(grub, os.path.join(esp, dest))
 disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
-g = S.Guest(W, disk, t)
+g = S.Guest(W, disk, t, skew=S.RIG_E595)
 
 
 def grub_cfg():
     return (g.ext4_read("/boot/grub/grub.cfg") or b"").decode()
 
 
-# ---- 1: grub-mkconfig, then install --------------------------------------
+# ---- 1: the warp; grub-mkconfig, then install ----------------------------
 outs, text, res = g.boot("install", [
+    "tsctui status --json",
     "grub-mkconfig -o /boot/grub/grub.cfg",
     "cp /boot/grub/grub.cfg /root/grub.cfg.before",
     "tsctui install --loader grub --json",
     "grub-script-check /boot/grub/grub.cfg",
+    "tsctui boot-ok --json",
 ])
+S.story_warp(t, "boot 1", S.js(outs[0]))
 first = (g.ext4_read("/root/grub.cfg.before") or b"").decode()
-t.ok("no grub.cfg yet" in text and outs[0] and outs[0][0] == 0 and
+t.ok("no grub.cfg yet" in text and outs[1] and outs[1][0] == 0 and
      MENU in first and BLOCK not in first,
      "boot 1: grub-mkconfig in the guest makes Debian's grub.cfg",
-     outs[0] and outs[0][2][-800:])
-inst = S.js(outs[2])
+     outs[1] and outs[1][2][-800:])
+inst = S.js(outs[3])
 cfg = grub_cfg()
 t.ok(inst and inst["ok"] and
      {"path": "/boot/grub/grub.cfg", "what": "modified"} in inst["changed"]
      and BLOCK in cfg and cfg.index(BLOCK) < cfg.index(MENU) and
-     outs[3] and outs[3][0] == 0,
+     outs[4] and outs[4][0] == 0,
      "boot 1: `tsctui install --loader grub` in Linux regenerates grub.cfg "
      "with grub-mkconfig: the 05_tsctui block before the menu entries, and "
-     "grub-script-check accepts it", (outs[2], cfg[:300]))
+     "grub-script-check accepts it", (outs[3], cfg[:300]))
 
-# ---- 2: the stage from grub.cfg; kernel-arg on ---------------------------
-outs, text, res = g.boot("stage", [
+# ---- 2: the stage measures; mode sync ------------------------------------
+outs, text, res = g.boot("measure", [
     "cat /proc/cmdline",
     "tsctui report --json",
+    "tsctui status --json",
     "tsctui boot-ok --json",
-    "tsctui kernel-arg nowatchdog on --json",
-    "grub-script-check /boot/grub/grub.cfg",
+    "tsctui mode sync --json",
 ])
 rep = S.js(outs[1])
 cmdline2 = outs[0][1].split() if outs[0] else []
-t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
-     rep["config"] == "load-options" and "no grub.cfg yet" not in text and
+t.ok(rep and rep["config"] == "load-options" and
+     "no grub.cfg yet" not in text and
      f"root=UUID={S.ROOT_UUID}" in cmdline2 and
      "BOOT_IMAGE=/boot/vmlinuz-" + S.kernel_version() in cmdline2,
-     "boot 2: GRUB ran grub.cfg: the block chain-loaded the release stage "
-     "(measure), then Debian's entry booted Linux",
-     (outs[0], outs[1]))
-ka = S.js(outs[3])
+     "boot 2: GRUB ran grub.cfg: the block chain-loaded the release stage, "
+     "then Debian's entry booted Linux", (outs[0], outs[1]))
+S.story_measure(t, "boot 2", rep, S.js(outs[2]))
+mode = S.js(outs[4])
+t.ok(S.js(outs[3]) and mode and mode["ok"],
+     "boot 2: boot-ok, then `tsctui mode sync` in Linux", outs[4])
+
+# ---- 3: the stage syncs; kernel-arg on -----------------------------------
+outs, text, res = g.boot("sync", [
+    "tsctui report --json",
+    "tsctui status --json",
+    "tsctui boot-ok --json",
+    "tsctui history --json",
+    "tsctui kernel-arg nowatchdog on --json",
+    "grub-script-check /boot/grub/grub.cfg",
+])
+S.story_sync(t, "boot 3", S.js(outs[0]), S.js(outs[1]), S.js(outs[3]))
+ka = S.js(outs[4])
 cfg = grub_cfg()
 t.ok(S.js(outs[2]) and ka and ka["ok"] and
      g.ext4_read("/etc/default/grub.d/tsctui-nowatchdog.cfg") is not None and
-     "tsc=nowatchdog" in cfg and "tsc=nowatchdog" not in cmdline2 and
-     outs[4] and outs[4][0] == 0,
-     "boot 2: kernel-arg nowatchdog on: the grub.d drop-in, and grub.cfg "
-     "regenerated with it", (outs[3], [line for line in cfg.splitlines()
+     "tsc=nowatchdog" in cfg and outs[5] and outs[5][0] == 0,
+     "boot 3: kernel-arg nowatchdog on: the grub.d drop-in, and grub.cfg "
+     "regenerated with it", (outs[4], [line for line in cfg.splitlines()
                                         if "linux\t" in line][:1]))
 
-# ---- 3: the argument is there; uninstall ---------------------------------
+# ---- 4: a boot that never reaches Linux after the stage ran --------------
+outs, text, res = g.boot("hang", until=S.STAGE_DONE, timeout=150)
+env = S.grubenv_list(g, W)
+t.ok(not res.timed_out and "Linux up" not in text and
+     env.get("tsctui_pending") == "1",
+     "boot 4: GRUB armed the guard (pending on the root's grubenv) and ran "
+     "the stage; the VM is stopped before Linux", env)
+
+# ---- 5: GRUB trips the guard; recovery -----------------------------------
+outs, text, res = g.boot("tripped", [
+    "tsctui guard status --json",
+    "tsctui guard reset --json",
+    "tsctui guard status --json",
+])
+gs, reset, after = S.js(outs[0]), S.js(outs[1]), S.js(outs[2])
+env = S.grubenv_list(g, W)
+t.ok("the last boot never reached Linux; the stage is now disabled" in text
+     and "tsctui report begin" not in text and gs and
+     gs["guard"] == "tripped" and reset and reset["ok"] and after and
+     after["guard"] == "clear" and env.get("tsctui_mode") == "measure" and
+     env.get("tsctui_tripped") == "0" and env.get("tsctui_pending") == "0",
+     "boot 5: GRUB trips the guard and skips the stage; `tsctui guard "
+     "reset` in Linux clears it and restores measure mode",
+     (outs[0], outs[1], env))
+
+# ---- 6: the argument is there, the stage measures; uninstall ------------
 outs, text, res = g.boot("nowatchdog", [
     "cat /proc/cmdline",
     "tsctui status --json",
+    "tsctui report --json",
     "tsctui uninstall --json",
 ])
-st = S.js(outs[1])
+st, rep = S.js(outs[1]), S.js(outs[2])
 t.ok(outs[0] and "tsc=nowatchdog" in outs[0][1].split() and st and
-     st["kernel"]["cmdline_tsc"] == ["nowatchdog"] and
-     "tsctui report begin" in text,
-     "boot 3: Linux runs with tsc=nowatchdog from the regenerated grub.cfg, "
-     "and the stage still ran", (outs[0], st and st["kernel"]))
-un = S.js(outs[2])
+     st["kernel"]["cmdline_tsc"] == ["nowatchdog"] and rep and
+     rep["mode"] == "measure" and rep["msr_writes"] == 0,
+     "boot 6: Linux runs with tsc=nowatchdog from the regenerated grub.cfg, "
+     "and the stage ran again, in measure mode",
+     (outs[0], st and st["kernel"], outs[2]))
+un = S.js(outs[3])
 cfg = grub_cfg()
 t.ok(un and un["ok"] and BLOCK not in cfg and "tsc=nowatchdog" not in cfg
      and g.ext4_read("/etc/default/grub.d/tsctui-nowatchdog.cfg") is None
      and g.ext4_read("/etc/tsctui/tsctui.conf") is None,
-     "boot 3: `tsctui uninstall` in Linux removes the drop-in and the "
-     "configuration and regenerates grub.cfg without the block", outs[2])
+     "boot 6: `tsctui uninstall` in Linux removes the drop-in and the "
+     "configuration and regenerates grub.cfg without the block", outs[3])
 t.ok(cfg == first,
-     "boot 3: grub.cfg is again exactly what grub-mkconfig made before "
+     "boot 6: grub.cfg is again exactly what grub-mkconfig made before "
      "install")
 
-# ---- 4: as before install --------------------------------------------------
+# ---- 7: as before install --------------------------------------------------
 outs, text, res = g.boot("after", ["cat /proc/cmdline",
                                    "tsctui report --json"])
 t.ok(outs[0] and "tsc=nowatchdog" not in outs[0][1] and outs[1] and
      outs[1][0] == 2 and "tsctui report begin" not in text,
-     "boot 4: no stage and no tsc=nowatchdog", (outs[0], outs[1]))
+     "boot 7: no stage and no tsc=nowatchdog", (outs[0], outs[1]))
 sys.exit(t.done())

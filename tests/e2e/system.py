@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
+import rig  # noqa: E402
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -45,6 +46,8 @@ ESP_UUID = "1A2B-3C4D"
 ROOT_UUID = fx.ROOT_UUID
 ESP_MB, ROOT_MB, CTL_MB = 40, 96, 8
 E595 = "sim.offset.0=-6815086010"
+# The same fault on the TSC rig.
+RIG_E595 = rig.E595
 CMDLINE = f"root=UUID={ROOT_UUID} rw console=ttyS0,115200 panic=-1"
 SYSTEMD_INIT = "init=/lib/systemd/systemd"
 # The modules the guest loads, in the initramfs: the root disk, then the
@@ -504,10 +507,18 @@ def seasoned_vars(path):
 
 class Guest:
     """One test system: its disk and OVMF variable store, booted step by
-    step; each boot runs the given commands in the guest."""
+    step; each boot runs the given commands in the guest.  With skew
+    ({cpu: cycles}), it runs on the TSC rig (tests/lib/rig.py): a laptop's
+    CPU without the hypervisor bit, TSC writes honoured, and that firmware
+    fault at every reset, so the release stage's writes are judged by the
+    kernel."""
 
-    def __init__(self, work, disk, tap, cpu="EPYC", smp=4):
+    def __init__(self, work, disk, tap, cpu="EPYC", smp=4, skew=None):
         self.work, self.disk, self.t = work, disk, tap
+        self.skew = skew
+        if skew is not None:
+            rig.require()
+            cpu = rig.LAPTOP_CPU
         self.cpu, self.smp = cpu, smp
         self.vars = seasoned_vars(os.path.join(work, "vars.fd"))
         self.n = 0
@@ -521,10 +532,14 @@ class Guest:
         ctl.write("commands", "".join(c + "\n" for c in commands))
         self.n += 1
         log = os.path.join(self.work, f"{self.n}-{name}.log")
+        on_rig = {}
+        if self.skew is not None:
+            on_rig = {"binary": rig.QEMU, "extra": rig.FIRMWARE + rig.SMBIOS,
+                      "env": {rig.SKEW_ENV: rig.skew_spec(self.skew)}}
         res = qemu.boot(self.disk, self.vars, cpu=cpu or self.cpu,
                         smp=self.smp,
                         timeout=timeout, until=until, log_path=log,
-                        memory=512, bus="ahci")
+                        memory=512, bus="ahci", **on_rig)
         text = res.console()
         self.t.diag(f"boot {name}: {res.seconds:.1f} s"
                     f"{' (stopped)' if until or res.timed_out else ''}")
@@ -563,6 +578,73 @@ def check_nvram(t, guest, before, boots):
          f"NVRAM: {boots} added or changed no variable but OVMF's own", bad)
     t.ok(not [k for k in after if k[0] == ovmfvars.REPORT_GUID],
          "NVRAM: the report variable never reaches the store")
+
+
+# ---- The user's story on the TSC rig, for every loader ---------------------
+# warp boot (nothing installed) -> install -> measure boot -> mode sync ->
+# sync boot -> a boot stopped after the stage armed the guard -> the guard
+# trips -> recovery.  Each check below is one step's assertions, shared by
+# grub-live.t, systemd-boot.t and efi-entry.t.
+STAGE_DONE = b"--- tsctui report end ---"
+LAG = -RIG_E595[0]
+
+
+def diag(status):
+    d = (status or {}).get("diagnosis") or {}
+    return d.get("code"), d.get("recommendations") or []
+
+
+def story_warp(t, label, st):
+    """Before install: the kernel measured the firmware's warp, dropped the
+    TSC, and tsctui says to install the stage in measure mode."""
+    warps = [e for e in (st or {}).get("kernel", {}).get("events", [])
+             if e["kind"] == "warp"]
+    t.ok(st and diag(st) == ("boot-warp", ["install-measure"]) and
+         warps and abs(warps[0]["cycles"] - LAG) < 100000 and
+         st["clocksource"]["current"] == "hpet" and
+         not st["virtual_machine"],
+         f"{label}: without the stage the kernel measures the firmware's "
+         "warp and drops the TSC; status: boot-warp, install-measure",
+         st and (diag(st), warps, st["clocksource"]))
+
+
+def story_measure(t, label, rep, st):
+    """A measure boot: the release stage saw the BSP behind every AP and
+    wrote nothing; tsctui says to enable sync."""
+    t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
+         rep["msr_writes"] == 0 and rep["result"] == "out-of-sync" and
+         rep["cpus"] and
+         all(abs(c["survey_offset"] - LAG) < 100000 for c in rep["cpus"]),
+         f"{label}: the release stage measures the BSP ~6.8e9 cycles behind "
+         "every AP and writes nothing", rep and {
+             k: rep[k] for k in ("build", "mode", "result", "msr_writes")})
+    t.ok(st and diag(st) == ("boot-warp", ["enable-sync"]),
+         f"{label}: status: boot-warp, enable-sync", st and diag(st))
+
+
+def story_sync(t, label, rep, st, hist):
+    """A sync boot: the release stage moved the BSP, the kernel kept the
+    TSC, status says healthy and the history shows the fix."""
+    t.ok(rep and rep["build"] == "release" and rep["mode"] == "sync" and
+         rep["result"] == "in-sync" and rep["msr_writes"] >= 1 and
+         abs(rep["bsp_shift_cycles"] - LAG) < 100000,
+         f"{label}: the release stage moves the BSP forward ~6.8e9 cycles: "
+         "in-sync", rep and {k: rep[k] for k in (
+             "result", "msr_writes", "bsp_shift_cycles")})
+    kinds = [e["kind"] for e in (st or {}).get("kernel", {}).get("events",
+                                                                  [])]
+    t.ok(st and st["clocksource"]["current"] == "tsc" and
+         "warp" not in kinds and "unstable" not in kinds and
+         diag(st)[0] == "healthy",
+         f"{label}: the kernel's own check passes and it keeps the TSC; "
+         "status: healthy", st and (st["clocksource"], kinds, diag(st)))
+    hist = hist or []
+    t.ok(len(hist) >= 2 and hist[-1]["stage_mode"] == "sync" and
+         hist[-1]["stage_result"] == "in-sync" and
+         hist[-1]["clocksource"] == "tsc" and
+         hist[-2]["clocksource"] == "hpet",
+         f"{label}: the history's last row is the fix (sync, in-sync, tsc) "
+         "after a boot on hpet", hist[-2:])
 
 
 def grubenv_list(guest, work):
