@@ -417,7 +417,9 @@ static bool wants_steering(const struct run *R, const struct tsc_report_cpu *ap,
 {
 	bool touched = R->r->bsp_shift != 0 || ap->writes || S->steps;
 
-	return tsc_warp_two_way(w) && tsc_plan_steer(ap->verdict, touched);
+	return tsc_warp_two_way(w) &&
+	       tsc_plan_steer(ap->verdict, touched,
+			      w->warps_bsp + w->warps_ap > 0);
 }
 
 static bool steer(struct run *R, struct tsc_report_cpu *ap,
@@ -465,7 +467,7 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
  * error can be large: under TCG, hundreds of cycles and different every
  * time (docs/DESIGN.md), so several tries may be needed.
  */
-static bool verify_session(struct run *R, struct tsc_report_cpu *ap,
+static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			   bool may_write)
 {
 	struct steering S = { .steps = 0 };
@@ -475,21 +477,21 @@ static bool verify_session(struct run *R, struct tsc_report_cpu *ap,
 	for (;;) {
 		if (!test_ap(R, ap, &w, whole ? R->warp_cycles
 					      : R->warp_cycles / 4, &S))
-			return true;
+			return;
 		if (!may_write || !wants_steering(R, ap, &w, &S)) {
 			if (whole)
-				return true;
+				return;
 			whole = true; /* a short test said ok: confirm */
 			continue;
 		}
 		if (S.steps >= TSC_STEER_MAX) {
 			if (whole)
-				return true;
+				return;
 			whole = true; /* out of steps: the verdict */
 			continue;
 		}
 		if (!steer(R, ap, &w, &S))
-			return true;
+			return;
 		whole = false;
 	}
 }

@@ -121,11 +121,11 @@ bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
 	       tsc_ahead_noise(rtt);
 }
 
-bool tsc_plan_steer(enum tsc_verdict v, bool touched)
+bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped)
 {
 	if (v == TSC_VERDICT_OK || v == TSC_VERDICT_UNMEASURED)
 		return false;
-	return touched || v == TSC_VERDICT_BAD;
+	return touched || warped;
 }
 
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,

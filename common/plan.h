@@ -98,11 +98,13 @@ bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
 /*
  * Whether the verify writes to an AP after a kernel-style test gave it
  * verdict v.  `touched`: the BSP moved or this AP was written this run.
- * A touched AP is steered until `ok`; an untouched one only when `bad`
- * (an `unsure` one is within the test's noise, and a machine without the
- * fault must get no writes).
+ * A touched AP is steered until `ok`.  An untouched one only on proof:
+ * the test saw its counter go backwards (`warped`), as the kernel's would;
+ * an estimate alone is not enough, because on the TSC rig the estimates of
+ * a healthy machine's APs went past the `bad` limit in 1 boot of 10, and a
+ * machine without the fault must get no writes.
  */
-bool tsc_plan_steer(enum tsc_verdict v, bool touched);
+bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
 
 /*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands

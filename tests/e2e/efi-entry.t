@@ -135,20 +135,13 @@ t.ok(p and p["guard"] == "pending" and ok and ok["ok"] and c and
      (outs[3], outs[4], outs[5]))
 
 # ---- 3: the release stage syncs before GRUB -------------------------------
-outs, text, res = g.boot("sync", [
-    "tsctui report --json",
-    "tsctui status --json",
-    "tsctui boot-ok --json",
-    "tsctui history --json",
-])
-S.story_sync(t, "boot 3", S.js(outs[0]), S.js(outs[1]), S.js(outs[3]))
+outs, text, res = g.boot("sync", S.SYNC_COMMANDS)
+S.story_sync(t, "boot 3", outs)
 
 # ---- 4: a boot that never reaches Linux after the stage armed the guard ---
-outs, text, res = g.boot("hang", until=S.STAGE_DONE, timeout=150)
-t.ok(not res.timed_out and "Linux up" not in text and
-     disk.exists("EFI/tsctui/pending"),
-     "boot 4: the firmware starts the entry, the stage arms the guard "
-     "(pending on the ESP) and runs; the VM is stopped before Linux")
+S.story_hang(t, "boot 4", g, lambda: disk.exists("EFI/tsctui/pending"),
+             "the firmware started the entry; the stage made pending on the "
+             "ESP")
 
 # ---- 5: the guard trips, the boot goes on; recovery and uninstall -------
 outs, text, res = g.boot("tripped", [

@@ -98,15 +98,11 @@ t.ok(S.js(outs[3]) and mode and mode["ok"],
      "boot 2: boot-ok, then `tsctui mode sync` in Linux", outs[4])
 
 # ---- 3: the stage syncs; kernel-arg on -----------------------------------
-outs, text, res = g.boot("sync", [
-    "tsctui report --json",
-    "tsctui status --json",
-    "tsctui boot-ok --json",
-    "tsctui history --json",
+outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
     "tsctui kernel-arg nowatchdog on --json",
     "grub-script-check /boot/grub/grub.cfg",
 ])
-S.story_sync(t, "boot 3", S.js(outs[0]), S.js(outs[1]), S.js(outs[3]))
+S.story_sync(t, "boot 3", outs)
 ka = S.js(outs[4])
 cfg = grub_cfg()
 t.ok(S.js(outs[2]) and ka and ka["ok"] and
@@ -117,12 +113,9 @@ t.ok(S.js(outs[2]) and ka and ka["ok"] and
                                         if "linux\t" in line][:1]))
 
 # ---- 4: a boot that never reaches Linux after the stage ran --------------
-outs, text, res = g.boot("hang", until=S.STAGE_DONE, timeout=150)
-env = S.grubenv_list(g, W)
-t.ok(not res.timed_out and "Linux up" not in text and
-     env.get("tsctui_pending") == "1",
-     "boot 4: GRUB armed the guard (pending on the root's grubenv) and ran "
-     "the stage; the VM is stopped before Linux", env)
+S.story_hang(t, "boot 4", g,
+             lambda: S.grubenv_list(g, W).get("tsctui_pending") == "1",
+             "GRUB set pending in the root's grubenv")
 
 # ---- 5: GRUB trips the guard; recovery -----------------------------------
 outs, text, res = g.boot("tripped", [

@@ -622,9 +622,16 @@ def story_measure(t, label, rep, st):
          f"{label}: status: boot-warp, enable-sync", st and diag(st))
 
 
-def story_sync(t, label, rep, st, hist):
-    """A sync boot: the release stage moved the BSP, the kernel kept the
-    TSC, status says healthy and the history shows the fix."""
+# A sync boot's first commands, read by story_sync.
+SYNC_COMMANDS = ["tsctui report --json", "tsctui status --json",
+                 "tsctui boot-ok --json", "tsctui history --json"]
+
+
+def story_sync(t, label, outs):
+    """A sync boot (SYNC_COMMANDS first): the release stage moved the BSP,
+    the kernel kept the TSC, status says healthy and the history shows the
+    fix."""
+    rep, st, hist = js(outs[0]), js(outs[1]), js(outs[3])
     t.ok(rep and rep["build"] == "release" and rep["mode"] == "sync" and
          rep["result"] == "in-sync" and rep["msr_writes"] >= 1 and
          abs(rep["bsp_shift_cycles"] - LAG) < 100000,
@@ -645,6 +652,16 @@ def story_sync(t, label, rep, st, hist):
          hist[-2]["clocksource"] == "hpet",
          f"{label}: the history's last row is the fix (sync, in-sync, tsc) "
          "after a boot on hpet", hist[-2:])
+
+
+def story_hang(t, label, guest, armed, where):
+    """A boot that never reaches Linux after the stage ran: the VM is
+    stopped once the stage's report is on the console; armed() tells
+    whether the guard's pending flag is set (`where`, for the message)."""
+    outs, text, res = guest.boot("hang", until=STAGE_DONE, timeout=150)
+    t.ok(not res.timed_out and "Linux up" not in text and armed(),
+         f"{label}: the stage ran with the guard armed ({where}); the VM is "
+         "stopped before Linux")
 
 
 def grubenv_list(guest, work):

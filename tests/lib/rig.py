@@ -12,6 +12,7 @@ log and the clocksource, and powers off.
 
 `make test-deps` builds the binary (tests/rig/build) and links it at
 build/rig/qemu-system-x86_64; the tests never build or download it."""
+import hashlib
 import os
 import re
 import shutil
@@ -55,6 +56,7 @@ echo "--- rig dmesg begin ---"
 dmesg
 echo "--- rig dmesg end ---"
 echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "rig: done"
 poweroff -f
 """
 
@@ -170,7 +172,9 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
     disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
     disk.put(kernel_image(), "vmlinuz")
-    disk.put(initramfs(os.path.join(BUILD, "rig", "initrd.img")),
+    # Made once per version of INIT.
+    tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
+    disk.put(initramfs(os.path.join(BUILD, "rig", f"initrd-{tag}.img")),
              "initrd.img")
     for local, dest in extra_files:
         disk.put(local, dest)
@@ -182,6 +186,6 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     env = {SKEW_ENV: skew_spec(skew or {})}
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
-                    extra=FIRMWARE + SMBIOS, env=env)
+                    extra=FIRMWARE + SMBIOS, env=env, until=b"rig: done")
     os.unlink(disk.path)
     return Boot(res, log)

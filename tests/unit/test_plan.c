@@ -156,7 +156,7 @@ static void band(void **s)
  * No writes on a healthy machine: the AP pass leaves an AP whose survey
  * offset, after the BSP's move, is within the survey's noise (the bias of a
  * ping-pong estimate reaches rtt/4); the verify writes to an untouched AP
- * only when the kernel-style test calls it bad.
+ * only when the kernel-style test saw it warp.
  */
 static void healthy_machine_untouched(void **s)
 {
@@ -171,16 +171,18 @@ static void healthy_machine_untouched(void **s)
 	 * move takes away. */
 	assert_false(tsc_plan_needs_tuning(6815086011, 600, 6815085990));
 	assert_true(tsc_plan_needs_tuning(6815086011, 600, 6815080000));
-	/* Untouched: only bad is written to. */
-	assert_false(tsc_plan_steer(TSC_VERDICT_OK, false));
-	assert_false(tsc_plan_steer(TSC_VERDICT_UNSURE, false));
-	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, false));
-	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, false));
+	/* Untouched: written only once the test saw a warp, never on an
+	 * estimate alone, however bad. */
+	assert_false(tsc_plan_steer(TSC_VERDICT_OK, false, false));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNSURE, false, false));
+	assert_false(tsc_plan_steer(TSC_VERDICT_BAD, false, false));
+	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, false, true));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, false, true));
 	/* Touched: until ok. */
-	assert_false(tsc_plan_steer(TSC_VERDICT_OK, true));
-	assert_true(tsc_plan_steer(TSC_VERDICT_UNSURE, true));
-	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, true));
-	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, true));
+	assert_false(tsc_plan_steer(TSC_VERDICT_OK, true, false));
+	assert_true(tsc_plan_steer(TSC_VERDICT_UNSURE, true, false));
+	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, true, false));
+	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, true, true));
 }
 
 static void shortfall_filter(void **s)

@@ -60,43 +60,42 @@ static void unmeasured_and_cut(void **s)
 /* The kernel-style test's rule: ok within a quarter of the floor (rtt is
  * twice the floor), bad beyond that by more than half the windows' spread,
  * unsure between, and never ok for a test cut short. */
-static struct tsc_measurement kt(int64_t off, uint64_t floor, uint64_t spread)
-{
-	return (struct tsc_measurement){ .measured = true, .offset = off,
-					 .rtt = 2 * floor, .warp_complete = true,
-					 .kernel_test = true, .spread = spread };
-}
-
 static void kernel_test_rule(void **s)
 {
-	struct tsc_measurement m;
+	static const struct {
+		int64_t off;
+		uint64_t floor, spread;
+		enum tsc_verdict want;
+	} cases[] = {
+		{ 70, 280, 40, TSC_VERDICT_OK },
+		{ -70, 280, 40, TSC_VERDICT_OK },
+		{ 71, 280, 40, TSC_VERDICT_UNSURE },
+		{ 90, 280, 40, TSC_VERDICT_UNSURE },
+		{ 91, 280, 40, TSC_VERDICT_BAD },
+		{ -150, 280, 0, TSC_VERDICT_BAD },
+		/* A Legion-sized floor (a fast handoff on real hardware): +38
+		 * is bad where the kernel rejected +38..+51; +10 is ok. */
+		{ 38, 45, 4, TSC_VERDICT_BAD },
+		{ -12, 45, 4, TSC_VERDICT_UNSURE },
+		{ 10, 45, 4, TSC_VERDICT_OK },
+	};
+	struct tsc_measurement m = { .measured = true, .warp_complete = true,
+				     .kernel_test = true };
+	size_t i;
 
 	(void)s;
 	assert_int_equal(tsc_warp_ok_limit(280), 70);
-	m = kt(70, 280, 40);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
-	m = kt(-70, 280, 40);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
-	m = kt(71, 280, 40);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
-	m = kt(90, 280, 40);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
-	m = kt(91, 280, 40);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
-	m = kt(-150, 280, 0);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
-	/* Legion-sized floor (a fast handoff on real hardware): +38 is bad
-	 * where the kernel rejected +38..+51, +12 ok where it accepted. */
-	m = kt(38, 45, 4);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
-	m = kt(-12, 45, 4);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
-	m = kt(10, 45, 4);
-	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
-	m = kt(0, 280, 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		m.offset = cases[i].off;
+		m.rtt = 2 * cases[i].floor;
+		m.spread = cases[i].spread;
+		assert_int_equal(tsc_verdict_of(&m), cases[i].want);
+	}
+	m.offset = 0;
+	m.rtt = 560;
 	m.warp_complete = false;
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
-	m = kt(0, 280, 0);
+	m.warp_complete = true;
 	m.warps = 1;
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
 }

@@ -39,14 +39,20 @@ static void print_text(const struct tsc_report *r)
 		printf("next: %s\n", r->next);
 	if (r->ignored[0])
 		printf("ignored options: %s\n", r->ignored);
-	printf("%5s %16s %12s %8s %11s %-10s %s\n", "CPU", "survey", "final",
-	       "rtt", "warps b/a", "verdict", "note");
+	printf("%5s %16s %12s %8s %11s %8s %-10s %s\n", "CPU", "survey",
+	       "final", "rtt", "warps b/a", "margin", "verdict", "note");
 	for (i = 0; i < r->nap; i++) {
 		const struct tsc_report_cpu *c = &r->ap[i];
+		char margin[24] = "-";
 
-		printf("%5u %16lld %12lld %8llu %5u/%-5u %-10s %s\n", c->index,
-		       (long long)c->survey_offset, (long long)c->final_offset,
-		       (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap,
+		/* How far the kernel-style test found the pair from a warp. */
+		if (c->kernel_test)
+			snprintf(margin, sizeof(margin), "%lld",
+				 (long long)c->margin);
+		printf("%5u %16lld %12lld %8llu %5u/%-5u %8s %-10s %s\n",
+		       c->index, (long long)c->survey_offset,
+		       (long long)c->final_offset, (unsigned long long)c->rtt,
+		       c->warps_bsp, c->warps_ap, margin,
 		       tsc_verdict_name(c->verdict),
 		       c->note ? tsc_note_name(c->note) : "");
 	}

@@ -59,6 +59,7 @@ int survey_run(const char *spec, unsigned ncpus, struct tsc_report *r,
 	tsc_cpu_read(&regs);
 	tsc_cpu_decode(&regs, &r->cpu);
 	tsc_run_params_default(&p, TSC_MODE_MEASURE);
+	p.warp_us = TSC_WARP_US_LIVE;
 	tsc_run(&pf, &p, ws, r);
 	hostcpu_destroy(h);
 	sched_setaffinity(0, sizeof(set), &set);
