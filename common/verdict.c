@@ -3,17 +3,22 @@
 
 uint64_t tsc_warp_ok_limit(uint64_t floor)
 {
+	return floor / 8;
+}
+
+uint64_t tsc_warp_bad_limit(uint64_t floor)
+{
 	return floor / 4;
 }
 
 static enum tsc_verdict kernel_test_verdict(const struct tsc_measurement *m)
 {
 	uint64_t mag = (uint64_t)tsc_abs64(m->offset);
-	uint64_t limit = tsc_warp_ok_limit(m->rtt / 2);
+	uint64_t floor = m->rtt / 2;
 
-	if (mag > limit + m->spread / 2)
+	if (mag > tsc_warp_bad_limit(floor) + m->spread / 2)
 		return TSC_VERDICT_BAD;
-	if (mag > limit || !m->warp_complete)
+	if (mag > tsc_warp_ok_limit(floor) || !m->warp_complete)
 		return TSC_VERDICT_UNSURE;
 	return TSC_VERDICT_OK;
 }

@@ -535,7 +535,8 @@ class Guest:
         on_rig = {}
         if self.skew is not None:
             on_rig = {"binary": rig.QEMU, "extra": rig.FIRMWARE + rig.SMBIOS,
-                      "env": {rig.SKEW_ENV: rig.skew_spec(self.skew)}}
+                      "env": {rig.SKEW_ENV: rig.skew_spec(self.skew)},
+                      "pin": rig.pinning()}
         res = qemu.boot(self.disk, self.vars, cpu=cpu or self.cpu,
                         smp=self.smp,
                         timeout=timeout, until=until, log_path=log,

@@ -174,17 +174,43 @@ def fresh_vars(path):
     return path
 
 
+def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
+    """Pins each of the count vCPU threads of QEMU process pid (named
+    "CPU n/TCG") to the host CPUs host_cpu_of(n) returns; waits (bounded)
+    for the threads to appear."""
+    deadline = time.monotonic() + wait_s
+    pinned = set()
+    while time.monotonic() < deadline:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    m = re.match(r"CPU (\d+)/TCG", f.read())
+            except OSError:
+                continue
+            if m and tid not in pinned:
+                os.sched_setaffinity(int(tid), host_cpu_of(int(m.group(1))))
+                pinned.add(tid)
+        if len(pinned) >= count:
+            return
+        time.sleep(0.01)
+
+
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
          log_path=None, memory=256, reboot=False, bus="virtio",
-         binary="qemu-system-x86_64", extra=(), env=None):
+         binary="qemu-system-x86_64", extra=(), env=None, pin=None):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
     timeout (the VM is stopped, timed_out is set).  With log_path, writes
     the raw serial output there and a timestamped copy beside it.  With
     reboot, a guest reset restarts the firmware instead of ending QEMU.
     bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
-    AHCI controller, as on a laptop).  binary, extra (more arguments) and
-    env (more environment) are for the TSC rig (tests/lib/rig.py)."""
+    AHCI controller, as on a laptop).  binary, extra (more arguments), env
+    (more environment) and pin (vCPU index -> set of host CPUs) are for the
+    TSC rig (tests/lib/rig.py)."""
     if bus == "ahci":
         dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
     else:
@@ -202,6 +228,8 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT,
                          env=dict(os.environ, **(env or {})))
+    if pin:
+        pin_vcpus(p.pid, pin, smp)
     log = b""
     stamped = []
     pressed = False

@@ -86,10 +86,12 @@ t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
 for i in range(2):
     b = boot(f"healthy-sync-{i}", "sync", skew={})
     r = report(b)
+    # In-sync or unsure: an AP a little past the ok limit (F/8) on the
+    # test's noise is unsure, and written only on a warp seen.
     t.ok(r is not None and r["msr_writes"] == 0 and
-         r["result"] == "in-sync" and b.accepted,
+         r["result"] in ("in-sync", "unsure") and b.accepted,
          f"a machine without the fault, sync boot {i + 1}: nothing written, "
-         "in-sync, the kernel keeps the TSC",
+         "the kernel keeps the TSC",
          b.summary() + (f", {r['msr_writes']} writes, {r['result']}"
                         if r else ""))
 

@@ -57,9 +57,9 @@ static void unmeasured_and_cut(void **s)
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
 }
 
-/* The kernel-style test's rule: ok within a quarter of the floor (rtt is
- * twice the floor), bad beyond that by more than half the windows' spread,
- * unsure between, and never ok for a test cut short. */
+/* The kernel-style test's rule: ok within an eighth of the floor (rtt is
+ * twice the floor), bad beyond a quarter by more than half the windows'
+ * spread, unsure between, and never ok for a test cut short. */
 static void kernel_test_rule(void **s)
 {
 	static const struct {
@@ -67,24 +67,25 @@ static void kernel_test_rule(void **s)
 		uint64_t floor, spread;
 		enum tsc_verdict want;
 	} cases[] = {
-		{ 70, 280, 40, TSC_VERDICT_OK },
-		{ -70, 280, 40, TSC_VERDICT_OK },
-		{ 71, 280, 40, TSC_VERDICT_UNSURE },
+		{ 35, 280, 40, TSC_VERDICT_OK },
+		{ -35, 280, 40, TSC_VERDICT_OK },
+		{ 36, 280, 40, TSC_VERDICT_UNSURE },
 		{ 90, 280, 40, TSC_VERDICT_UNSURE },
 		{ 91, 280, 40, TSC_VERDICT_BAD },
 		{ -150, 280, 0, TSC_VERDICT_BAD },
 		/* A Legion-sized floor (a fast handoff on real hardware): +38
-		 * is bad where the kernel rejected +38..+51; +10 is ok. */
+		 * is bad where the kernel rejected +38..+51; +5 is ok. */
 		{ 38, 45, 4, TSC_VERDICT_BAD },
 		{ -12, 45, 4, TSC_VERDICT_UNSURE },
-		{ 10, 45, 4, TSC_VERDICT_OK },
+		{ 5, 45, 4, TSC_VERDICT_OK },
 	};
 	struct tsc_measurement m = { .measured = true, .warp_complete = true,
 				     .kernel_test = true };
 	size_t i;
 
 	(void)s;
-	assert_int_equal(tsc_warp_ok_limit(280), 70);
+	assert_int_equal(tsc_warp_ok_limit(280), 35);
+	assert_int_equal(tsc_warp_bad_limit(280), 70);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		m.offset = cases[i].off;
 		m.rtt = 2 * cases[i].floor;
