@@ -21,8 +21,13 @@ markers on the serial console), and powers off.  add_systemd() makes a
 guest that boots Debian's systemd and udev instead, with the commands as a
 service; add_grub_tools() one that makes its grub.cfg with grub-mkconfig.
 
-`make deps` fetches the kernel and busybox-static (tests/e2e/fetch); the
-tests never touch the network."""
+A Guest made with skew= boots on the TSC rig (tests/lib/rig.py): the
+release stage's TSC writes really happen and Debian's kernel judges them;
+the story_* functions are the steps of the user's story every loader's
+scenario tells there.
+
+`make test-deps` fetches the kernel and busybox-static (tests/e2e/fetch)
+and builds the rig; the tests never touch the network."""
 import json
 import os
 import re
@@ -45,8 +50,7 @@ ESP_SERIAL, CTL_SERIAL = 0x1A2B3C4D, 0x0E2E0E2E
 ESP_UUID = "1A2B-3C4D"
 ROOT_UUID = fx.ROOT_UUID
 ESP_MB, ROOT_MB, CTL_MB = 40, 96, 8
-E595 = "sim.offset.0=-6815086010"
-# The same fault on the TSC rig.
+# The E595's firmware fault, on the TSC rig.
 RIG_E595 = rig.E595
 CMDLINE = f"root=UUID={ROOT_UUID} rw console=ttyS0,115200 panic=-1"
 SYSTEMD_INIT = "init=/lib/systemd/systemd"
@@ -162,7 +166,7 @@ ExecStartPost=/bin/systemctl --no-block poweroff
 
 def start(name):
     """A scenario's work directory under build/e2e (emptied) and its TAP
-    writer; bails out when `make deps` has not fetched the kernel."""
+    writer; bails out when `make test-deps` has not fetched the kernel."""
     work = os.path.join(BUILD, "e2e", name)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -173,7 +177,7 @@ def start(name):
 def kernel_version():
     p = os.path.join(DIST, "kernel-version")
     if not os.path.exists(p):
-        raise SystemExit(f"Bail out! no kernel in {DIST}: run `make deps`")
+        raise SystemExit(f"Bail out! no kernel in {DIST}: run `make test-deps`")
     return open(p).read().strip()
 
 
