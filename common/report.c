@@ -577,6 +577,9 @@ static bool parse_ap(struct parser *p, struct cursor *c)
 		if (!ok)
 			return FAIL(p, "ap: bad value");
 	}
+	/* The writer puts spread= only beside margin=. */
+	if (ap->spread && !ap->kernel_test)
+		return FAIL(p, "ap: spread without margin");
 	r->nap++;
 	return true;
 }

@@ -43,7 +43,11 @@ static void sample(struct tsc_report *r)
 			.note = (enum tsc_ap_note)(i % 5), .exchanges = 300,
 			.warp_rounds = 2000, .writes = 1,
 			.has_true_offset = i % 2,
-			.true_offset = i % 2 ? -3 : 0 };
+			.true_offset = i % 2 ? -3 : 0,
+			/* The kernel-style test's figures on some APs. */
+			.kernel_test = i % 3 != 0,
+			.margin = i % 3 ? 240 - 100 * (int64_t)i : 0,
+			.spread = i % 3 ? 17 * i : 0 };
 	}
 }
 
@@ -125,6 +129,10 @@ static void strict_structure(void **s)
 	assert_false(parses(MIN "ap 999\nend\n", &err));
 	assert_false(parses(MIN "ap 1 verdict=maybe\nend\n", &err));
 	assert_false(parses(MIN "ap 1 warps=3\nend\n", &err));
+	/* A spread belongs to the kernel-style test's figures, which the
+	 * margin introduces: alone it could not be written back. */
+	assert_false(parses(MIN "ap 1 spread=5\nend\n", &err));
+	assert_true(parses(MIN "ap 1 spread=5 margin=-3\nend\n", &err));
 	assert_false(parses(MIN "ap 1 survey=99999999999999999999\nend\n", &err));
 	assert_false(parses("tsctui-report 1\nstage mode=sometimes\nend\n", &err));
 	assert_false(parses("tsctui-report 1\nresult fine\nend\n", &err));
