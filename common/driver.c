@@ -168,7 +168,7 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 {
 	const struct tsc_platform *pf = R->pf;
 	bool reachable[TSC_MAX_CPUS];
-	int64_t offs[TSC_MAX_CPUS], shift;
+	int64_t offs[TSC_MAX_CPUS], target, shift;
 	uint64_t rtts[TSC_MAX_CPUS];
 	enum tsc_bsp_rule rule;
 	uint32_t i;
@@ -180,20 +180,21 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 		if (!reachable[i])
 			R->r->ap[i].note = TSC_NOTE_BEYOND_CAP;
 	}
-	shift = tsc_plan_bsp(offs, rtts, reachable, R->r->nap, &rule);
-	if (shift <= 0)
+	target = tsc_plan_bsp(offs, rtts, reachable, R->r->nap, &rule);
+	if (target <= 0)
 		return NULL;
+	shift = tsc_quantise(target, R->tick);
 	quiet(R, true);
-	tsc_write_at_edge(pf, pf->bsp, tsc_quantise(shift, R->tick), R->tick);
+	tsc_write_at_edge(pf, pf->bsp, shift, R->tick);
 	quiet(R, false);
-	R->added += (uint64_t)tsc_quantise(shift, R->tick);
-	R->r->bsp_shift += tsc_quantise(shift, R->tick);
+	R->added += (uint64_t)shift;
+	R->r->bsp_shift += shift;
 	R->r->msr_writes++;
 	/* Every offset changed: the verify measures each one afresh. */
 	for (i = 0; i < R->r->nap; i++)
 		R->ws->stale[R->r->ap[i].index] = true;
 	for (i = 0; i < R->r->nap; i++)
-		if (reachable[i] && offs[i] == shift)
+		if (reachable[i] && offs[i] == target)
 			return &R->r->ap[i];
 	return NULL;
 }

@@ -4,11 +4,12 @@
  * host simulator and the tests, run against struct tsc_platform.
  *
  *   survey   read-only: every AP's offset against the BSP
- *   bsp      sync only: move the BSP forward when the APs are ahead
+ *   bsp      sync only: move the BSP forward when the APs are ahead, then
+ *            steer it against the AP it aimed at with the warp test
  *   ap_pass  sync only: move each lagging AP forward to the BSP, fine-tune
- *   verify   every AP: the kernel's own warp test (warp.h); in sync mode
- *            an AP whose margin in that test is too thin is moved by the
- *            offset the test saw, and tested again
+ *   verify   every AP: the kernel's own warp test (warp.h), which gives
+ *            the verdict; in sync mode an AP it does not call ok is moved
+ *            by the offset it saw and tested again (tsc_plan_steer)
  *
  * The driver talks to one AP at a time.  If any AP could not be measured in
  * the survey, nothing is written at all: a plan built on a partial picture

@@ -3,13 +3,12 @@
  * Is a core in sync with the BSP?  The kernel-style warp test decides
  * (warp.h): a warp seen, or an offset beyond tsc_warp_bad_limit() by more
  * than half the test's own spread, is `bad`; within tsc_warp_ok_limit(),
- * over a whole test, `ok`; in between `unsure`.  Without that test's two-way figures the
- * ping-pong estimate is all there is, and a verdict states its
- * uncertainty: a round
- * trip of rtt cycles can skew an offset estimate by up to rtt / 2 (one leg
- * may have taken the whole round trip), so an estimate beyond the limit but
- * within that error of it, with no warp seen, is `unsure`: the kernel's own
- * check will decide.
+ * over a whole test, `ok`; in between `unsure`.  Without that test's
+ * two-way figures the ping-pong estimate is all there is, and a verdict
+ * states its uncertainty: a round trip of rtt cycles can skew an offset
+ * estimate by up to rtt / 2 (one leg may have taken the whole round trip),
+ * so an estimate beyond the limit but within that error of it, with no warp
+ * seen, is `unsure`: the kernel's own check will decide.
  *
  * The limit, from the field (DOMAIN.md): the kernel accepted Legion cores at
  * -18..+12 cycles and rejected +38..+51; it accepted an E595 core estimated
