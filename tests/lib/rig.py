@@ -13,6 +13,7 @@ log and the clocksource, and powers off.
 `make test-deps` builds the binary (tests/rig/build) and links it at
 build/rig/qemu-system-x86_64; the tests never build or download it."""
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -146,6 +147,10 @@ class Boot:
         self.clocksource = m.group(1) if m else None
         self.warps = [int(w) for w in re.findall(
             r"Measured (\d+) cycles TSC warp between CPUs", self.dmesg)]
+        # The Linux CPU numbers the kernel's check caught ([CPU#0 -> CPU#n]);
+        # the rig numbers vCPUs as OVMF and Linux do, by APIC ID.
+        self.caught = [int(n) for n in re.findall(
+            r"TSC synchronization \[CPU#\d+ -> CPU#(\d+)\]", self.dmesg)]
         self.unstable = re.findall(r"Marking TSC unstable due to ([^\n]*)",
                                    self.dmesg)
         self.refined = "Refined TSC clocksource calibration" in self.dmesg
@@ -168,7 +173,6 @@ class Boot:
 
 
 def _reports(log_path):
-    import json
     r = subprocess.run([TSCTUI, "report", "--json", "--all", "--file",
                         log_path], capture_output=True, text=True)
     if r.returncode != 0:

@@ -44,17 +44,10 @@ def report(b):
     return b.reports[0] if len(b.reports) == 1 else None
 
 
-def warped_cpus(b):
-    """The Linux CPU numbers the kernel's check caught ([CPU#0 -> CPU#n])."""
-    import re
-    return [int(n) for n in re.findall(
-        r"TSC synchronization \[CPU#\d+ -> CPU#(\d+)\]", b.dmesg)]
-
-
 def judged_consistently(b, r):
     """The stage never says in-sync for a boot the kernel rejects, and
-    every CPU the kernel caught is `bad` in the report (the rig numbers
-    vCPUs as OVMF and Linux do: by APIC ID)."""
+    every CPU the kernel caught is `bad` in the report (matched by APIC
+    ID)."""
     if r is None:
         return False, "no single report"
     if b.accepted:
@@ -62,7 +55,7 @@ def judged_consistently(b, r):
     if r["result"] == "in-sync":
         return False, "in-sync, but the kernel rejected the boot"
     by_apic = {c["apic_id"]: c for c in r["cpus"]}
-    missed = [n for n in warped_cpus(b)
+    missed = [n for n in b.caught
               if by_apic.get(n, {}).get("verdict") != "bad"]
     return not missed, f"kernel caught CPU(s) {missed}, not bad in report"
 
