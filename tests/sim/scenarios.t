@@ -98,7 +98,9 @@ def in_sync(r, took):
     # may rightly call an AP bad and correct it: the zero-writes promise
     # is tested on the TSC rig (tests/rig/judge.t), whose counters are
     # equal, and in tests/unit/test_plan.c.
-    converged(r)
+    # Nor is its result promised: those cores can make it out-of-sync.
+    for c in r["cpus"]:
+        assert abs(c["sim_true_offset"]) <= limit(c), c
     assert r["bsp_shift_cycles"] == 0
     assert r["phases_ms"]["ap_pass"] < 1.0, r["phases_ms"]
 
