@@ -62,23 +62,50 @@ static void quiet(struct run *R, bool on)
 		R->pf->quiet(R->pf->ctx, on);
 }
 
-/* Starts the responder; on success the BSP is quiet until session_close. */
-static bool session_open(struct run *R, uint32_t cpu)
+/* Copies what the platform knows about a failed or odd start. */
+static void note_status(const struct run *R, struct tsc_report_cpu *ap)
+{
+	uint64_t st = R->pf->status ? R->pf->status(R->pf->ctx, ap->index) : 0;
+
+	if (st)
+		ap->fw_status = st;
+}
+
+/*
+ * Starts the responder; on success the BSP is quiet until session_close.
+ * On failure the AP's note says why (unless it has one already).
+ */
+static bool session_open(struct run *R, struct tsc_report_cpu *ap)
 {
 	struct tsc_mailbox *mb = &R->ws->mb;
+	struct tsc_ticket *t = &R->ws->ticket[ap->index];
+	enum tsc_ap_note why = TSC_NOTE_NO_ANSWER;
 
-	tsc_mb_reset(mb, R->pf, cpu, R->timeout_cycles, R->tick);
-	if (R->pf->start(R->pf->ctx, cpu, tsc_responder, mb) != 0)
-		return false;
-	if (!tsc_mb_wait_started(mb, R->timeout_cycles))
-		return false;
-	quiet(R, true);
-	return true;
+	tsc_mb_reset(mb, R->pf, t, ap->index, R->timeout_cycles, R->tick);
+	if (R->pf->start(R->pf->ctx, ap->index, tsc_responder, t) != 0) {
+		why = TSC_NOTE_START_FAILED;
+	} else {
+		switch (tsc_mb_wait_started(mb, R->timeout_cycles)) {
+		case TSC_MB_STARTED:
+			quiet(R, true);
+			return true;
+		case TSC_MB_WRONG_CPU:
+			why = TSC_NOTE_WRONG_CPU;
+			break;
+		case TSC_MB_SILENT:
+			break;
+		}
+	}
+	note_status(R, ap);
+	if (ap->note == TSC_NOTE_NONE || ap->note == TSC_NOTE_NOT_CONVERGED)
+		ap->note = why;
+	return false;
 }
 
 /*
  * For an AP that never started: leave an EXIT waiting in the mailbox (should
- * it start late, it leaves at once) and do not wait for an answer.
+ * it start late within this session, it leaves at once; after it, the
+ * session number sends it away) and do not wait for an answer.
  */
 static void session_abandon(struct run *R, uint32_t cpu)
 {
@@ -94,6 +121,12 @@ static uint32_t session_close(struct run *R, uint32_t cpu)
 	quiet(R, false);
 	R->pf->join(R->pf->ctx, cpu, R->p->answer_timeout_us);
 	return atomic_load(&mb->writes);
+}
+
+/* Why a write was not acknowledged. */
+static enum tsc_ap_note write_failure(struct tsc_mailbox *mb)
+{
+	return tsc_mb_refused(mb) ? TSC_NOTE_WRONG_CPU : TSC_NOTE_NO_ANSWER;
 }
 
 /* Offset of the AP in session; false if it stopped answering. */
@@ -135,8 +168,7 @@ static void survey(struct run *R)
 		*ap = (struct tsc_report_cpu){ .index = cpu };
 		ap->apic_id = pf->apic_id ? pf->apic_id(pf->ctx, cpu) : cpu;
 		R->ws->usable[cpu] = false;
-		if (!session_open(R, cpu)) {
-			ap->note = TSC_NOTE_NO_ANSWER;
+		if (!session_open(R, ap)) {
 			session_abandon(R, cpu);
 			continue;
 		}
@@ -216,7 +248,7 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 	struct tsc_warp_result w;
 	int64_t delta;
 
-	if (!ref || !session_open(R, ref->index)) {
+	if (!ref || !session_open(R, ref)) {
 		if (ref)
 			session_abandon(R, ref->index);
 		return;
@@ -343,7 +375,7 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 		requested = delta + tsc_shortfall_comp(&R->shortfall);
 		before = est.offset;
 		if (!tsc_mb_write(mb, requested)) {
-			ap->note = TSC_NOTE_NO_ANSWER;
+			ap->note = write_failure(mb);
 			R->ws->stale[ap->index] = true;
 			return;
 		}
@@ -364,8 +396,7 @@ static void ap_pass(struct run *R)
 		if (!tsc_plan_needs_tuning(ap->survey_offset, ap->rtt,
 					   R->r->bsp_shift))
 			continue; /* the verify's warp test judges it */
-		if (!session_open(R, ap->index)) {
-			ap->note = TSC_NOTE_NO_ANSWER;
+		if (!session_open(R, ap)) {
 			R->ws->usable[ap->index] = false;
 			session_abandon(R, ap->index);
 			continue;
@@ -434,7 +465,7 @@ static bool steer(struct run *R, struct tsc_report_cpu *ap,
 							       : &R->shortfall);
 	S->before = w->offset;
 	if (!tsc_mb_write(&R->ws->mb, S->requested)) {
-		ap->note = TSC_NOTE_NO_ANSWER;
+		ap->note = write_failure(&R->ws->mb);
 		return false;
 	}
 	S->wrote = true;
@@ -503,7 +534,7 @@ static void verify_ap(struct run *R, struct tsc_report_cpu *ap, bool may_write)
 	bool measured = false;
 	uint32_t writes;
 
-	if (R->ws->usable[ap->index] && session_open(R, ap->index)) {
+	if (R->ws->usable[ap->index] && session_open(R, ap)) {
 		measured = true;
 		if (R->ws->stale[ap->index]) {
 			measured = measure(R, ap, &est);

@@ -39,6 +39,7 @@ void tsc_run_params_default(struct tsc_run_params *p, enum tsc_mode mode);
 /* Memory shared with the APs, owned by the caller (no allocation here). */
 struct tsc_workspace {
 	struct tsc_mailbox mb;
+	struct tsc_ticket ticket[TSC_MAX_CPUS];
 	int64_t survey[TSC_MAX_CPUS];
 	bool usable[TSC_MAX_CPUS];
 	bool stale[TSC_MAX_CPUS]; /* written after its last measurement */

@@ -25,16 +25,33 @@ static void respond(struct tsc_mailbox *mb, uint64_t seq)
 	STORE(&mb->resp, seq);
 }
 
+static bool on_own_cpu(const struct tsc_platform *pf, uint32_t cpu)
+{
+	return !pf->on_cpu || pf->on_cpu(pf->ctx, cpu);
+}
+
 void tsc_responder(void *arg)
 {
-	struct tsc_mailbox *mb = arg;
+	const struct tsc_ticket *t = arg;
+	struct tsc_mailbox *mb = t->mb;
 	const struct tsc_platform *pf = mb->pf;
-	uint32_t cpu = mb->cpu;
-	uint64_t seen = LOAD(&mb->req), last = LOAD(&mb->value), deadline, seq;
-	uint64_t now;
-	uint32_t spins = 0;
+	uint32_t cpu = t->cpu, spins = 0;
+	uint64_t seen, last, deadline, seq, now;
 
-	STORE(&mb->started, 1);
+	/* The request word first, then the session: the BSP changes the
+	 * session before anything else, so a request of a later session is
+	 * never taken for ours. */
+	seen = LOAD(&mb->req);
+	if (LOAD(&mb->session) != t->session)
+		return; /* started after its session ended */
+	if ((seen & 0xff) == TSC_CMD_EXIT)
+		return; /* the BSP gave up on us before we started */
+	if (!on_own_cpu(pf, cpu)) {
+		STORE(&mb->refused, t->session);
+		return;
+	}
+	last = LOAD(&mb->value);
+	STORE(&mb->started, t->session);
 	deadline = pf->read(pf->ctx, cpu) + mb->idle_cycles;
 	for (;;) {
 		seq = LOAD(&mb->req);
@@ -46,6 +63,8 @@ void tsc_responder(void *arg)
 				return;
 			continue;
 		}
+		if (LOAD(&mb->session) != t->session)
+			return; /* the BSP moved on to another AP */
 		seen = seq;
 		switch (seq & 0xff) {
 		case TSC_CMD_PING:
@@ -61,6 +80,10 @@ void tsc_responder(void *arg)
 					      memory_order_release);
 			break;
 		case TSC_CMD_WRITE:
+			if (!on_own_cpu(pf, cpu)) {
+				STORE(&mb->refused, t->session);
+				return;
+			}
 			if (pf->write) {
 				tsc_write_at_edge(pf, cpu,
 						  atomic_load(&mb->arg),
@@ -70,7 +93,7 @@ void tsc_responder(void *arg)
 			respond(mb, seq);
 			break;
 		case TSC_CMD_WARP:
-			tsc_warp_ap(mb, (uint64_t)atomic_load(&mb->arg));
+			tsc_warp_ap(mb, cpu, (uint64_t)atomic_load(&mb->arg));
 			respond(mb, seq);
 			break;
 		case TSC_CMD_EXIT:
@@ -84,20 +107,34 @@ void tsc_responder(void *arg)
 }
 
 void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
-		  uint32_t cpu, uint64_t timeout_cycles, uint64_t tick)
+		  struct tsc_ticket *t, uint32_t cpu, uint64_t timeout_cycles,
+		  uint64_t tick)
 {
+	uint32_t session = atomic_load(&mb->session) + 1;
+
+	if (session == 0)
+		session = 1; /* 0 is "no responder" in started and refused */
+	/* First, so that a responder of an earlier session that wakes now
+	 * sees the change before any request of this one. */
+	atomic_store(&mb->session, session);
 	atomic_store(&mb->req, 0);
 	atomic_store(&mb->resp, 0);
 	atomic_store(&mb->value, 0);
 	atomic_store(&mb->arg, 0);
 	atomic_store(&mb->started, 0);
+	atomic_store(&mb->refused, 0);
 	atomic_store(&mb->writes, 0);
 	mb->pf = pf;
-	mb->cpu = cpu;
 	mb->timeout_cycles = timeout_cycles;
 	/* An abandoned responder lingers at most this long. */
 	mb->idle_cycles = 4 * timeout_cycles;
 	mb->tick = tick ? tick : 1;
+	*t = (struct tsc_ticket){ .mb = mb, .cpu = cpu, .session = session };
+}
+
+bool tsc_mb_refused(struct tsc_mailbox *mb)
+{
+	return LOAD(&mb->refused) == atomic_load(&mb->session);
 }
 
 static bool wait_resp(struct tsc_mailbox *mb, uint64_t seq, uint64_t timeout)
@@ -108,7 +145,8 @@ static bool wait_resp(struct tsc_mailbox *mb, uint64_t seq, uint64_t timeout)
 
 	while (LOAD(&mb->resp) != seq) {
 		if (++spins % TSC_SPIN_CHECK == 0 &&
-		    pf->read(pf->ctx, pf->bsp) > deadline)
+		    (pf->read(pf->ctx, pf->bsp) > deadline ||
+		     tsc_mb_refused(mb)))
 			return false;
 	}
 	return true;
@@ -132,17 +170,21 @@ uint64_t tsc_mb_post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg)
 	return post(mb, cmd, arg);
 }
 
-bool tsc_mb_wait_started(struct tsc_mailbox *mb, uint64_t timeout_cycles)
+enum tsc_mb_start tsc_mb_wait_started(struct tsc_mailbox *mb,
+				      uint64_t timeout_cycles)
 {
 	const struct tsc_platform *pf = mb->pf;
 	uint64_t deadline = pf->read(pf->ctx, pf->bsp) + timeout_cycles;
+	uint32_t session = atomic_load(&mb->session);
 
-	while (!LOAD(&mb->started)) {
+	while (LOAD(&mb->started) != session) {
+		if (LOAD(&mb->refused) == session)
+			return TSC_MB_WRONG_CPU;
 		if (pf->read(pf->ctx, pf->bsp) > deadline)
-			return false;
+			return TSC_MB_SILENT;
 		tsc_cpu_relax();
 	}
-	return true;
+	return TSC_MB_STARTED;
 }
 
 bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,

@@ -8,6 +8,15 @@
  * Protocol: the BSP fills cmd/arg, then publishes a new sequence number in
  * `req`; the AP acts, fills value/result, then echoes the number in `resp`.
  * Every wait on either side is bounded by a deadline in TSC cycles.
+ *
+ * Sessions: the one mailbox serves one AP at a time, and each session has a
+ * number.  A responder is started with a ticket naming its session and its
+ * processor, and serves only while the mailbox is in that session: one that
+ * firmware started after the BSP gave up on it (MP services may start an AP
+ * late) leaves without answering, instead of taking over the next AP's
+ * session and carrying out its writes.  Before serving, and before every
+ * write, the responder checks that it runs on the processor its ticket
+ * names (platform.h, on_cpu).
  */
 #ifndef TSCTUI_COMMON_MAILBOX_H
 #define TSCTUI_COMMON_MAILBOX_H
@@ -68,20 +77,33 @@ struct tsc_mailbox {
 	struct tsc_warp_area warp;
 	/* Set once per session, before the responder starts. */
 	_Alignas(64) const struct tsc_platform *pf;
-	uint32_t cpu;
-	uint64_t timeout_cycles; /* one wait, either side */
-	uint64_t idle_cycles;	 /* responder gives up after this long */
-	uint64_t tick;		 /* write at a tick edge of this size */
+	_Atomic uint32_t session; /* changed first when a session opens */
+	uint64_t timeout_cycles;  /* one wait, either side */
+	uint64_t idle_cycles;	  /* responder gives up after this long */
+	uint64_t tick;		  /* write at a tick edge of this size */
+	/* AP -> BSP: the session number, once its responder serves it; or,
+	 * in refused, once a responder found itself on the wrong processor. */
 	_Atomic uint32_t started;
+	_Atomic uint32_t refused;
 	_Atomic uint32_t writes; /* TSC writes this AP carried out */
 };
 
-/* The AP side.  arg is the struct tsc_mailbox. */
-void tsc_responder(void *mailbox);
+/* What one start of a responder is given (the platform's start() arg).
+ * One per processor, written only while that processor runs none. */
+struct tsc_ticket {
+	struct tsc_mailbox *mb;
+	uint32_t cpu;
+	uint32_t session;
+};
+
+/* The AP side.  arg is the struct tsc_ticket. */
+void tsc_responder(void *ticket);
 
 /* BSP side.  Each returns false when the AP did not answer in time. */
+/* Opens a new session for processor cpu and fills its ticket. */
 void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
-		  uint32_t cpu, uint64_t timeout_cycles, uint64_t tick);
+		  struct tsc_ticket *t, uint32_t cpu, uint64_t timeout_cycles,
+		  uint64_t tick);
 bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 		 uint64_t *t2);
 bool tsc_mb_write(struct tsc_mailbox *mb, int64_t delta);
@@ -90,8 +112,12 @@ bool tsc_mb_exit(struct tsc_mailbox *mb);
 uint64_t tsc_mb_post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg);
 /* Leaves EXIT for a responder that may never start; does not wait. */
 void tsc_mb_post_exit(struct tsc_mailbox *mb);
-/* Waits (bounded) for a started responder's first sign of life. */
-bool tsc_mb_wait_started(struct tsc_mailbox *mb, uint64_t timeout_cycles);
+enum tsc_mb_start { TSC_MB_STARTED, TSC_MB_SILENT, TSC_MB_WRONG_CPU };
+/* Waits (bounded) for the session's responder's first sign of life. */
+enum tsc_mb_start tsc_mb_wait_started(struct tsc_mailbox *mb,
+				      uint64_t timeout_cycles);
+/* Did this session's responder refuse to act on the wrong processor? */
+bool tsc_mb_refused(struct tsc_mailbox *mb);
 
 /* Write at a tick edge: spin until the counter moves, then write at once,
  * so the write lands at a known phase of a coarse tick. */

@@ -74,6 +74,23 @@ static bool hex16(const char *s, size_t n, uint16_t *out)
 	return true;
 }
 
+/* sim.late=N (every start of AP N is late) or N@K (from its K-th start). */
+static bool parse_late(struct tsc_options *o, const char *v, size_t n)
+{
+	uint64_t cpu, from = 1;
+	size_t at;
+
+	for (at = 0; at < n && v[at] != '@'; at++)
+		;
+	if (!tsc_parse_u64(v, at, &cpu) || cpu >= TSC_MAX_CPUS)
+		return false;
+	if (at < n && (!tsc_parse_u64(v + at + 1, n - at - 1, &from) ||
+		       from < 1 || from > 255))
+		return false;
+	o->sim_late[cpu] = (uint8_t)from;
+	return true;
+}
+
 /* sim.* tokens; false when the token is not a valid one. */
 static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 {
@@ -100,6 +117,9 @@ static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 		if (!tsc_parse_u64(v, n, &u) || u >= TSC_MAX_CPUS)
 			return false;
 		o->sim_dead[u / 8] |= (uint8_t)(1u << (u % 8));
+	} else if (k == 8 && has_prefix(s, k, "sim.late")) {
+		if (!parse_late(o, v, n))
+			return false;
 	} else if (k == 8 && has_prefix(s, k, "sim.hang")) {
 		if (!tsc_parse_u64(v, n, &u) || u > 1)
 			return false;

@@ -5,7 +5,8 @@
  * same SPEC tokens for the host simulator and `tsctui --simulate`.
  *
  *   mode=off|measure|sync  allow=any-cpu  config=esp  next=BootXXXX
- *   sim.offset.N=C  sim.jitter=J  sim.dead=N  sim.hang=1   (sim builds only)
+ *   sim.offset.N=C  sim.jitter=J  sim.dead=N  sim.late=N[@K]  sim.hang=1
+ *                                                          (sim builds only)
  *
  * Unknown or malformed tokens are collected, never fatal: a typo must not
  * stop a machine from booting.  A release build collects sim.* tokens too.
@@ -32,6 +33,10 @@ struct tsc_options {
 	uint32_t sim_varmax; /* UEFI sim build: variable size limit, bytes */
 	int64_t sim_offset[TSC_MAX_CPUS];
 	uint8_t sim_dead[TSC_MAX_CPUS / 8];
+	/* sim.late: 0, or the start of that AP (1 = its first) from which its
+	 * responder begins only after the answer timeout, once the next
+	 * session has begun: an AP that MP services started too late. */
+	uint8_t sim_late[TSC_MAX_CPUS];
 
 	/* Tokens left unused, space separated (what fits). */
 	uint32_t nignored;

@@ -26,10 +26,20 @@ struct tsc_platform {
 	void (*write)(void *ctx, uint32_t cpu, int64_t delta);
 	/* Starts fn(arg) on processor cpu without waiting; 0 on success. */
 	int (*start)(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg);
+	/* The firmware's status of processor cpu's last start (an EFI_STATUS
+	 * in the UEFI stage), 0 when there is nothing to say.  May be NULL. */
+	uint64_t (*status)(void *ctx, uint32_t cpu);
 	/* Waits at most timeout_us for fn to return; 0 once it has. */
 	int (*join)(void *ctx, uint32_t cpu, uint64_t timeout_us);
 	/* APIC id of processor cpu (for the report). */
 	uint32_t (*apic_id)(void *ctx, uint32_t cpu);
+	/*
+	 * Is the calling processor processor `cpu`?  Asked by a responder
+	 * before it serves and before every write (the UEFI stage compares
+	 * CPUID's APIC ID with MP services'; the host simulator its thread's
+	 * identity).  NULL where it cannot be told (the unit tests' fakes).
+	 */
+	bool (*on_cpu)(void *ctx, uint32_t cpu);
 	/*
 	 * Enter (on) or leave a timing-critical stretch on the BSP: the UEFI
 	 * stage raises to TPL_HIGH_LEVEL so no timer interrupt lands between

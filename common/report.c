@@ -6,8 +6,24 @@ static const char *const phase_names[] = { "survey", "bsp", "ap_pass",
 					   "verify" };
 static const char *const build_names[] = { "release", "sim" };
 static const char *const config_names[] = { "load-options", "esp", "host" };
-static const char *const note_names[] = { "none", "no-answer", "beyond-cap",
-					  "not-converged", "warp-cut" };
+static const char *const note_names[] = {
+	"none",	    "no-answer",    "beyond-cap", "not-converged", "warp-cut",
+	"start-failed", "wrong-cpu", "stopped",	   "disabled",
+};
+
+/* EFI_STATUS errors by name (UEFI 2.10, Appendix D): the high bit and a
+ * small number.  Others are written in hex. */
+#define EFI_ERR_BIT (1ull << 63)
+static const char *const efi_error_names[] = {
+	[1] = "EFI_LOAD_ERROR",	      [2] = "EFI_INVALID_PARAMETER",
+	[3] = "EFI_UNSUPPORTED",      [4] = "EFI_BAD_BUFFER_SIZE",
+	[5] = "EFI_BUFFER_TOO_SMALL", [6] = "EFI_NOT_READY",
+	[7] = "EFI_DEVICE_ERROR",     [8] = "EFI_WRITE_PROTECTED",
+	[9] = "EFI_OUT_OF_RESOURCES", [14] = "EFI_NOT_FOUND",
+	[15] = "EFI_ACCESS_DENIED",   [18] = "EFI_TIMEOUT",
+	[19] = "EFI_NOT_STARTED",     [20] = "EFI_ALREADY_STARTED",
+	[21] = "EFI_ABORTED",
+};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(tab, i) ((unsigned)(i) < COUNT(tab) ? (tab)[i] : "?")
@@ -30,6 +46,58 @@ const char *tsc_config_name(enum tsc_config c)
 const char *tsc_note_name(enum tsc_ap_note n)
 {
 	return NAME(note_names, n);
+}
+
+const char *tsc_efi_status_name(uint64_t st)
+{
+	uint64_t n = st & ~EFI_ERR_BIT;
+
+	if (!(st & EFI_ERR_BIT) || n >= COUNT(efi_error_names))
+		return 0;
+	return efi_error_names[n];
+}
+
+static void put_efi_status(struct tsc_buf *b, uint64_t st)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *name = tsc_efi_status_name(st);
+	int shift;
+
+	if (name) {
+		tsc_buf_puts(b, name);
+		return;
+	}
+	tsc_buf_puts(b, "0x");
+	for (shift = 60; shift >= 0; shift -= 4)
+		tsc_buf_putc(b, digits[(st >> shift) & 0xf]);
+}
+
+static bool efi_status_of(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < COUNT(efi_error_names); i++) {
+		if (efi_error_names[i] && tsc_streq_n(s, n, efi_error_names[i])) {
+			*out = EFI_ERR_BIT | i;
+			return true;
+		}
+	}
+	if (n != 18 || s[0] != '0' || s[1] != 'x')
+		return false;
+	for (i = 2; i < n; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (uint64_t)(c - 'a' + 10);
+		else
+			return false;
+	}
+	*out = v;
+	return v != 0;
 }
 
 static bool lookup(const char *const *tab, size_t n, const char *s,
@@ -161,6 +229,10 @@ static void write_ap(struct tsc_buf *b, const struct tsc_report_cpu *c)
 		kv_u(b, "spread", c->spread);
 	}
 	kv_u(b, "writes", c->writes);
+	if (c->fw_status) {
+		tsc_buf_puts(b, " efi=");
+		put_efi_status(b, c->fw_status);
+	}
 	if (c->has_true_offset)
 		kv_i(b, "true", c->true_offset);
 	tsc_buf_putc(b, '\n');
@@ -570,6 +642,8 @@ static bool parse_ap(struct parser *p, struct cursor *c)
 			ok = u64_of(&v, &ap->spread);
 		else if (is(&k, "writes"))
 			ok = u32_of(&v, &ap->writes);
+		else if (is(&k, "efi"))
+			ok = efi_status_of(v.s, v.n, &ap->fw_status);
 		else if (is(&k, "true")) {
 			ok = tsc_parse_i64(v.s, v.n, &ap->true_offset);
 			ap->has_true_offset = ok;

@@ -14,6 +14,7 @@
  *   next Boot0003            (or -)
  *   ignored <tokens>         (or -)
  *   ap 1 apic=1 survey=... final=3 rtt=126 warps=0/0 maxwarp=0 verdict=ok ...
+ *        (... efi=EFI_NOT_READY when MP services refused or lost it)
  *   end
  *
  * The parser is strict about structure (the first and last lines, the
@@ -49,6 +50,10 @@ enum tsc_ap_note {
 	TSC_NOTE_BEYOND_CAP,   /* further than a write may move */
 	TSC_NOTE_NOT_CONVERGED,/* iterations ran out */
 	TSC_NOTE_WARP_CUT,     /* the warp test stopped early */
+	TSC_NOTE_START_FAILED, /* MP services would not start it */
+	TSC_NOTE_WRONG_CPU,    /* its code ran on another processor */
+	TSC_NOTE_STOPPED,      /* overran; the firmware stopped it */
+	TSC_NOTE_DISABLED,     /* disabled by the firmware: skipped */
 };
 
 struct tsc_report_cpu {
@@ -68,6 +73,7 @@ struct tsc_report_cpu {
 	int64_t margin;	      /* its smallest gap, min(to_ap, to_bsp) */
 	uint64_t spread;      /* the range of its windows' offsets */
 	uint32_t writes;
+	uint64_t fw_status;   /* the firmware's error for it (EFI_STATUS) */
 	bool has_true_offset;
 	int64_t true_offset;  /* sim builds: exact residual vs the BSP */
 };
@@ -101,6 +107,8 @@ const char *tsc_phase_name(enum tsc_phase p);
 const char *tsc_build_name(enum tsc_build b);
 const char *tsc_config_name(enum tsc_config c);
 const char *tsc_note_name(enum tsc_ap_note n);
+/* "EFI_UNSUPPORTED" and the like for an EFI_STATUS error; NULL for others. */
+const char *tsc_efi_status_name(uint64_t st);
 
 /* A report with every field at its "nothing happened" value. */
 void tsc_report_init(struct tsc_report *r, const char *version,

@@ -118,7 +118,7 @@ static void run_half(struct tsc_mailbox *mb, uint32_t cpu, uint32_t me,
 	}
 }
 
-void tsc_warp_ap(struct tsc_mailbox *mb, uint64_t cycles)
+void tsc_warp_ap(struct tsc_mailbox *mb, uint32_t cpu, uint64_t cycles)
 {
 	struct tsc_warp_area *w = &mb->warp;
 	struct half h;
@@ -127,8 +127,8 @@ void tsc_warp_ap(struct tsc_mailbox *mb, uint64_t cycles)
 	half_init(&h);
 	/* The kernel's start_count: both sides begin together. */
 	atomic_fetch_add(&w->arrived, 1);
-	if (wait_arrived(mb, mb->cpu))
-		run_half(mb, mb->cpu, BY_AP, cycles, &h);
+	if (wait_arrived(mb, cpu))
+		run_half(mb, cpu, BY_AP, cycles, &h);
 	else
 		h.complete = false;
 	atomic_store(&w->ap_handoffs, h.handoffs);

@@ -80,7 +80,7 @@ int64_t tsc_warp_margin(const struct tsc_warp_result *w);
  * AP did not start or finish in time (the result says how far it got). */
 bool tsc_warp_run(struct tsc_mailbox *mb, uint64_t cycles,
 		  struct tsc_warp_result *out);
-/* AP side, called by the responder. */
-void tsc_warp_ap(struct tsc_mailbox *mb, uint64_t cycles);
+/* AP side, called by the responder running on processor cpu. */
+void tsc_warp_ap(struct tsc_mailbox *mb, uint32_t cpu, uint64_t cycles);
 
 #endif

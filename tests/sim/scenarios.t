@@ -141,6 +141,22 @@ def measure_large(r, took):
         assert abs(c["final_offset"] - 6815086010) <= limit(c), c
 
 
+def late_in_ap_pass(r, took):
+    # AP 2 answered the survey; MP services then started it too late in
+    # the AP pass, while the BSP was already talking to AP 3.  It must not
+    # serve AP 3's session: a write it carried out would land on its own
+    # counter (the simulator applies a write to the thread that executes
+    # it), so its residual must be exactly what it was.
+    c2 = [c for c in r["cpus"] if c["index"] == 2][0]
+    assert c2["sim_true_offset"] == -9000, c2
+    assert c2["verdict"] == "unmeasured" and c2.get("note") == "no-answer", c2
+    assert r["result"] != "in-sync", r["result"]
+    for c in r["cpus"]:
+        if c["index"] != 2:
+            assert abs(c["sim_true_offset"]) <= limit(c), c
+            assert c["writes"] >= 1, c
+
+
 E595 = ["sim.offset.0=-6815086010", "sim.offset.2=16", "sim.offset.4=-16",
         "sim.offset.5=9", "sim.offset.7=-7"]
 scenario("E595 pattern, 8 CPUs, sync", 8, "sync", E595, e595)
@@ -157,6 +173,9 @@ scenario("already in sync: the BSP and the AP pass leave it alone", 6,
          "sync", [], in_sync)
 scenario("one dead AP: bounded, unmeasured, no writes", 6, "sync",
          ["sim.offset.0=-6815086010", "sim.dead=2"], dead)
+scenario("an AP started late in the AP pass serves no other AP", 5, "sync",
+         [f"sim.offset.{i}={-1000 * i * i - 5000}" for i in range(1, 5)]
+         + ["sim.late=2@2"], late_in_ap_pass)
 scenario("an AP beyond the forward cap is left alone", 5, "sync",
          ["sim.offset.3=-200000000000", "sim.offset.1=-4000"], beyond_cap)
 scenario("measure mode with large offsets: no writes, bad", 6, "measure",

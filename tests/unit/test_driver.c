@@ -12,6 +12,25 @@ static struct tsc_workspace ws;
 static struct tsc_platform inner;
 static int writes;
 static int refuse_cpu = -1;
+static int foreign_cpu = -1;   /* its responder runs on another processor */
+static int foreign_after = 0;  /* ... from this many identity checks on */
+static int identity_checks;
+
+static bool foreign_on_cpu(void *ctx, uint32_t cpu)
+{
+	if ((int)cpu == foreign_cpu && identity_checks++ >= foreign_after)
+		return false;
+	return inner.on_cpu(ctx, cpu);
+}
+
+/* What MP services said when it refused to start refuse_cpu. */
+#define FAKE_EFI_NOT_READY (0x8000000000000000ull | 6)
+
+static uint64_t refusing_status(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	return (int)cpu == refuse_cpu ? FAKE_EFI_NOT_READY : 0;
+}
 
 static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 {
@@ -44,6 +63,9 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	pf = inner;
 	pf.write = counting_write;
 	pf.start = refusing_start;
+	pf.status = refusing_status;
+	pf.on_cpu = foreign_on_cpu;
+	identity_checks = 0;
 	writes = 0;
 	tsc_report_init(r, "test", TSC_BUILD_SIM);
 	tsc_run_params_default(&p, mode);
@@ -89,6 +111,43 @@ static void unstartable_ap_blocks_writes(void **s)
 	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
 	assert_non_null(strstr(r->reason, "CPU 2 did not answer"));
 	assert_non_null(strstr(r->reason, "no TSC was written"));
+	/* Why, in the firmware's words. */
+	assert_int_equal(r->ap[1].note, TSC_NOTE_START_FAILED);
+	assert_true(r->ap[1].fw_status == FAKE_EFI_NOT_READY);
+	assert_int_equal(r->ap[0].fw_status, 0);
+	refuse_cpu = -1;
+	free(r);
+}
+
+/*
+ * A responder that finds itself on another processor than its ticket
+ * names serves nothing: in the survey that AP is unmeasured and nothing
+ * is written; later (its check before a write fails), the write is not
+ * made and the AP is reported, while the others are still synced.
+ */
+static void responder_on_wrong_cpu_never_writes(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	refuse_cpu = -1;
+	foreign_cpu = 2;
+	foreign_after = 0;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	assert_int_equal(writes, 0);
+	assert_int_equal(r->ap[1].note, TSC_NOTE_WRONG_CPU);
+	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
+	free(r);
+
+	/* Serves the survey, then fails its check before its first write. */
+	foreign_after = 1;
+	r = run(TSC_MODE_SYNC, "sim.offset.2=-50000", 4);
+	foreign_cpu = -1;
+	assert_int_equal(r->ap[1].index, 2);
+	assert_int_equal(r->ap[1].note, TSC_NOTE_WRONG_CPU);
+	assert_int_equal(r->ap[1].writes, 0);
+	assert_true(r->ap[1].true_offset == -50000);
+	assert_true(r->result != TSC_RESULT_IN_SYNC);
 	free(r);
 }
 
@@ -149,6 +208,7 @@ int main(void)
 		cmocka_unit_test(measure_never_writes),
 		cmocka_unit_test(unstartable_ap_blocks_writes),
 		cmocka_unit_test(sync_writes_and_converges),
+		cmocka_unit_test(responder_on_wrong_cpu_never_writes),
 	};
 	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
 }

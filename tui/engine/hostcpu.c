@@ -6,6 +6,19 @@
 
 #include "hostcpu.h"
 
+/* The virtual CPU the calling thread is: set for each started thread and
+ * for the BSP's (hostcpu_pin_bsp); -1 elsewhere.  Reads and writes act on
+ * it, as RDTSC and WRMSR act on the processor that executes them. */
+static _Thread_local int self_cpu = -1;
+
+/* A late responder waits at most this long for the next session. */
+#define HOSTCPU_LATE_MAX_MS 2000
+
+static uint32_t executing(uint32_t cpu)
+{
+	return self_cpu >= 0 ? (uint32_t)self_cpu : cpu;
+}
+
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -62,6 +75,7 @@ int hostcpu_init(struct hostcpu *h, uint32_t ncpus,
 		for (c = 0; c < ncpus; c++) {
 			atomic_store(&h->virt[c], opts->sim_offset[c]);
 			h->dead[c] = tsc_options_dead(opts, c);
+			h->late_from[c] = opts->sim_late[c];
 		}
 		h->jitter = opts->sim_jitter;
 	}
@@ -76,7 +90,7 @@ static uint64_t host_read(void *ctx, uint32_t cpu)
 	struct hostcpu *h = ctx;
 
 	return tsc_read_ordered() +
-	       (uint64_t)atomic_load_explicit(&h->virt[cpu],
+	       (uint64_t)atomic_load_explicit(&h->virt[executing(cpu)],
 					      memory_order_relaxed);
 }
 
@@ -88,14 +102,33 @@ static void host_write(void *ctx, uint32_t cpu, int64_t delta)
 	pthread_mutex_lock(&h->rng_lock);
 	err = tsc_rng_symmetric(&h->rng, h->jitter);
 	pthread_mutex_unlock(&h->rng_lock);
+	cpu = executing(cpu);
 	atomic_fetch_add(&h->virt[cpu], delta + err);
+	atomic_fetch_add(&h->executed[cpu], 1);
 	atomic_fetch_add(&h->writes, 1);
+}
+
+static bool host_on_cpu(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	return self_cpu == (int)cpu;
 }
 
 static void *thread_main(void *arg)
 {
 	struct hostcpu_start *s = arg;
+	struct timespec tick = { 0, 20 * 1000 };
+	uint32_t waited;
 
+	self_cpu = (int)s->cpu;
+	/* A late start: the moment the driver, having given up on it, starts
+	 * the next AP (a later start), when that session's requests begin. */
+	for (waited = 0; s->late && waited < HOSTCPU_LATE_MAX_MS * 50;
+	     waited++) {
+		if (atomic_load(&s->h->starts_total) > s->after)
+			break;
+		nanosleep(&tick, NULL);
+	}
 	s->fn(s->arg);
 	return NULL;
 }
@@ -115,11 +148,24 @@ static int host_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 	pthread_attr_t attr;
 	int rc;
 
-	if (cpu >= h->ncpus || h->running[cpu])
+	if (cpu >= h->ncpus)
 		return -1;
+	/* A run the driver stopped waiting for may have ended since. */
+	if (h->running[cpu] && pthread_tryjoin_np(h->thread[cpu], NULL) == 0)
+		h->running[cpu] = false;
+	if (h->running[cpu])
+		return -1;
+	h->nstart[cpu]++;
 	if (h->dead[cpu])
 		return 0; /* accepted, never answers: a hung AP */
-	h->starts[cpu] = (struct hostcpu_start){ fn, arg };
+	h->starts[cpu] = (struct hostcpu_start){
+		.h = h,
+		.cpu = cpu,
+		.fn = fn,
+		.arg = arg,
+		.late = h->late_from[cpu] && h->nstart[cpu] >= h->late_from[cpu],
+		.after = atomic_fetch_add(&h->starts_total, 1) + 1,
+	};
 	pthread_attr_init(&attr);
 	rc = pin_attr(&attr, h->phys[cpu]);
 	if (rc == 0)
@@ -177,6 +223,7 @@ void hostcpu_platform(struct hostcpu *h, struct tsc_platform *pf,
 		.start = host_start,
 		.join = host_join,
 		.apic_id = host_apic,
+		.on_cpu = host_on_cpu,
 		.true_offset = ground_truth ? host_truth : NULL,
 	};
 }
@@ -187,6 +234,7 @@ int hostcpu_pin_bsp(struct hostcpu *h)
 
 	CPU_ZERO(&set);
 	CPU_SET(h->phys[0], &set);
+	self_cpu = 0;
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 

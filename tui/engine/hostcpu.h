@@ -18,8 +18,14 @@
 
 /* What a started thread runs: one per virtual CPU. */
 struct hostcpu_start {
+	struct hostcpu *h;
+	uint32_t cpu;
 	void (*fn)(void *);
 	void *arg;
+	/* sim.late: run fn only once a later start has happened (the BSP's
+	 * next session) or after HOSTCPU_LATE_MAX_MS. */
+	bool late;
+	uint32_t after;
 };
 
 struct hostcpu {
@@ -27,6 +33,12 @@ struct hostcpu {
 	int phys[TSC_MAX_CPUS]; /* real core each virtual CPU runs on */
 	_Atomic int64_t virt[TSC_MAX_CPUS];
 	bool dead[TSC_MAX_CPUS];
+	uint8_t late_from[TSC_MAX_CPUS]; /* sim.late: from this start on */
+	uint32_t nstart[TSC_MAX_CPUS];	 /* starts of each virtual CPU */
+	_Atomic uint32_t starts_total;
+	/* Writes each virtual CPU's own thread carried out (a write lands on
+	 * the CPU that executes it, as a WRMSR does). */
+	_Atomic uint32_t executed[TSC_MAX_CPUS];
 	pthread_t thread[TSC_MAX_CPUS];
 	struct hostcpu_start starts[TSC_MAX_CPUS];
 	bool running[TSC_MAX_CPUS];
