@@ -51,4 +51,31 @@ if [ -z "$state" ]; then
 else
 	not_ok "common/ has global mutable state: $(echo $state)"
 fi
+# The stage's code runs on APs, where neither SSE being enabled nor a
+# 16-byte aligned stack is promised: no SIMD register anywhere in our
+# objects (the gnu-efi library linked in is not ours and runs on the BSP).
+simd=""
+for o in "$obj" "$BUILD"/efi/*/*.o; do
+	[ -f "$o" ] || continue
+	n=$(objdump -d "$o" | grep -cE '%[xyz]mm[0-9]' || true)
+	[ "$n" -gt 0 ] && simd="$simd $o($n)"
+done
+if [ -z "$simd" ]; then
+	ok "no SIMD register in the stage's objects"
+else
+	not_ok "SIMD registers in:$simd"
+fi
+# ...and that check can fail: an MS-ABI function calling a SysV one saves
+# xmm6-15 unless built with general registers only.
+tmp=$(mktemp -d)
+printf 'void g(void);
+__attribute__((ms_abi)) void f(void){g();}
+' >"$tmp/abi.c"
+cc -O2 -c "$tmp/abi.c" -o "$tmp/abi.o"
+if objdump -d "$tmp/abi.o" | grep -qE '%xmm[0-9]'; then
+	ok "the SIMD check catches an MS-ABI function's xmm saves"
+else
+	not_ok "the SIMD check catches an MS-ABI function's xmm saves"
+fi
+rm -rf "$tmp"
 done_testing
