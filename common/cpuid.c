@@ -5,6 +5,9 @@
 #define EXT7_EDX_INVARIANT_TSC (1u << 8)
 #define LEAF7_EBX_TSC_ADJUST (1u << 1)
 #define LEAF1_ECX_HYPERVISOR (1u << 31)
+#define CPUID_EXT_FEATURES 0x80000001u
+#define EXT1_EDX_RDTSCP (1u << 27)
+#define CPUID_TOPOLOGY 0xbu
 
 /* The vendor strings as leaf 0 returns them: ebx, edx, ecx. */
 static bool vendor_is(const uint32_t v[3], const char *s)
@@ -63,6 +66,8 @@ void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out)
 		out->tsc_adjust = (r->leaf7_ebx & LEAF7_EBX_TSC_ADJUST) != 0;
 	if (r->max_ext_leaf >= CPUID_EXT_POWER)
 		out->invariant_tsc = (r->ext7_edx & EXT7_EDX_INVARIANT_TSC) != 0;
+	if (r->max_ext_leaf >= CPUID_EXT_FEATURES)
+		out->rdtscp = (r->ext1_edx & EXT1_EDX_RDTSCP) != 0;
 }
 
 static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c,
@@ -85,8 +90,34 @@ void tsc_cpu_read(struct tsc_cpu_regs *r)
 	if (r->max_leaf >= 7)
 		cpuid(7, &a, &r->leaf7_ebx, &c, &d);
 	cpuid(0x80000000u, &r->max_ext_leaf, &b, &c, &d);
+	if (r->max_ext_leaf >= CPUID_EXT_FEATURES)
+		cpuid(CPUID_EXT_FEATURES, &a, &b, &c, &r->ext1_edx);
 	if (r->max_ext_leaf >= CPUID_EXT_POWER)
 		cpuid(CPUID_EXT_POWER, &a, &b, &c, &r->ext7_edx);
+}
+
+uint32_t tsc_cpu_apic_self(uint32_t *bits)
+{
+	uint32_t a, b, c, d, max;
+
+	cpuid(0, &max, &b, &c, &d);
+	if (max >= CPUID_TOPOLOGY) {
+		/* Subleaf 0 (cpuid() passes ecx=0): a level with logical
+		 * processors in EBX[15:0] means the leaf is implemented. */
+		cpuid(CPUID_TOPOLOGY, &a, &b, &c, &d);
+		if (b & 0xffff) {
+			*bits = 32;
+			return d;
+		}
+	}
+	cpuid(1, &a, &b, &c, &d);
+	*bits = 8;
+	return b >> 24;
+}
+
+bool tsc_apic_matches(uint32_t self, uint32_t bits, uint32_t id)
+{
+	return bits >= 32 ? self == id : self == (id & 0xff);
 }
 
 /* AMD Zen (17h), Zen 3/4 (19h), Zen 5 (1Ah); Hygon Dhyana (18h). */

@@ -19,6 +19,7 @@ struct tsc_cpu_regs {
 	uint32_t leaf1_ecx;	/* bit 31: running under a hypervisor */
 	uint32_t leaf7_ebx;	/* bit 1: IA32_TSC_ADJUST */
 	uint32_t max_ext_leaf;	/* leaf 0x80000000 eax */
+	uint32_t ext1_edx;	/* leaf 0x80000001 edx, bit 27: RDTSCP */
 	uint32_t ext7_edx;	/* leaf 0x80000007 edx, bit 8: invariant TSC */
 };
 
@@ -29,6 +30,7 @@ struct tsc_cpu_info {
 	bool invariant_tsc;
 	bool tsc_adjust;
 	bool hypervisor;
+	bool rdtscp; /* the UEFI stage then orders its TSC reads with it */
 };
 
 const char *tsc_vendor_name(enum tsc_vendor v);
@@ -37,6 +39,14 @@ bool tsc_vendor_from(const char *s, size_t len, enum tsc_vendor *out);
 void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out);
 /* Executes CPUID on the calling processor. */
 void tsc_cpu_read(struct tsc_cpu_regs *r);
+/*
+ * The calling processor's APIC ID, from CPUID (safe on an AP): the 32-bit
+ * x2APIC ID of leaf 0Bh where the CPU reports that leaf, else the 8-bit
+ * initial APIC ID of leaf 1.  *bits says which (32 or 8).
+ */
+uint32_t tsc_cpu_apic_self(uint32_t *bits);
+/* Does an APIC ID read that way name the processor whose full ID is id? */
+bool tsc_apic_matches(uint32_t self, uint32_t bits, uint32_t id);
 
 /*
  * Sync needs bare metal (under a hypervisor a TSC write is a per-vCPU

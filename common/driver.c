@@ -25,7 +25,27 @@ struct run {
 	uint64_t tick;
 	uint64_t added; /* cycles deliberately added to the BSP's counter */
 	struct tsc_shortfall shortfall;
+	uint32_t limit;	 /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
+	bool too_many;	 /* more processors than that: measure only */
+	bool unsettled;	 /* an AP run was outstanding before the BSP's move */
 };
+
+/*
+ * The BSP's counter moved by delta (a write on the BSP): account for it,
+ * and move every AP's last known offset with it, so that an AP that is not
+ * measured again (beyond a cap, or silent later) reports its offset after
+ * the move, not before.
+ */
+static void bsp_moved(struct run *R, int64_t delta)
+{
+	uint32_t i;
+
+	R->added += (uint64_t)delta;
+	R->r->bsp_shift += delta;
+	R->r->msr_writes++;
+	for (i = 0; i < R->r->nap; i++)
+		R->r->ap[i].final_offset -= delta;
+}
 
 /*
  * Steering: a counter is moved by the offset the kernel-style test saw,
@@ -159,7 +179,7 @@ static void survey(struct run *R)
 	struct tsc_estimate est;
 	uint32_t cpu;
 
-	for (cpu = 0; cpu < pf->ncpus && r->nap < TSC_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < R->limit && r->nap < TSC_MAX_CPUS; cpu++) {
 		struct tsc_report_cpu *ap;
 
 		if (cpu == pf->bsp)
@@ -168,6 +188,10 @@ static void survey(struct run *R)
 		*ap = (struct tsc_report_cpu){ .index = cpu };
 		ap->apic_id = pf->apic_id ? pf->apic_id(pf->ctx, cpu) : cpu;
 		R->ws->usable[cpu] = false;
+		if (pf->enabled && !pf->enabled(pf->ctx, cpu)) {
+			ap->note = TSC_NOTE_DISABLED;
+			continue;
+		}
 		if (!session_open(R, ap)) {
 			session_abandon(R, cpu);
 			continue;
@@ -189,7 +213,8 @@ static bool all_measured(const struct run *R)
 	uint32_t i;
 
 	for (i = 0; i < R->r->nap; i++)
-		if (!R->ws->usable[R->r->ap[i].index])
+		if (!R->ws->usable[R->r->ap[i].index] &&
+		    R->r->ap[i].note != TSC_NOTE_DISABLED)
 			return false;
 	return true;
 }
@@ -219,9 +244,7 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 	quiet(R, true);
 	tsc_write_at_edge(pf, pf->bsp, shift, R->tick);
 	quiet(R, false);
-	R->added += (uint64_t)shift;
-	R->r->bsp_shift += shift;
-	R->r->msr_writes++;
+	bsp_moved(R, shift);
 	/* Every offset changed: the verify measures each one afresh. */
 	for (i = 0; i < R->r->nap; i++)
 		R->ws->stale[R->r->ap[i].index] = true;
@@ -272,9 +295,7 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 		S.requested = delta + tsc_shortfall_comp(&S.landing);
 		S.before = w.offset;
 		tsc_write_at_edge(pf, pf->bsp, S.requested, R->tick);
-		R->added += (uint64_t)S.requested;
-		R->r->bsp_shift += S.requested;
-		R->r->msr_writes++;
+		bsp_moved(R, S.requested);
 		S.wrote = true;
 		S.steps++;
 	}
@@ -567,43 +588,76 @@ static void verify(struct run *R, bool may_write)
 	for (i = 0; i < R->r->nap; i++) {
 		struct tsc_report_cpu *ap = &R->r->ap[i];
 
+		if (ap->note == TSC_NOTE_DISABLED)
+			continue; /* stays unmeasured, and out of the result */
 		verify_ap(R, ap, may_write && ap->note != TSC_NOTE_BEYOND_CAP);
 	}
 }
 
+static void clause(struct tsc_buf *b, uint32_t n, const char *what)
+{
+	if (!n)
+		return;
+	tsc_buf_puts(b, b->len ? "; " : "");
+	tsc_buf_u64(b, n);
+	tsc_buf_puts(b, what);
+}
+
+/*
+ * The result and its reason.  Disabled processors are left out (Linux
+ * does not start them).  A processor that could not be measured makes the
+ * result unsure at best, and out-of-sync once the BSP has moved: its
+ * counter was not seen after a move of up to seconds.  Nor is a run that
+ * measured only part of a larger machine ever in-sync.
+ */
 static void explain(struct run *R, bool wrote_nothing_by_rule)
 {
 	struct tsc_report *r = R->r;
 	enum tsc_verdict v[TSC_MAX_CPUS];
+	enum tsc_result res;
 	char text[sizeof(r->reason)];
 	struct tsc_buf b;
-	uint32_t i, silent = 0, far = 0, stuck = 0;
+	uint32_t i, n = 0, silent = 0, far = 0, stuck = 0, off = 0;
 
 	tsc_buf_init(&b, text, sizeof(text));
+	if (R->too_many) {
+		tsc_buf_u64(&b, R->pf->ncpus);
+		tsc_buf_puts(&b, " processors, more than the stage can hold; "
+				 "measured the first ");
+		tsc_buf_u64(&b, R->limit);
+		tsc_buf_puts(&b, " only and wrote nothing");
+	}
 	for (i = 0; i < r->nap; i++) {
-		v[i] = r->ap[i].verdict;
+		if (r->ap[i].note == TSC_NOTE_DISABLED) {
+			off++;
+			continue;
+		}
+		v[n++] = r->ap[i].verdict;
 		if (r->ap[i].verdict == TSC_VERDICT_UNMEASURED) {
-			tsc_buf_puts(&b, silent++ ? ", " : "CPU ");
+			tsc_buf_puts(&b, silent++ ? ", " : b.len ? "; CPU " : "CPU ");
 			tsc_buf_u64(&b, r->ap[i].index);
 		}
 		far += r->ap[i].note == TSC_NOTE_BEYOND_CAP;
 		stuck += r->ap[i].note == TSC_NOTE_NOT_CONVERGED;
 	}
 	if (silent)
-		tsc_buf_puts(&b, " did not answer");
-	if (silent && wrote_nothing_by_rule)
+		tsc_buf_puts(&b, r->bsp_shift ? " did not answer after the BSP "
+						"moved"
+					      : " did not answer");
+	if (R->unsettled)
+		tsc_buf_puts(&b, b.len ? "; an AP run was still outstanding"
+				       : "an AP run was still outstanding");
+	if ((silent || R->unsettled) && wrote_nothing_by_rule)
 		tsc_buf_puts(&b, "; no TSC was written");
-	if (far) {
-		tsc_buf_puts(&b, b.len ? "; " : "");
-		tsc_buf_u64(&b, far);
-		tsc_buf_puts(&b, " CPU(s) further off than a write may move");
-	}
-	if (stuck) {
-		tsc_buf_puts(&b, b.len ? "; " : "");
-		tsc_buf_u64(&b, stuck);
-		tsc_buf_puts(&b, " CPU(s) did not converge");
-	}
-	tsc_report_set_result(r, tsc_result_of(v, r->nap), b.len ? text : 0);
+	clause(&b, far, " CPU(s) further off than a write may move");
+	clause(&b, stuck, " CPU(s) did not converge");
+	clause(&b, off, " CPU(s) disabled by the firmware, skipped");
+	res = tsc_result_of(v, n);
+	if (res == TSC_RESULT_UNSURE && silent && r->bsp_shift)
+		res = TSC_RESULT_OUT_OF_SYNC;
+	if (res == TSC_RESULT_IN_SYNC && R->too_many)
+		res = TSC_RESULT_UNSURE;
+	tsc_report_set_result(r, res, b.len ? text : 0);
 }
 
 void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
@@ -614,6 +668,14 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	bool sync = p->mode == TSC_MODE_SYNC && pf->write;
 	bool blocked = false;
 	uint32_t i;
+
+	/* State exists for TSC_MAX_CPUS processors: a larger machine is
+	 * measured as far as that goes, and nothing is written (a plan that
+	 * leaves CPUs unseen could move the BSP away from them). */
+	R.limit = pf->ncpus < TSC_MAX_CPUS ? pf->ncpus : TSC_MAX_CPUS;
+	R.too_many = pf->ncpus > TSC_MAX_CPUS;
+	if (R.too_many)
+		sync = false;
 
 	R.timeout_cycles = p->answer_timeout_us * (pf->tsc_hz / 1000000);
 	if (R.timeout_cycles == 0)
@@ -638,6 +700,11 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 
 	if (sync && !all_measured(&R))
 		blocked = true;
+	/* No AP run may be outstanding across the BSP's move (platform.h). */
+	if (sync && !blocked && pf->settle && !pf->settle(pf->ctx)) {
+		blocked = true;
+		R.unsettled = true;
+	}
 	if (sync && !blocked) {
 		t = bsp_now(&R);
 		bsp_fine(&R, move_bsp(&R));

@@ -29,6 +29,15 @@ struct tsc_platform {
 	/* The firmware's status of processor cpu's last start (an EFI_STATUS
 	 * in the UEFI stage), 0 when there is nothing to say.  May be NULL. */
 	uint64_t (*status)(void *ctx, uint32_t cpu);
+	/* Is processor cpu enabled?  The firmware's disabled processors are
+	 * skipped (Linux does not start them either).  NULL: all are. */
+	bool (*enabled)(void *ctx, uint32_t cpu);
+	/*
+	 * Waits (bounded) until no AP run is outstanding, so that no firmware
+	 * deadline (which may be kept on the TSC) spans the BSP's big move;
+	 * false if one still is.  NULL where there is nothing to wait for.
+	 */
+	bool (*settle)(void *ctx);
 	/* Waits at most timeout_us for fn to return; 0 once it has. */
 	int (*join)(void *ctx, uint32_t cpu, uint64_t timeout_us);
 	/* APIC id of processor cpu (for the report). */

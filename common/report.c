@@ -261,6 +261,7 @@ static void write_head(struct tsc_buf *b, const struct tsc_report *r)
 	kv_u(b, "invariant_tsc", r->cpu.invariant_tsc);
 	kv_u(b, "tsc_adjust", r->cpu.tsc_adjust);
 	kv_u(b, "hypervisor", r->cpu.hypervisor);
+	kv_u(b, "rdtscp", r->cpu.rdtscp);
 	kv_u(b, "tick", r->tick);
 	kv_u(b, "tsc_hz", r->tsc_hz);
 	tsc_buf_puts(b, "\nbsp");
@@ -500,6 +501,8 @@ static bool parse_cpu(struct parser *p, struct cursor *c)
 			ok = bool_of(&v, &r->cpu.tsc_adjust);
 		else if (is(&k, "hypervisor"))
 			ok = bool_of(&v, &r->cpu.hypervisor);
+		else if (is(&k, "rdtscp"))
+			ok = bool_of(&v, &r->cpu.rdtscp);
 		else if (is(&k, "tick"))
 			ok = u64_of(&v, &r->tick) && r->tick > 0;
 		else if (is(&k, "tsc_hz"))

@@ -15,15 +15,14 @@
 #include "../common/fmt.h"
 #include "stage.h"
 
-/* One run per boot: the big structures live here, not on the stack. */
+/* One run per boot: the big structures live here, not on the stack.  The
+ * platform and the workspace are what responders touch on the APs: static,
+ * so that nothing an AP may still use goes away with a stack frame. */
 static struct tsc_report report;
 static struct tsc_options opts;
 static struct tsc_workspace workspace;
+static struct tsc_platform platform;
 static char text[1024];
-
-/* MP services notice a finished AP from a 100 ms timer; a responder that
- * lost its BSP gives up after 400 ms.  A second covers both. */
-#define STRAGGLER_WAIT_US 1000000
 
 static EFI_STATUS finish(EFI_STATUS st)
 {
@@ -118,27 +117,57 @@ static void describe_cpu(void)
 static void measure_and_sync(void)
 {
 	struct tsc_run_params params;
-	struct tsc_platform pf;
+	struct tsc_platform *pf = &platform;
 	enum tsc_mode run_mode = opts.mode;
 	const char *refusal = NULL, *why;
+	EFI_STATUS st;
 
 	if (opts.mode == TSC_MODE_SYNC && !STAGE_SIM &&
 	    !tsc_sync_allowed(&report.cpu, opts.allow_any_cpu, &refusal))
 		run_mode = TSC_MODE_MEASURE;
-	if (EFI_ERROR(mp_init(&pf, &opts, &why))) {
-		tsc_report_set_result(&report, TSC_RESULT_ERROR, why);
+	st = mp_init(pf, &opts, report.cpu.rdtscp, &why);
+	if (EFI_ERROR(st)) {
+		/* Without MP services nothing but the BSP can be seen: never
+		 * in-sync. */
+		tsc_report_set_result(&report,
+				      st == EFI_NOT_FOUND ? TSC_RESULT_UNSURE
+							  : TSC_RESULT_ERROR,
+				      why);
 		return;
 	}
-	pf.tsc_hz = tsc_calibrate_hz();
 	if (!STAGE_SIM && run_mode == TSC_MODE_MEASURE)
-		pf.write = NULL; /* measure mode cannot write, by construction */
+		pf->write = NULL; /* measure mode cannot write, by construction */
 	tsc_run_params_default(&params, run_mode);
-	tsc_run(&pf, &params, &workspace, &report);
+	tsc_run(pf, &params, &workspace, &report);
 	if (refusal)
 		tsc_report_set_result(&report, TSC_RESULT_REFUSED, refusal);
-	if (why && report.result != TSC_RESULT_REFUSED &&
-	    report.reason[0] == '\0')
-		tsc_report_set_result(&report, report.result, why);
+}
+
+/*
+ * Returning unloads this image: first MP services must have seen every AP
+ * run end.  One it had to stop at its timeout is reported; the result can
+ * no longer be in-sync (that AP's last state is unknown).
+ */
+static void wait_for_aps(void)
+{
+	UINTN stuck = mp_unfinished(), stopped = 0;
+	uint32_t i;
+
+	for (i = 0; i < report.nap; i++) {
+		if (!mp_was_stopped(report.ap[i].index))
+			continue;
+		report.ap[i].note = TSC_NOTE_STOPPED;
+		report.ap[i].fw_status = (uint64_t)EFI_TIMEOUT;
+		stopped++;
+	}
+	if (stuck)
+		Print(L"tsctui: %d processor(s) did not finish\r\n", (int)stuck);
+	if ((stopped || stuck) && report.result == TSC_RESULT_IN_SYNC)
+		tsc_report_set_result(&report, TSC_RESULT_UNSURE,
+				      stuck ? "a processor was still running "
+					      "the stage's code when it returned"
+					    : "MP services had to stop a "
+					      "processor that overran");
 }
 
 /* gnu-efi's crt0 relocates the image, then calls this with the SysV ABI:
@@ -148,7 +177,6 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_FILE_HANDLE esp;
-	UINTN stuck;
 
 	InitializeLib(image, systab);
 	if (STAGE_SIM)
@@ -188,11 +216,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	measure_and_sync();
 
 publish:
-	/* Returning unloads this image: first MP services must have seen
-	 * every AP run finish. */
-	stuck = mp_unfinished(STRAGGLER_WAIT_US);
-	if (stuck)
-		Print(L"tsctui: %d processor(s) did not finish\r\n", (int)stuck);
+	wait_for_aps();
 	report_publish(&report, opts.sim_varmax);
 	if (esp)
 		uefi_call_wrapper(esp->Close, 1, esp);

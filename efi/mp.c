@@ -12,11 +12,21 @@
  * TCG, spinning vCPUs starve the two that are talking).  Events are closed
  * only after they signalled: MP services still owns an unfinished AP.
  *
- * Release build: reads are the real ordered TSC, writes are
- * wrmsr(IA32_TIME_STAMP_COUNTER, rdtsc() + delta).  Sim build: a virtual
- * per-CPU offset on top of the real TSC (under TCG every vCPU reads one
- * counter, so the offsets are the whole truth), and sim.dead APs are never
- * started.
+ * Every run has a finite timeout (AP_RUN_TIMEOUT_US): an AP that never
+ * comes back is stopped by MP services itself (EDK2 resets it and signals
+ * the event), so the image is never unloaded under a running AP; such an
+ * AP is reported `stopped`.  Every wait here has a deadline on the TSC,
+ * not a sum of requested Stall times (a Stall may take longer than asked).
+ *
+ * Release build: reads are the real TSC, ordered with RDTSCP where the CPU
+ * has it (every Zen does; LFENCE orders RDTSC on AMD only once MSR
+ * C001_1029 bit 1 is set, which Linux sets and firmware may not), else
+ * LFENCE; RDTSC; LFENCE.  Writes are wrmsr(IA32_TIME_STAMP_COUNTER,
+ * rdtsc() + delta).  Sim build: a virtual per-CPU offset on top of the
+ * real TSC (under TCG every vCPU reads one counter, so the offsets are the
+ * whole truth); a write lands on the processor that executes it, found by
+ * its APIC ID, as a WRMSR would; sim.dead APs are never started, sim.late
+ * ones begin only once the next session has.
  */
 #include <stdatomic.h>
 
@@ -31,40 +41,119 @@ static EFI_GUID mp_guid = EFI_MP_SERVICES_PROTOCOL_GUID;
 /* How long a restart waits for MP services to see the AP's previous run
  * finish: three of its 100 ms checks. */
 #define RESTART_WAIT_US 300000
+/*
+ * How long MP services lets one run of ours last before it stops the AP.
+ * A session lasts well under a second (each wait in it is bounded by the
+ * driver's 100 ms answer timeout, and a responder leaves after 400 ms of
+ * silence), so this only catches an AP that never came back.  Firmware may
+ * time it with the TSC: the BSP's big forward move is made only when no AP
+ * run is outstanding (mp_settle), so no such deadline spans it, and its
+ * steering steps are below a millisecond.
+ */
+#define AP_RUN_TIMEOUT_US 10000000ull
+/* sim.late: how long a late AP waits at most for the next session. */
+#define SIM_LATE_MAX_US 2000000ull
 
 struct ap_slot {
 	_Alignas(64) _Atomic uint32_t done;
 	void (*fn)(void *);
 	void *arg;
+	/* Sim build: begin only once a later start happened. */
+	BOOLEAN late;
+	uint32_t after;
 };
 
 static struct stage_mp {
 	EFI_MP_SERVICES_PROTOCOL *mp;
-	UINTN ncpus;
+	UINTN ncpus; /* as MP services counts them */
+	UINTN nslots; /* the ones we keep state for: at most TSC_MAX_CPUS */
 	UINTN bsp;
+	UINT64 tsc_hz;
+	BOOLEAN rdtscp;
 	UINT32 apic[TSC_MAX_CPUS];
+	BOOLEAN enabled[TSC_MAX_CPUS];
+	EFI_STATUS status[TSC_MAX_CPUS]; /* of its last start, or its info */
 	EFI_EVENT done[TSC_MAX_CPUS];
 	BOOLEAN running[TSC_MAX_CPUS]; /* started; its event not yet seen */
 	BOOLEAN busy[TSC_MAX_CPUS];    /* started; its done flag not yet seen */
+	BOOLEAN stopped[TSC_MAX_CPUS]; /* its event came, its done flag not */
 	struct ap_slot slot[TSC_MAX_CPUS];
 	EFI_TPL saved_tpl;
 	BOOLEAN raised;
 	/* Sim build. */
 	_Atomic int64_t virt[TSC_MAX_CPUS];
 	BOOLEAN dead[TSC_MAX_CPUS];
+	uint8_t late_from[TSC_MAX_CPUS];
+	uint32_t nstart[TSC_MAX_CPUS];
+	_Atomic uint32_t starts;
 	UINT32 jitter;
 	struct tsc_rng rng;
 } M;
+
+static inline uint64_t read_rdtscp(void)
+{
+	uint32_t lo, hi, aux;
+
+	/* RDTSCP waits for every earlier instruction and load; the LFENCE
+	 * keeps later ones (the mailbox poll) from starting before it. */
+	__asm__ __volatile__("rdtscp\n\tlfence"
+			     : "=a"(lo), "=d"(hi), "=c"(aux)
+			     :
+			     : "memory");
+	(void)aux;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t now(void)
+{
+	return M.rdtscp ? read_rdtscp() : tsc_read_ordered();
+}
+
+/* A deadline us microseconds from now, on this processor's TSC. */
+static uint64_t deadline_us(uint64_t us)
+{
+	uint64_t hz = M.tsc_hz ? M.tsc_hz : 1000000000ull;
+
+	return now() + us * (hz / 1000000ull);
+}
+
+static BOOLEAN passed(uint64_t deadline)
+{
+	return now() > deadline;
+}
+
+/* The index of the calling processor, by its APIC ID; bsp if unknown. */
+static UINTN self_index(void)
+{
+	uint32_t bits, self = tsc_cpu_apic_self(&bits);
+	UINTN i;
+
+	for (i = 0; i < M.nslots; i++)
+		if (tsc_apic_matches(self, bits, M.apic[i]))
+			return i;
+	return M.bsp;
+}
+
+static void sim_late_wait(const struct ap_slot *s)
+{
+	uint64_t end = deadline_us(SIM_LATE_MAX_US);
+
+	while (atomic_load(&M.starts) <= s->after && !passed(end))
+		tsc_cpu_relax();
+}
 
 static VOID EFIAPI ap_entry(VOID *arg)
 {
 	struct ap_slot *s = arg;
 
+	if (STAGE_SIM && s->late)
+		sim_late_wait(s);
 	s->fn(s->arg);
 	atomic_store_explicit(&s->done, 1, memory_order_release);
 }
 
-/* Closes the event of a run MP services has seen finish. */
+/* Closes the event of a run MP services has seen end; a run that ended
+ * without our procedure returning was stopped at its timeout. */
 static BOOLEAN reap(UINTN cpu)
 {
 	if (!M.running[cpu])
@@ -73,17 +162,22 @@ static BOOLEAN reap(UINTN cpu)
 		return FALSE;
 	uefi_call_wrapper(BS->CloseEvent, 1, M.done[cpu]);
 	M.running[cpu] = FALSE;
+	if (!atomic_load_explicit(&M.slot[cpu].done, memory_order_acquire)) {
+		M.stopped[cpu] = TRUE;
+		M.status[cpu] = EFI_TIMEOUT;
+	}
+	M.busy[cpu] = FALSE;
 	return TRUE;
 }
 
 static uint64_t mp_read(void *ctx, uint32_t cpu)
 {
 	(void)ctx;
-	if (STAGE_SIM)
-		return tsc_read_ordered() +
+	if (STAGE_SIM && cpu < TSC_MAX_CPUS)
+		return now() +
 		       (uint64_t)atomic_load_explicit(&M.virt[cpu],
 						      memory_order_relaxed);
-	return tsc_read_ordered();
+	return now();
 }
 
 static inline void wrmsr(uint32_t msr, uint64_t v)
@@ -104,9 +198,11 @@ static void mp_write(void *ctx, uint32_t cpu, int64_t delta)
 {
 	(void)ctx;
 	if (STAGE_SIM) {
-		/* Writes come from one CPU at a time: the BSP, or the one AP
+		/* On the processor that executes it, whatever cpu says.
+		 * Writes come from one CPU at a time: the BSP, or the one AP
 		 * it is talking to, so the generator needs no lock. */
-		atomic_fetch_add(&M.virt[cpu],
+		(void)cpu;
+		atomic_fetch_add(&M.virt[self_index()],
 				 delta + tsc_rng_symmetric(&M.rng, M.jitter));
 		return;
 	}
@@ -118,30 +214,53 @@ static void mp_write(void *ctx, uint32_t cpu, int64_t delta)
 static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 {
 	struct ap_slot *s;
-	UINT64 waited = 0;
+	uint64_t end;
 	EFI_STATUS st;
 
 	(void)ctx;
-	if (cpu >= M.ncpus || cpu == M.bsp || !M.mp || M.busy[cpu])
+	if (cpu >= M.nslots || cpu == M.bsp || !M.mp)
 		return -1;
+	if (!M.enabled[cpu]) {
+		M.status[cpu] = EFI_NOT_STARTED;
+		return -1;
+	}
+	/* A run the driver stopped waiting for may have returned since. */
+	if (M.busy[cpu] &&
+	    atomic_load_explicit(&M.slot[cpu].done, memory_order_acquire))
+		M.busy[cpu] = FALSE;
+	if (M.busy[cpu]) {
+		M.status[cpu] = EFI_NOT_READY;
+		return -1;
+	}
 	if (STAGE_SIM && M.dead[cpu])
 		return 0; /* accepted, never answers: a hung AP */
+	end = deadline_us(RESTART_WAIT_US);
 	while (!reap(cpu)) {
-		if (waited >= RESTART_WAIT_US)
+		if (passed(end)) {
+			M.status[cpu] = EFI_NOT_READY;
 			return -1;
+		}
 		uefi_call_wrapper(BS->Stall, 1, 100);
-		waited += 100;
 	}
 	st = uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL,
 			       &M.done[cpu]);
-	if (EFI_ERROR(st))
+	if (EFI_ERROR(st)) {
+		M.status[cpu] = st;
 		return -1;
+	}
 	s = &M.slot[cpu];
 	s->fn = fn;
 	s->arg = arg;
 	atomic_store(&s->done, 0);
+	if (STAGE_SIM) {
+		M.nstart[cpu]++;
+		s->late = M.late_from[cpu] && M.nstart[cpu] >= M.late_from[cpu];
+		s->after = atomic_fetch_add(&M.starts, 1) + 1;
+	}
 	st = uefi_call_wrapper(M.mp->StartupThisAP, 7, M.mp, ap_entry,
-			       (UINTN)cpu, M.done[cpu], 0, s, NULL);
+			       (UINTN)cpu, M.done[cpu],
+			       (UINTN)AP_RUN_TIMEOUT_US, s, NULL);
+	M.status[cpu] = st;
 	if (EFI_ERROR(st)) {
 		uefi_call_wrapper(BS->CloseEvent, 1, M.done[cpu]);
 		return -1;
@@ -153,10 +272,10 @@ static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 
 static int mp_join(void *ctx, uint32_t cpu, uint64_t timeout_us)
 {
-	uint64_t waited = 0;
+	uint64_t end = deadline_us(timeout_us);
 
 	(void)ctx;
-	if (cpu >= M.ncpus || !M.busy[cpu])
+	if (cpu >= M.nslots || !M.busy[cpu])
 		return -1;
 	for (;;) {
 		if (atomic_load_explicit(&M.slot[cpu].done,
@@ -164,17 +283,61 @@ static int mp_join(void *ctx, uint32_t cpu, uint64_t timeout_us)
 			M.busy[cpu] = FALSE;
 			return 0;
 		}
-		if (waited >= timeout_us)
+		if (passed(end))
 			return -1;
 		uefi_call_wrapper(BS->Stall, 1, 10);
-		waited += 10;
 	}
+}
+
+static uint64_t mp_status(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	if (cpu >= M.nslots || !EFI_ERROR(M.status[cpu]))
+		return 0;
+	return (uint64_t)M.status[cpu];
+}
+
+static bool mp_enabled(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	return cpu < M.nslots && M.enabled[cpu];
+}
+
+static bool mp_on_cpu(void *ctx, uint32_t cpu)
+{
+	uint32_t bits, self = tsc_cpu_apic_self(&bits);
+
+	(void)ctx;
+	return cpu < M.nslots && tsc_apic_matches(self, bits, M.apic[cpu]);
+}
+
+/* Waits until MP services has seen every run of ours end; bounded. */
+static UINTN outstanding(uint64_t wait_us, UINTN stall_us)
+{
+	uint64_t end = deadline_us(wait_us);
+	UINTN i, n;
+
+	for (;;) {
+		n = 0;
+		for (i = 0; i < M.nslots; i++)
+			if (!reap(i))
+				n++;
+		if (n == 0 || passed(end))
+			return n;
+		uefi_call_wrapper(BS->Stall, 1, stall_us);
+	}
+}
+
+static bool mp_settle(void *ctx)
+{
+	(void)ctx;
+	return outstanding(RESTART_WAIT_US, 100) == 0;
 }
 
 static uint32_t mp_apic(void *ctx, uint32_t cpu)
 {
 	(void)ctx;
-	return cpu < M.ncpus ? M.apic[cpu] : cpu;
+	return cpu < M.nslots ? M.apic[cpu] : cpu;
 }
 
 static void mp_quiet(void *ctx, bool on)
@@ -196,21 +359,16 @@ static bool mp_truth(void *ctx, uint32_t cpu, int64_t *out)
 	return true;
 }
 
-UINTN mp_unfinished(UINT64 wait_us)
+UINTN mp_unfinished(void)
 {
-	UINT64 waited = 0;
-	UINTN i, n;
+	/* The firmware stops a run at its timeout and then signals it; a
+	 * second more for its next check. */
+	return outstanding(AP_RUN_TIMEOUT_US + 1000000ull, 1000);
+}
 
-	for (;;) {
-		n = 0;
-		for (i = 0; i < M.ncpus; i++)
-			if (!reap(i))
-				n++;
-		if (n == 0 || waited >= wait_us)
-			return n;
-		uefi_call_wrapper(BS->Stall, 1, 1000);
-		waited += 1000;
-	}
+BOOLEAN mp_was_stopped(UINTN cpu)
+{
+	return cpu < M.nslots && M.stopped[cpu];
 }
 
 static void fill_platform(struct tsc_platform *pf)
@@ -219,57 +377,72 @@ static void fill_platform(struct tsc_platform *pf)
 		.ctx = &M,
 		.ncpus = (uint32_t)M.ncpus,
 		.bsp = (uint32_t)M.bsp,
+		.tsc_hz = M.tsc_hz,
 		.read = mp_read,
 		.write = mp_write,
 		.start = mp_start,
+		.status = mp_status,
+		.enabled = mp_enabled,
+		.settle = mp_settle,
 		.join = mp_join,
 		.apic_id = mp_apic,
+		.on_cpu = mp_on_cpu,
 		.quiet = mp_quiet,
 		.true_offset = STAGE_SIM ? mp_truth : NULL,
 	};
 }
 
 EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
-		   const char **why)
+		   BOOLEAN rdtscp, const char **why)
 {
 	EFI_PROCESSOR_INFORMATION info;
 	UINTN enabled, i;
 	EFI_STATUS st;
 
 	*why = NULL;
-	M.ncpus = 1;
+	M.rdtscp = rdtscp;
+	M.ncpus = M.nslots = 1;
 	M.bsp = 0;
 	st = LibLocateProtocol(&mp_guid, (VOID **)&M.mp);
 	if (EFI_ERROR(st)) {
 		M.mp = NULL;
-		*why = "the firmware offers no MP services protocol";
-	} else {
-		st = uefi_call_wrapper(M.mp->GetNumberOfProcessors, 3, M.mp,
-				       &M.ncpus, &enabled);
-		if (EFI_ERROR(st)) {
-			*why = "MP services could not count the processors";
-			return st;
-		}
-		st = uefi_call_wrapper(M.mp->WhoAmI, 2, M.mp, &M.bsp);
-		if (EFI_ERROR(st)) {
-			*why = "MP services could not name the boot processor";
-			return st;
-		}
+		*why = "the firmware offers no MP services protocol: no other "
+		       "processor could be measured";
+		return EFI_NOT_FOUND;
 	}
-	if (M.ncpus > TSC_MAX_CPUS)
-		M.ncpus = TSC_MAX_CPUS;
-	for (i = 0; i < M.ncpus; i++) {
+	st = uefi_call_wrapper(M.mp->GetNumberOfProcessors, 3, M.mp, &M.ncpus,
+			       &enabled);
+	if (EFI_ERROR(st)) {
+		*why = "MP services could not count the processors";
+		return st;
+	}
+	st = uefi_call_wrapper(M.mp->WhoAmI, 2, M.mp, &M.bsp);
+	if (EFI_ERROR(st)) {
+		*why = "MP services could not name the boot processor";
+		return st;
+	}
+	/* Above TSC_MAX_CPUS the driver measures what fits and writes
+	 * nothing (driver.c); we keep state for those only. */
+	M.nslots = M.ncpus < TSC_MAX_CPUS ? M.ncpus : TSC_MAX_CPUS;
+	for (i = 0; i < M.nslots; i++) {
 		M.apic[i] = (UINT32)i;
-		if (M.mp && !EFI_ERROR(uefi_call_wrapper(M.mp->GetProcessorInfo,
-							 3, M.mp, i, &info)))
+		M.enabled[i] = TRUE;
+		M.status[i] = uefi_call_wrapper(M.mp->GetProcessorInfo, 3,
+						M.mp, i, &info);
+		if (!EFI_ERROR(M.status[i])) {
 			M.apic[i] = (UINT32)info.ProcessorId;
+			M.enabled[i] = (info.StatusFlag &
+					PROCESSOR_ENABLED_BIT) != 0;
+		}
 		if (STAGE_SIM) {
 			atomic_store(&M.virt[i], o->sim_offset[i]);
 			M.dead[i] = tsc_options_dead(o, (uint32_t)i);
+			M.late_from[i] = o->sim_late[i];
 		}
 	}
 	M.jitter = o->sim_jitter;
-	tsc_rng_seed(&M.rng, tsc_read_ordered());
+	M.tsc_hz = tsc_calibrate_hz();
+	tsc_rng_seed(&M.rng, now());
 	fill_platform(pf);
 	return EFI_SUCCESS;
 }

@@ -26,13 +26,17 @@
 
 /* mp.c: the common/ platform over MP services. */
 struct stage_mp;
-/* Fills pf; returns an error (and *why) when MP services are unusable.
- * A machine without the protocol is treated as one CPU. */
+/* Calibrates the TSC and fills pf; returns an error (and *why) when MP
+ * services are unusable: EFI_NOT_FOUND when the firmware has none (then no
+ * other processor can be measured).  rdtscp: order reads with RDTSCP. */
 EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
-		   const char **why);
-/* Waits up to wait_us for started responders to finish; returns how many
- * never signalled (the stage must not be unloaded under a running AP). */
-UINTN mp_unfinished(UINT64 wait_us);
+		   BOOLEAN rdtscp, const char **why);
+/* Waits until MP services has seen every run of ours end, or stopped it at
+ * its timeout (bounded by that timeout); returns how many never did (the
+ * stage must not be unloaded under a running AP). */
+UINTN mp_unfinished(void);
+/* Did MP services have to stop processor cpu's run at its timeout? */
+BOOLEAN mp_was_stopped(UINTN cpu);
 
 /* tsc.c: TSC rate against the firmware's Stall. */
 UINT64 tsc_calibrate_hz(void);

@@ -37,6 +37,10 @@ static void amd_zen(void **s)
 	assert_true(c.invariant_tsc);
 	assert_false(c.tsc_adjust);
 	assert_false(c.hypervisor);
+	assert_false(c.rdtscp);
+	r.ext1_edx = 1u << 27;
+	tsc_cpu_decode(&r, &c);
+	assert_true(c.rdtscp);
 	assert_true(tsc_sync_allowed(&c, false, &why));
 	assert_null(why);
 }
@@ -163,10 +167,22 @@ static void absent_leaves(void **s)
 	assert_int_equal(c.vendor, TSC_VENDOR_OTHER);
 }
 
+/* An APIC ID read from leaf 1 has 8 bits: it names the processor whose full
+ * ID has those low bits; leaf 0Bh's 32 bits must match exactly. */
+static void apic_match(void **s)
+{
+	(void)s;
+	assert_true(tsc_apic_matches(5, 32, 5));
+	assert_false(tsc_apic_matches(5, 32, 261));
+	assert_true(tsc_apic_matches(5, 8, 261));
+	assert_false(tsc_apic_matches(5, 8, 6));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(amd_zen),
+		cmocka_unit_test(apic_match),
 		cmocka_unit_test(hypervisor_refused),
 		cmocka_unit_test(listed_families),
 		cmocka_unit_test(intel_adjust),

@@ -38,12 +38,23 @@ static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 	inner.write(ctx, cpu, delta);
 }
 
+static int refuse_from = 1;	/* refuse_cpu's starts, from this one on */
+static int starts_of_refused;
+static uint32_t claimed_cpus;	/* 0, or more processors than the host has */
+static int disabled_cpu = -1;
+
 static int refusing_start(void *ctx, uint32_t cpu, void (*fn)(void *),
 			  void *arg)
 {
-	if ((int)cpu == refuse_cpu)
+	if ((int)cpu == refuse_cpu && ++starts_of_refused >= refuse_from)
 		return -1;
 	return inner.start(ctx, cpu, fn, arg);
+}
+
+static bool some_disabled(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	return (int)cpu != disabled_cpu;
 }
 
 static struct tsc_report *run(enum tsc_mode mode, const char *spec,
@@ -65,7 +76,11 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	pf.start = refusing_start;
 	pf.status = refusing_status;
 	pf.on_cpu = foreign_on_cpu;
+	pf.enabled = some_disabled;
+	if (claimed_cpus)
+		pf.ncpus = claimed_cpus;
 	identity_checks = 0;
+	starts_of_refused = 0;
 	writes = 0;
 	tsc_report_init(r, "test", TSC_BUILD_SIM);
 	tsc_run_params_default(&p, mode);
@@ -201,6 +216,71 @@ static void kernel_style_test_sees_offsets(void **s)
 	free(r);
 }
 
+/* More processors than the stage holds: what fits is measured, nothing is
+ * written, the true count is reported, and the result is never in-sync. */
+static void too_many_cpus_measure_only(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	claimed_cpus = 300;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	claimed_cpus = 0;
+	assert_int_equal(writes, 0);
+	assert_int_equal(r->ncpus, 300);
+	assert_int_equal(r->nap, TSC_MAX_CPUS - 1);
+	assert_true(r->result != TSC_RESULT_IN_SYNC);
+	assert_non_null(strstr(r->reason, "300 processors"));
+	assert_non_null(strstr(r->reason, "wrote nothing"));
+	/* The ones that exist were measured. */
+	assert_int_equal(r->ap[0].verdict, TSC_VERDICT_BAD);
+	free(r);
+}
+
+/* A processor the firmware disabled is skipped, reported, and blocks
+ * nothing: Linux will not start it either. */
+static void disabled_cpu_is_skipped(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	disabled_cpu = 2;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	disabled_cpu = -1;
+	assert_true(writes >= 1);
+	assert_int_equal(r->ap[1].note, TSC_NOTE_DISABLED);
+	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
+	assert_true(r->result != TSC_RESULT_OUT_OF_SYNC);
+	assert_non_null(strstr(r->reason, "disabled by the firmware"));
+	free(r);
+}
+
+/*
+ * After the BSP moved, an AP that cannot be started again is not "unsure":
+ * its counter was never seen after a move of seconds.  Its offset is
+ * reported as it stands after the move (survey minus the shift).
+ */
+static void silent_after_bsp_move_is_out_of_sync(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	refuse_cpu = 2;
+	refuse_from = 2;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	refuse_cpu = -1;
+	refuse_from = 1;
+	assert_true(r->bsp_shift > 6815000000LL);
+	assert_int_equal(r->ap[1].index, 2);
+	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
+	assert_int_equal(r->result, TSC_RESULT_OUT_OF_SYNC);
+	assert_non_null(strstr(r->reason, "after the BSP moved"));
+	assert_true(r->ap[1].final_offset ==
+		    r->ap[1].survey_offset - r->bsp_shift);
+	assert_true(tsc_abs64(r->ap[1].final_offset) < 100000);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +289,9 @@ int main(void)
 		cmocka_unit_test(unstartable_ap_blocks_writes),
 		cmocka_unit_test(sync_writes_and_converges),
 		cmocka_unit_test(responder_on_wrong_cpu_never_writes),
+		cmocka_unit_test(too_many_cpus_measure_only),
+		cmocka_unit_test(disabled_cpu_is_skipped),
+		cmocka_unit_test(silent_after_bsp_move_is_out_of_sync),
 	};
 	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@ static void sample(struct tsc_report *r)
 	tsc_report_set_result(r, TSC_RESULT_UNSURE, "CPU 7\tdid not answer\n");
 	r->cpu = (struct tsc_cpu_info){ .vendor = TSC_VENDOR_AMD,
 					.family = 0x17, .model = 0x18,
-					.invariant_tsc = true };
+					.invariant_tsc = true, .rdtscp = true };
 	r->tick = 21;
 	r->tsc_hz = 2096066000;
 	r->bsp_index = 0;
@@ -40,7 +40,11 @@ static void sample(struct tsc_report *r)
 			.final_offset = -(int64_t)i, .rtt = 126 + i,
 			.warps_bsp = i, .warps_ap = 2 * i, .max_warp = 99,
 			.verdict = (enum tsc_verdict)(i % 4),
-			.note = (enum tsc_ap_note)(i % 5), .exchanges = 300,
+			.note = (enum tsc_ap_note)(i % 9), .exchanges = 300,
+			/* A named EFI error, an unnamed one, none. */
+			.fw_status = i == 1   ? 0x8000000000000006ull
+				     : i == 4 ? 0x8000000000000063ull
+					      : 0,
 			.warp_rounds = 2000, .writes = 1,
 			.has_true_offset = i % 2,
 			.true_offset = i % 2 ? -3 : 0,
@@ -69,6 +73,9 @@ static void round_trip(void **s)
 	assert_string_equal(a->reason, b->reason);
 	/* Everything else survives exactly. */
 	assert_memory_equal(a, b, sizeof(*a));
+	assert_non_null(strstr(text, " efi=EFI_NOT_READY"));
+	assert_non_null(strstr(text, " efi=0x8000000000000063"));
+	assert_non_null(strstr(text, " rdtscp=1"));
 	free(a);
 	free(b);
 }

@@ -50,6 +50,7 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 	json_bool(j, "invariant_tsc", r->cpu.invariant_tsc);
 	json_bool(j, "tsc_adjust", r->cpu.tsc_adjust);
 	json_bool(j, "hypervisor", r->cpu.hypervisor);
+	json_bool(j, "rdtscp", r->cpu.rdtscp);
 	json_u64(j, "tick", r->tick);
 	json_u64(j, "tsc_hz", r->tsc_hz);
 	json_obj_end(j);
@@ -94,6 +95,16 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 			json_null(j, "warp_spread");
 		}
 		json_u64(j, "writes", c->writes);
+		if (c->fw_status) {
+			const char *name = tsc_efi_status_name(c->fw_status);
+			char hex[24];
+
+			snprintf(hex, sizeof(hex), "0x%016llx",
+				 (unsigned long long)c->fw_status);
+			json_str(j, "firmware_status", name ? name : hex);
+		} else {
+			json_null(j, "firmware_status");
+		}
 		if (c->has_true_offset)
 			json_i64(j, "sim_true_offset", c->true_offset);
 		json_obj_end(j);
