@@ -17,6 +17,11 @@ bool tsc_options_dead(const struct tsc_options *o, uint32_t cpu)
 	return cpu < TSC_MAX_CPUS && (o->sim_dead[cpu / 8] >> (cpu % 8)) & 1;
 }
 
+bool tsc_options_overrun(const struct tsc_options *o, uint32_t cpu)
+{
+	return cpu < TSC_MAX_CPUS && (o->sim_overrun[cpu / 8] >> (cpu % 8)) & 1;
+}
+
 static bool is_sep(char c)
 {
 	return c == ' ' || c == '\t' || c == ',' || c == '\n' || c == '\r';
@@ -117,6 +122,10 @@ static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 		if (!tsc_parse_u64(v, n, &u) || u >= TSC_MAX_CPUS)
 			return false;
 		o->sim_dead[u / 8] |= (uint8_t)(1u << (u % 8));
+	} else if (k == 11 && has_prefix(s, k, "sim.overrun")) {
+		if (!tsc_parse_u64(v, n, &u) || u >= TSC_MAX_CPUS)
+			return false;
+		o->sim_overrun[u / 8] |= (uint8_t)(1u << (u % 8));
 	} else if (k == 8 && has_prefix(s, k, "sim.late")) {
 		if (!parse_late(o, v, n))
 			return false;

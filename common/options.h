@@ -6,7 +6,7 @@
  *
  *   mode=off|measure|sync  allow=any-cpu  config=esp  next=BootXXXX
  *   sim.offset.N=C  sim.jitter=J  sim.dead=N  sim.late=N[@K]  sim.hang=1
- *                                                          (sim builds only)
+ *   sim.overrun=N                                          (sim builds only)
  *
  * Unknown or malformed tokens are collected, never fatal: a typo must not
  * stop a machine from booting.  A release build collects sim.* tokens too.
@@ -37,6 +37,9 @@ struct tsc_options {
 	 * responder begins only after the answer timeout, once the next
 	 * session has begun: an AP that MP services started too late. */
 	uint8_t sim_late[TSC_MAX_CPUS];
+	/* sim.overrun (UEFI sim build): after its first run's work, that AP
+	 * never returns to MP services, which must stop it at its timeout. */
+	uint8_t sim_overrun[TSC_MAX_CPUS / 8];
 
 	/* Tokens left unused, space separated (what fits). */
 	uint32_t nignored;
@@ -54,6 +57,7 @@ void tsc_options_init(struct tsc_options *o);
 void tsc_options_parse(struct tsc_options *o, const char *text, size_t len,
 		       bool sim_build);
 bool tsc_options_dead(const struct tsc_options *o, uint32_t cpu);
+bool tsc_options_overrun(const struct tsc_options *o, uint32_t cpu);
 
 /*
  * UTF-16LE load options to ASCII, in place-safe form: copies at most cap-1

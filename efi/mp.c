@@ -58,8 +58,9 @@ struct ap_slot {
 	_Alignas(64) _Atomic uint32_t done;
 	void (*fn)(void *);
 	void *arg;
-	/* Sim build: begin only once a later start happened. */
+	/* Sim build: begin only once a later start happened; never return. */
 	BOOLEAN late;
+	BOOLEAN overrun;
 	uint32_t after;
 };
 
@@ -84,6 +85,7 @@ static struct stage_mp {
 	_Atomic int64_t virt[TSC_MAX_CPUS];
 	BOOLEAN dead[TSC_MAX_CPUS];
 	uint8_t late_from[TSC_MAX_CPUS];
+	BOOLEAN overrun[TSC_MAX_CPUS];
 	uint32_t nstart[TSC_MAX_CPUS];
 	_Atomic uint32_t starts;
 	UINT32 jitter;
@@ -149,6 +151,8 @@ static VOID EFIAPI ap_entry(VOID *arg)
 	if (STAGE_SIM && s->late)
 		sim_late_wait(s);
 	s->fn(s->arg);
+	while (STAGE_SIM && s->overrun)
+		tsc_cpu_relax(); /* until MP services stops this AP */
 	atomic_store_explicit(&s->done, 1, memory_order_release);
 }
 
@@ -256,6 +260,7 @@ static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 		M.nstart[cpu]++;
 		s->late = M.late_from[cpu] && M.nstart[cpu] >= M.late_from[cpu];
 		s->after = atomic_fetch_add(&M.starts, 1) + 1;
+		s->overrun = M.overrun[cpu] && M.nstart[cpu] == 1;
 	}
 	st = uefi_call_wrapper(M.mp->StartupThisAP, 7, M.mp, ap_entry,
 			       (UINTN)cpu, M.done[cpu],
@@ -438,6 +443,7 @@ EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 			atomic_store(&M.virt[i], o->sim_offset[i]);
 			M.dead[i] = tsc_options_dead(o, (uint32_t)i);
 			M.late_from[i] = o->sim_late[i];
+			M.overrun[i] = tsc_options_overrun(o, (uint32_t)i);
 		}
 	}
 	M.jitter = o->sim_jitter;

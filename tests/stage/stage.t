@@ -82,13 +82,14 @@ res, reps, _ = shell_boot("shell-epyc", [
     f"{SIM} mode=sync {BEHIND} sim.jitter=20",
     f"{SIM} mode=sync {MIXED} sim.jitter=20",
     f"{SIM} mode=sync {E595} sim.dead=2",
+    f"{SIM} mode=sync {BEHIND} sim.late=2@2",
 ], vars_path=vars_a)
 snap_a = ovmfvars.parse(vars_a)
-t.ok(not res.timed_out and len(reps) == 7,
-     "Shell boot (EPYC): seven reports parsed from the serial log",
+t.ok(not res.timed_out and len(reps) == 8,
+     "Shell boot (EPYC): eight reports parsed from the serial log",
      f"{len(reps)} reports")
-if len(reps) == 7:
-    m, sync, anycpu, e595, behind, mixed, dead = reps
+if len(reps) == 8:
+    m, sync, anycpu, e595, behind, mixed, dead, late = reps
     # Any result: stock TCG lets the vCPU threads wander between this
     # host's CPUs, whose counters differ by about 90 cycles, so the
     # kernel-style test can call a healthy AP bad here (DESIGN 3.1; the
@@ -135,8 +136,41 @@ if len(reps) == 7:
     # Bound: one 100 ms answer timeout per silent AP, plus the work.
     t.ok(dead["total_ms"] < 1000,
          "sim.dead=2: the run ends within 1 s", dead["total_ms"])
+    # MP services starts AP 2 too late in the AP pass, as the BSP begins
+    # AP 3's session.  A simulated write lands on the processor that
+    # executes it (by APIC ID), so had AP 2 carried out AP 3's writes its
+    # own residual would have moved.
+    c2 = by_cpu(late, 2)
+    t.ok(c2["sim_true_offset"] == -7000000 and
+         c2["verdict"] == "unmeasured" and late["result"] != "in-sync",
+         "sim.late=2@2: the late AP serves no other AP's session",
+         json.dumps(c2))
+    ok, bad = residual_ok({"cpus": [c for c in late["cpus"]
+                                    if c["index"] != 2]}, 150)
+    t.ok(ok, "sim.late=2@2: the other APs are synced", bad)
 else:
     t.diag(res.text()[-3000:])
+
+# ---- Boot A2: an AP that never returns to MP services --------------------
+# sim.overrun=1: after its survey session AP 1 spins instead of returning.
+# The stage gave MP services a finite timeout, so the firmware stops that
+# AP (EDK2 resets it and signals the run's event) and the stage, which
+# waits for that before it returns (returning unloads the code the AP is
+# in), reports it; the Shell then runs the next command.
+res, reps, _ = shell_boot("shell-overrun", [
+    f"{SIM} mode=measure sim.overrun=1",
+    f"{APP} mode=measure",
+])
+if t.ok(len(reps) == 2, "overrun boot: the stage returned and the Shell "
+        "ran the next command", res.text()[-2000:] if len(reps) != 2 else ""):
+    c1 = by_cpu(reps[0], 1)
+    t.ok(c1["note"] == "stopped" and c1["firmware_status"] == "EFI_TIMEOUT"
+         and reps[0]["result"] != "in-sync",
+         "sim.overrun=1: the AP MP services had to stop is reported "
+         "stopped (EFI_TIMEOUT), never in-sync", json.dumps(c1))
+    t.ok(reps[1]["build"] == "release" and len(reps[1]["cpus"]) == 3,
+         "after the stopped AP, a new run measures every AP again",
+         json.dumps([c.get("note") for c in reps[1]["cpus"]]))
 
 # ---- Boot B: Skylake-Client without the hypervisor bit: Intel is not in
 # the supported list ------------------------------------------------------
