@@ -237,4 +237,40 @@ t.ok(chk.returncode == 0 and "tsctui_boot_warp_cycles 6601281288" in text
      "status --prometheus passes promtool check metrics",
      chk.stdout + chk.stderr + text[:400])
 
+# A report naming what the firmware said about two APs: a start MP services
+# refused, and a processor it disabled (an unnamed status).  Both views
+# show it; the CPU line says the stage read with RDTSCP.
+REPORT = """tsctui-report 1
+stage version=0.1.0 build=release mode=sync config=esp
+result unsure
+reason CPU 1 did not answer; 1 CPU(s) disabled by the firmware, skipped
+cpu vendor=amd family=23 model=24 invariant_tsc=1 tsc_adjust=0 hypervisor=0 \
+rdtscp=1 tick=1 tsc_hz=2096000000
+bsp index=0 apic=0 shift=0 writes=0 cpus=3
+phase survey_us=90 bsp_us=0 ap_pass_us=0 verify_us=0 total_us=90
+next -
+ignored -
+ap 1 apic=1 survey=0 final=0 rtt=0 warps=0/0 maxwarp=0 verdict=unmeasured \
+note=start-failed n=0 w=0 writes=0 efi=EFI_UNSUPPORTED
+ap 2 apic=2 survey=0 final=0 rtt=0 warps=0/0 maxwarp=0 verdict=unmeasured \
+note=disabled n=0 w=0 writes=0 efi=0x8000000000000063
+end
+""".replace("\\\n", "")
+path = os.path.join(WORK, "firmware-status.report")
+with open(path, "w") as f:
+    f.write(REPORT)
+txt = subprocess.run([TSCTUI, "report", "--file", path], capture_output=True,
+                     text=True)
+js = subprocess.run([TSCTUI, "report", "--json", "--file", path],
+                    capture_output=True, text=True)
+cpus = json.loads(js.stdout)["cpus"] if js.returncode == 0 else []
+t.ok(txt.returncode == 0 and "start-failed (EFI_UNSUPPORTED)" in txt.stdout
+     and "disabled (EFI status 0x8000000000000063)" in txt.stdout
+     and "RDTSCP yes" in txt.stdout and
+     [c["firmware_status"] for c in cpus] ==
+     ["EFI_UNSUPPORTED", "0x8000000000000063"] and
+     json.loads(js.stdout)["cpu"]["rdtscp"] is True,
+     "report: the firmware's status per AP and the RDTSCP read, text and JSON",
+     txt.stdout + txt.stderr + js.stderr)
+
 sys.exit(t.done())

@@ -24,11 +24,11 @@ static void print_text(const struct tsc_report *r)
 	printf("result: %s%s%s\n", tsc_result_name(r->result),
 	       r->reason[0] ? ": " : "", r->reason);
 	printf("cpu: %s family %u model %u, invariant TSC %s, TSC_ADJUST %s, "
-	       "tick %llu, %.3f MHz\n",
+	       "RDTSCP %s, tick %llu, %.3f MHz\n",
 	       tsc_vendor_name(r->cpu.vendor), r->cpu.family, r->cpu.model,
 	       r->cpu.invariant_tsc ? "yes" : "no",
-	       r->cpu.tsc_adjust ? "yes" : "no", (unsigned long long)r->tick,
-	       (double)r->tsc_hz / 1e6);
+	       r->cpu.tsc_adjust ? "yes" : "no", r->cpu.rdtscp ? "yes" : "no",
+	       (unsigned long long)r->tick, (double)r->tsc_hz / 1e6);
 	printf("BSP: CPU %u, moved forward %lld cycles; %u TSC writes\n",
 	       r->bsp_index, (long long)r->bsp_shift, r->msr_writes);
 	printf("phases: survey %.1f ms, bsp %.1f ms, ap pass %.1f ms, verify "
@@ -43,18 +43,29 @@ static void print_text(const struct tsc_report *r)
 	       "final", "rtt", "warps b/a", "margin", "verdict", "note");
 	for (i = 0; i < r->nap; i++) {
 		const struct tsc_report_cpu *c = &r->ap[i];
-		char margin[24] = "-";
+		const char *fw = tsc_efi_status_name(c->fw_status);
+		char margin[24] = "-", note[64] = "";
 
 		/* How far the kernel-style test found the pair from a warp. */
 		if (c->kernel_test)
 			snprintf(margin, sizeof(margin), "%lld",
 				 (long long)c->margin);
+		/* The firmware's own word for a processor it refused or
+		 * stopped. */
+		if (c->note)
+			snprintf(note, sizeof(note), "%s", tsc_note_name(c->note));
+		if (c->fw_status && fw)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 " (%s)", fw);
+		else if (c->fw_status)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 " (EFI status 0x%llx)",
+				 (unsigned long long)c->fw_status);
 		printf("%5u %16lld %12lld %8llu %5u/%-5u %8s %-10s %s\n",
 		       c->index, (long long)c->survey_offset,
 		       (long long)c->final_offset, (unsigned long long)c->rtt,
 		       c->warps_bsp, c->warps_ap, margin,
-		       tsc_verdict_name(c->verdict),
-		       c->note ? tsc_note_name(c->note) : "");
+		       tsc_verdict_name(c->verdict), note);
 	}
 	if (r->omitted)
 		printf("%u more APs (none with a worse verdict than those "
