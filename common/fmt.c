@@ -85,6 +85,30 @@ bool tsc_parse_u64(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+bool tsc_parse_hex(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 16)
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (uint64_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (uint64_t)(c - 'A' + 10);
+		else
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
 bool tsc_parse_i64(const char *s, size_t n, int64_t *out)
 {
 	bool neg = false;

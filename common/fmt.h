@@ -23,5 +23,7 @@ void tsc_buf_hex4(struct tsc_buf *b, uint32_t v); /* four upper-case digits */
 /* Parses an optionally signed decimal; false on anything else or overflow. */
 bool tsc_parse_i64(const char *s, size_t n, int64_t *out);
 bool tsc_parse_u64(const char *s, size_t n, uint64_t *out);
+/* 1 to 16 hexadecimal digits, either case, no prefix. */
+bool tsc_parse_hex(const char *s, size_t n, uint64_t *out);
 
 #endif

@@ -59,22 +59,10 @@ static bool looks_like_image(const char *s, size_t n)
 
 static bool hex16(const char *s, size_t n, uint16_t *out)
 {
-	uint32_t v = 0;
-	size_t i;
+	uint64_t v;
 
-	if (n != 4)
+	if (n != 4 || !tsc_parse_hex(s, n, &v))
 		return false;
-	for (i = 0; i < n; i++) {
-		char c = lower(s[i]);
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else
-			return false;
-	}
 	*out = (uint16_t)v;
 	return true;
 }

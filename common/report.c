@@ -74,7 +74,6 @@ static void put_efi_status(struct tsc_buf *b, uint64_t st)
 
 static bool efi_status_of(const char *s, size_t n, uint64_t *out)
 {
-	uint64_t v = 0;
 	size_t i;
 
 	for (i = 0; i < COUNT(efi_error_names); i++) {
@@ -83,21 +82,9 @@ static bool efi_status_of(const char *s, size_t n, uint64_t *out)
 			return true;
 		}
 	}
-	if (n != 18 || s[0] != '0' || s[1] != 'x')
-		return false;
-	for (i = 2; i < n; i++) {
-		char c = s[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint64_t)(c - 'a' + 10);
-		else
-			return false;
-	}
-	*out = v;
-	return v != 0;
+	/* Written as 0x and 16 digits; zero is never written. */
+	return n == 18 && s[0] == '0' && s[1] == 'x' &&
+	       tsc_parse_hex(s + 2, 16, out) && *out != 0;
 }
 
 static bool lookup(const char *const *tab, size_t n, const char *s,
