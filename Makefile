@@ -72,12 +72,15 @@ EFI_TARGET_sim        := efi-app-x86_64 --subsystem=10
 EFI_TARGET_sim-driver := efi-bsdrv-x86_64 --subsystem=11
 EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
 	efi/tsctui-sim-driver.efi
+# Test helpers, tests/efi/*.c (below).
+EFI_HELPERS := $(BUILD)/tests/efi/shutdown.efi $(BUILD)/tests/efi/images.efi \
+	$(BUILD)/tests/efi/secdouble.efi
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
 .PHONY: all deps test-deps check check-e2e bench clean common-efi efi install uninstall
 all: tui/tsctui common-efi efi
-efi: $(EFI_IMAGES) $(BUILD)/tests/efi/shutdown.efi
+efi: $(EFI_IMAGES) $(EFI_HELPERS)
 
 APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends
@@ -140,17 +143,20 @@ efi/tsctui-sim.efi: $(BUILD)/efi/sim/stage.so
 efi/tsctui-sim-driver.efi: $(BUILD)/efi/sim-driver/stage.so
 	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_sim-driver) $< $@
 
-# A test helper: powers the VM off (systemd-boot 252 has no auto-poweroff).
-$(BUILD)/tests/efi/shutdown.efi: tests/efi/shutdown.c
+# Test helpers (tests/efi/): shutdown powers the VM off (systemd-boot 252
+# has no auto-poweroff); images counts refused images still loaded; the
+# security double (a boot-service driver) refuses chosen images.
+EFI_HELPER_SUBSYSTEM = $(if $(filter secdouble,$*),efi-bsdrv-x86_64 --subsystem=11,efi-app-x86_64 --subsystem=10)
+$(BUILD)/tests/efi/%.efi: tests/efi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_EFI_GLUE) -c $< -o $(@D)/shutdown.o
+	$(CC) $(CFLAGS_EFI_GLUE) -c $< -o $(@D)/$*.o
 	ld -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic -L/usr/lib \
-		$(EFI_CRT0) $(@D)/shutdown.o -lefi -lgnuefi -o $(@D)/shutdown.so
-	objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 \
-		$(@D)/shutdown.so $@
+		$(EFI_CRT0) $(@D)/$*.o -lefi -lgnuefi -o $(@D)/$*.so
+	objcopy $(EFI_SECTIONS) --target $(EFI_HELPER_SUBSYSTEM) \
+		$(@D)/$*.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c
+TUI_TESTABLE := tui/source/stage_report.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c
 $(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm -lkmod

@@ -12,6 +12,13 @@
  * signature, then the rest of the path.  Any failure returns to
  * the caller, and from there to the firmware, which moves on to the next
  * BootOrder entry.
+ *
+ * Fast-boot firmware connects only the devices it means to boot, so the
+ * next loader's disk may have no partitions or file systems yet: the
+ * controllers along the path are connected first, as the boot manager does
+ * (and, for a short-form path whose partition is not found, every
+ * controller).  An image the firmware refuses is never started, and one it
+ * loaded before refusing (EFI_SECURITY_VIOLATION) is unloaded again.
  */
 #include "../common/fmt.h"
 #include "stage.h"
@@ -44,6 +51,80 @@ static EFI_STATUS parse_option(UINT8 *buf, UINTN size, struct load_option *o)
 	return EFI_SUCCESS;
 }
 
+/* Bounds the walk down a device path in connect_path: one round per
+ * driver layer that creates the next node's handle (PCI device, disk,
+ * partition, file system...); more than real paths have. */
+#define CONNECT_ROUNDS 16
+
+/* Connects the drivers along `path`, as the boot manager does before it
+ * boots an option: find the handle that matches the longest prefix of the
+ * path, connect it (recursively, towards the rest of the path), and again
+ * until the whole path has a handle or no progress is made.  A path that
+ * ends at a device (a disk, a partition) has its children connected too,
+ * so its partitions and file systems exist.  Failures are left to
+ * LoadImage to report. */
+static void connect_path(EFI_DEVICE_PATH *path)
+{
+	EFI_HANDLE h, prev = NULL;
+	EFI_DEVICE_PATH *rest;
+	UINTN i;
+
+	for (i = 0; i < CONNECT_ROUNDS; i++) {
+		rest = path;
+		if (EFI_ERROR(uefi_call_wrapper(BS->LocateDevicePath, 3,
+						&DevicePathProtocol, &rest,
+						&h)) ||
+		    h == prev)
+			return;
+		uefi_call_wrapper(BS->ConnectController, 4, h, NULL,
+				  IsDevicePathEnd(rest) ? NULL : rest, TRUE);
+		if (IsDevicePathEnd(rest))
+			return;
+		prev = h;
+	}
+}
+
+/* Every driver to every controller, as the boot manager does when a
+ * short-form path's partition is not among the connected ones. */
+static void connect_all(void)
+{
+	EFI_HANDLE *handles;
+	UINTN n = 0, i;
+
+	LibLocateHandle(AllHandles, NULL, NULL, &n, &handles);
+	for (i = 0; i < n; i++)
+		uefi_call_wrapper(BS->ConnectController, 4, handles[i], NULL,
+				  NULL, TRUE);
+	if (n)
+		FreePool(handles);
+}
+
+/* The firmware refused the image: its signature check failed or policy
+ * forbids it.  Another file of the same entry is not tried. */
+static BOOLEAN refused(EFI_STATUS st)
+{
+	return st == EFI_SECURITY_VIOLATION || st == EFI_ACCESS_DENIED;
+}
+
+/* Every LoadImage of this file goes through here.  EFI_SECURITY_VIOLATION
+ * means the image was loaded and has a handle, but must not be started
+ * (UEFI spec, LoadImage): the caller that cannot defer it unloads it, or
+ * the image stays in memory for the rest of boot services.
+ * EFI_ACCESS_DENIED returns no handle. */
+static EFI_STATUS load_image(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
+			     EFI_HANDLE *child)
+{
+	EFI_HANDLE h = NULL;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, path, NULL, 0,
+			       &h);
+	if (st == EFI_SECURITY_VIOLATION && h)
+		uefi_call_wrapper(BS->UnloadImage, 1, h);
+	*child = EFI_ERROR(st) ? NULL : h;
+	return st;
+}
+
 static EFI_STATUS load_default(EFI_HANDLE parent, EFI_HANDLE fs,
 				EFI_HANDLE *child)
 {
@@ -52,8 +133,7 @@ static EFI_STATUS load_default(EFI_HANDLE parent, EFI_HANDLE fs,
 
 	if (!file)
 		return EFI_OUT_OF_RESOURCES;
-	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, file, NULL, 0,
-			       child);
+	st = load_image(parent, file, child);
 	FreePool(file);
 	return st;
 }
@@ -74,7 +154,7 @@ static EFI_STATUS load_from_children(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 	EFI_HANDLE *handles;
 	UINTN n, i;
 
-	/* The partitions exist once the disk's drivers are connected. */
+	/* The partitions exist once the disk is connected (connect_path). */
 	LibLocateHandle(ByProtocol, &FileSystemProtocol, NULL, &n, &handles);
 	for (i = 0; i < n; i++) {
 		EFI_DEVICE_PATH *dp = DevicePathFromHandle(handles[i]);
@@ -82,7 +162,7 @@ static EFI_STATUS load_from_children(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 		if (!dp || !path_prefix(path, dp))
 			continue;
 		st = load_default(parent, handles[i], child);
-		if (!EFI_ERROR(st) || st == EFI_SECURITY_VIOLATION)
+		if (!EFI_ERROR(st) || refused(st))
 			break;
 	}
 	if (n)
@@ -138,20 +218,21 @@ static EFI_STATUS load(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 	EFI_HANDLE fs;
 	EFI_STATUS st;
 
-	st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, path, NULL, 0,
-			       child);
-	if (!EFI_ERROR(st))
+	connect_path(path);
+	st = load_image(parent, path, child);
+	if (!EFI_ERROR(st) || refused(st))
 		return st;
-	if (st != EFI_SECURITY_VIOLATION && (full = expand_short_hd(path))) {
-		st = uefi_call_wrapper(BS->LoadImage, 6, FALSE, parent, full,
-				       NULL, 0, child);
+	if (is_hd(path)) {
+		full = expand_short_hd(path);
+		if (!full) {
+			connect_all();
+			full = expand_short_hd(path);
+		}
+		if (!full)
+			return EFI_NOT_FOUND;
+		/* A full path now: a file, a partition's default loader. */
+		st = load(parent, full, child);
 		FreePool(full);
-		if (!EFI_ERROR(st))
-			return st;
-	}
-	if (st == EFI_SECURITY_VIOLATION) {
-		/* Loaded but refused: unload, and do not try another file. */
-		uefi_call_wrapper(BS->UnloadImage, 1, *child);
 		return st;
 	}
 	if (!EFI_ERROR(uefi_call_wrapper(BS->LocateDevicePath, 3,

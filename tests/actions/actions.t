@@ -532,4 +532,50 @@ t.ok(rc == 0 and ver.returncode == 0 and "/var/lib/dkms/mok.key" in
      "Secure Boot: DKMS's MOK key with its DER certificate is found, the "
      "stage signed and verified, mok.pub left as it was", err)
 
+# The firmware boot entry is checked by the firmware itself, which trusts
+# db and never a MOK (only shim does): with Secure Boot on, an entry signed
+# by a MOK key would not start, so install refuses it rather than warn.
+# GRUB (through shim) and systemd-boot keep taking the MOK key.
+def mok_machine(name, kind="dkms", make=fx.efi_machine):
+    r = make(os.path.join(WORK, name), secure_boot=True)
+    if kind == "dkms":
+        fx.write(r, "/var/lib/dkms/mok.key", read(WORK, key.replace(WORK, "")))
+        fx.write(r, "/var/lib/dkms/mok.pub", der)
+    else:
+        fx.write(r, "/var/lib/shim-signed/mok/MOK.priv",
+                 read(WORK, key.replace(WORK, "")))
+        fx.write(r, "/var/lib/shim-signed/mok/MOK.pem",
+                 read(WORK, cert.replace(WORK, "")))
+    return r
+
+
+refused("efi-entry under Secure Boot with only DKMS's MOK key",
+        mok_machine("mok-efi-entry"), ["install", "--loader", "efi-entry"],
+        ["MOK", "db", "/var/lib/dkms/mok.key"])
+refused("efi-entry under Secure Boot with only shim-signed's MOK key",
+        mok_machine("mok-efi-entry-shim", "shim"),
+        ["install", "--loader", "efi-entry"], ["MOK", "db"])
+root = mok_machine("mok-efi-entry-given", "shim")
+refused("efi-entry under Secure Boot, --key/--cert naming the MOK key",
+        root, ["install", "--loader", "efi-entry", "--key",
+               os.path.join(root, "var/lib/shim-signed/mok/MOK.priv"),
+               "--cert", os.path.join(root, "var/lib/shim-signed/mok/MOK.pem")],
+        ["MOK", "db"])
+root = mok_machine("mok-efi-entry-db", "shim")
+fx.write(root, "/var/lib/sbctl/keys/db/db.key", read(WORK, key.replace(
+    WORK, "")))
+fx.write(root, "/var/lib/sbctl/keys/db/db.pem", read(WORK, cert.replace(
+    WORK, "")))
+rc, out, err = run(root, "install", "--loader", "efi-entry")
+t.ok(rc == 0 and "sbctl" in out["message"],
+     "efi-entry under Secure Boot with a db key beside the MOK key: the "
+     "db key signs the stage", err)
+root = mok_machine("mok-systemd-boot", make=fx.systemd_boot)
+rc, out, err = run(root, "install")
+ver = subprocess.run(["sbverify", "--cert", cert, os.path.join(
+    root, "efi/EFI/systemd/drivers/tsctuix64.efi")], capture_output=True)
+t.ok(rc == 0 and ver.returncode == 0 and "MOK" in out["message"],
+     "systemd-boot under Secure Boot with only a MOK key: signed, with the "
+     "warning (shim's verifier may trust it)", err or out)
+
 sys.exit(t.done())

@@ -227,6 +227,105 @@ r = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
 t.ok(r.returncode == 0 and "cannot read the kernel log /nonexistent/log"
      in r.stdout, "a missing --kernel-log file is named", r.stdout)
 
+# The stage numbers CPUs in MP services order, Linux its own way: on an AMD
+# Zen with SMT, Linux CPUs 0-3 are APIC IDs 0,2,4,6 and 4-7 are 1,3,5,7,
+# while MP services list APIC IDs 0..7 in order.  The kernel's CPU 2 (the
+# E595 log's "CPU#0 -> CPU#2") is APIC ID 4: the stage's #4.
+ZEN_APIC = [0, 2, 4, 6, 1, 3, 5, 7]  # by Linux CPU
+zen = "".join(
+    f"processor\t: {n}\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n"
+    f"model\t\t: 24\nmodel name\t: AMD Ryzen 7 3700U\n"
+    f"apicid\t\t: {a}\ninitial apicid\t: {a}\n"
+    "flags\t\t: fpu tsc constant_tsc nonstop_tsc\n\n"
+    for n, a in enumerate(ZEN_APIC))
+
+
+def zen_report(apic=True):
+    lines = ["tsctui-report 1",
+             "stage version=0.1.0 build=release mode=measure config=esp",
+             "result out-of-sync", "reason -",
+             "cpu vendor=amd family=23 model=24 invariant_tsc=1 tsc_adjust=0 "
+             "hypervisor=0 tick=1 tsc_hz=2096000000",
+             "bsp index=0" + (" apic=0" if apic else "") +
+             " shift=0 writes=0 cpus=8",
+             "phase survey_us=10 bsp_us=0 ap_pass_us=0 verify_us=10 "
+             "total_us=20", "next -", "ignored -"]
+    for i in range(1, 8):
+        off = 6601281288 if i == 4 else 5 * i
+        lines.append(f"ap {i}" + (f" apic={i}" if apic else "") +
+                     f" survey={off} final={off} rtt=200 warps=0/0 "
+                     f"maxwarp=0 verdict={'bad' if i == 4 else 'ok'}")
+    return ("\n".join(lines) + "\nend\n").encode()
+
+
+def zen_machine(name, cpuinfo=zen, report=None):
+    root = machine(name, cpuinfo=cpuinfo)
+    fx.write(root, "/etc/tsctui/tsctui.conf",
+             "loader=systemd-boot\nesp=/efi\n")
+    fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
+    fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+              report or zen_report(), attrs=0x6)
+    return root
+
+
+def report_rows(root, *extra):
+    r = subprocess.run([TSCTUI, "--root", root, "report", *extra],
+                       capture_output=True, text=True)
+    rows = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[1].isdigit() and f[2].isdigit():
+            rows[int(f[1])] = f[0]  # the stage's # -> the CPU column
+    return r.stdout, rows
+
+
+root = zen_machine("zen-smt")
+rc, out = status(root, "e595-bios128-warp.dmesg")
+rep = out["stage"]["report"]
+lin = {c["index"]: c["linux_cpu"] for c in rep["cpus"]}
+t.ok(rep["bsp_linux_cpu"] == 0 and
+     lin == {i: ZEN_APIC.index(i) for i in range(1, 8)},
+     "Zen SMT: status --json gives each stage CPU its Linux number by APIC "
+     "ID (#1 is CPU 4, #2 is CPU 1, #4 is CPU 2)", lin)
+t.ok("between CPU 0 and CPU 2 (the stage's #4, APIC ID 4: bad at "
+     "+6,601,281,288 cycles)" in out["diagnosis"]["summary"],
+     "Zen SMT: the kernel's CPU 2 is matched to the stage's #4 (APIC ID 4), "
+     "the one its report calls bad, not to its #2",
+     out["diagnosis"]["summary"])
+text, rows = report_rows(root)
+t.ok(rows == {i: str(ZEN_APIC.index(i)) for i in range(1, 8)} and
+     "BSP: CPU 0 (the stage's #0, APIC ID 0)" in text and
+     "not known" not in text,
+     "Zen SMT: `tsctui report` shows Linux CPU numbers beside the stage's "
+     "own and the APIC IDs", text)
+
+# No mapping: say so, never guess.
+root = zen_machine("zen-no-apicid", cpuinfo=fx.CPUINFO_AMD)
+rc, out = status(root, "e595-bios128-warp.dmesg")
+t.ok(all(c["linux_cpu"] is None for c in out["stage"]["report"]["cpus"]) and
+     out["stage"]["report"]["bsp_linux_cpu"] is None and
+     "which of the stage's CPUs that is, is not known: /proc/cpuinfo has no "
+     "processor/apicid pairs" in out["diagnosis"]["summary"],
+     "a /proc/cpuinfo without apicid lines: linux_cpu null, and the "
+     "diagnosis says the match is not known", out["diagnosis"]["summary"])
+text, rows = report_rows(root)
+t.ok(set(rows.values()) == {"?"} and "Linux CPU numbers not known "
+     "(/proc/cpuinfo has no processor/apicid pairs)" in text,
+     "... and `tsctui report` marks every CPU ? and says why", text)
+root = zen_machine("zen-no-apic-in-report", report=zen_report(apic=False))
+text, rows = report_rows(root)
+rc, out = status(root, "e595-bios128-warp.dmesg")
+t.ok(set(rows.values()) == {"?"} and "gives APIC ID 0 to more than one "
+     "CPU" in text and "is not known" in out["diagnosis"]["summary"],
+     "a report without APIC IDs: no CPU is given a Linux number", text)
+f = os.path.join(WORK, "zen-report.txt")
+with open(f, "wb") as fh:
+    fh.write(zen_report())
+text, rows = report_rows(zen_machine("zen-file"), "--file", f)
+t.ok(set(rows.values()) == {"?"} and "a report read from a file" in text,
+     "a report read from a file is not mapped with this system's "
+     "/proc/cpuinfo (it may come from another machine)", text)
+
 # Prometheus text format, checked by promtool.
 root = machine("prom")
 rc, text = status(root, "e595-bios128-warp.dmesg", fmt="--prometheus")

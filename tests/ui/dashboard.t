@@ -317,6 +317,38 @@ t.ok("+6 APs, none worse, left out" in s,
 keys("Escape")
 keys("q")
 
+# ---- the report's CPUs by their Linux numbers ------------------------------
+# SMT siblings numbered last, as on AMD Zen: Linux CPUs 0,1 are APIC IDs
+# 0,2 and 2,3 are 1,3; the stage (MP services) lists APIC IDs 0..3 in order.
+smt = "".join(f"processor\t: {n}\nvendor_id\t: AuthenticAMD\n"
+              f"cpu family\t: 23\nmodel\t\t: 24\napicid\t\t: {a}\n"
+              "flags\t\t: fpu tsc constant_tsc nonstop_tsc\n\n"
+              for n, a in enumerate([0, 2, 1, 3]))
+root = fx.systemd_boot(os.path.join(WORK, "smt"), cpuinfo=smt)
+rep = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode", "measure"],
+                     capture_output=True, text=True, check=True).stdout
+fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+          rep.encode(), attrs=0x6)
+start(root)
+wait_for("Diagnosis:", 10)
+keys("r")
+s = wait_for("APIC", 5)
+if "APIC" not in s:
+    # Once in a few runs the first view drawn after start shows half the
+    # old screen (seen with tmux's new pane); open it again.
+    t.diag("report view not drawn whole; opened again")
+    keys("Escape")
+    wait_for("Diagnosis:", 5)
+    keys("r")
+    s = wait_for("APIC", 5)
+cols = {f[1]: f[0] for f in (line.split() for line in s.splitlines())
+        if len(f) > 3 and f[1].isdigit() and f[2] == f[1]}
+t.ok(cols == {"1": "2", "2": "1", "3": "3"} and "not known" not in s,
+     "the stage report view numbers CPUs as Linux does (by APIC ID), "
+     "beside the stage's own number", s)
+keys("Escape")
+keys("q")
+
 # ---- keys are answered while a survey takes seconds -----------------------
 root = fx.systemd_boot(os.path.join(WORK, "slow"))
 start(root, env="TSCTUI_ENGINE_EXTRA_MS=8000")

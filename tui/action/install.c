@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,23 @@ static bool find_key(struct act *a, struct install_opts *o, bool *mok,
 	return false;
 }
 
+/* Is cert (a path as the user gave it) one of the MOK certificates of
+ * known_keys, on the managed system? */
+static bool is_mok_cert(struct act *a, const char *cert)
+{
+	char real[PATH_MAX], known[PATH_MAX];
+	size_t i;
+
+	if (!cert || !realpath(cert, real))
+		return false;
+	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+		if (known_keys[i].mok &&
+		    realpath(act_path(a, known_keys[i].cert), known) &&
+		    !strcmp(real, known))
+			return true;
+	return false;
+}
+
 /* A DER certificate as PEM, in a temporary file named into pem. */
 static int der_to_pem(struct act *a, const char *der, char pem[64])
 {
@@ -249,6 +267,17 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 				"create-keys && sbctl enroll-keys`, or openssl "
 				"plus enrolling its certificate in db), then "
 				"run install with --key KEY --cert CERT");
+	if (given->key)
+		mok = is_mok_cert(a, given->cert);
+	/* The firmware checks a boot entry's image against db itself; a MOK
+	 * is trusted by shim only, so that entry would never start.  Images
+	 * GRUB or systemd-boot load may pass through shim's verifier. */
+	if (sb == 1 && mok && !strcmp(loader, "efi-entry"))
+		return act_fail(a, "Secure Boot is on and the signing key (%s) "
+				"is a MOK key, which the firmware never trusts "
+				"for its own boot entry (only shim does): enroll "
+				"a key in db and pass --key KEY --cert CERT, or "
+				"use --loader grub", o->key);
 	if (strcmp(loader, "grub") && sb == 1 && (mok || !given->key))
 		act_note(a, "warning: under %s the firmware checks db; a key "
 			 "enrolled only as a MOK is not enough", loader);

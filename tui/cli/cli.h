@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../../common/report.h"
+#include "../source/cpumap.h"
 #include "../util/json.h"
 
 #define TSCTUI_VERSION "0.1.0"
@@ -40,6 +41,8 @@ int dashboard_run(const struct globals *g);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */
-void report_json(struct json *j, const char *key, const struct tsc_report *r);
+/* m: Linux CPU numbers by APIC ID (linux_cpu), or NULL when none apply. */
+void report_json(struct json *j, const char *key, const struct tsc_report *r,
+		 const struct cpu_map *m);
 
 #endif

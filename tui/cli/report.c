@@ -14,8 +14,22 @@
 /* A console log of many boots is still small; this only stops a runaway. */
 #define REPORT_MAX_INPUT (64u << 20)
 
-static void print_text(const struct tsc_report *r)
+/* A Linux CPU number, or "?" where the map cannot say. */
+static const char *linux_cpu(const struct cpu_map *m,
+			     const struct tsc_report *r, uint32_t index,
+			     char buf[16])
 {
+	int cpu = cpu_map_report_linux(m, r, index);
+
+	if (cpu < 0)
+		return "?";
+	snprintf(buf, 16, "%d", cpu);
+	return buf;
+}
+
+static void print_text(const struct tsc_report *r, const struct cpu_map *m)
+{
+	char why[192], n[16];
 	uint32_t i;
 
 	printf("stage %s (%s build), mode %s, options from %s\n",
@@ -29,8 +43,10 @@ static void print_text(const struct tsc_report *r)
 	       r->cpu.invariant_tsc ? "yes" : "no",
 	       r->cpu.tsc_adjust ? "yes" : "no", r->cpu.rdtscp ? "yes" : "no",
 	       (unsigned long long)r->tick, (double)r->tsc_hz / 1e6);
-	printf("BSP: CPU %u, moved forward %lld cycles; %u TSC writes\n",
-	       r->bsp_index, (long long)r->bsp_shift, r->msr_writes);
+	printf("BSP: CPU %s (the stage's #%u, APIC ID %u), moved forward %lld "
+	       "cycles; %u TSC writes\n",
+	       linux_cpu(m, r, r->bsp_index, n), r->bsp_index, r->bsp_apic_id,
+	       (long long)r->bsp_shift, r->msr_writes);
 	printf("phases: survey %.1f ms, bsp %.1f ms, ap pass %.1f ms, verify "
 	       "%.1f ms; total %.1f ms\n",
 	       r->phase_us[0] / 1e3, r->phase_us[1] / 1e3, r->phase_us[2] / 1e3,
@@ -39,8 +55,14 @@ static void print_text(const struct tsc_report *r)
 		printf("next: %s\n", r->next);
 	if (r->ignored[0])
 		printf("ignored options: %s\n", r->ignored);
-	printf("%5s %16s %12s %8s %11s %8s %-10s %s\n", "CPU", "survey",
-	       "final", "rtt", "warps b/a", "margin", "verdict", "note");
+	/* CPU: Linux's number, as the kernel log and /proc use it; #: the
+	 * stage's own (MP services order). */
+	if (!cpu_map_covers(m, r, why, sizeof(why)))
+		printf("Linux CPU numbers not known (%s): CPUs marked ? are "
+		       "named only by the stage's # and APIC ID\n", why);
+	printf("%5s %5s %5s %16s %12s %8s %11s %8s %-10s %s\n", "CPU", "#",
+	       "APIC", "survey", "final", "rtt", "warps b/a", "margin",
+	       "verdict", "note");
 	for (i = 0; i < r->nap; i++) {
 		const struct tsc_report_cpu *c = &r->ap[i];
 		const char *fw = tsc_efi_status_name(c->fw_status);
@@ -61,8 +83,10 @@ static void print_text(const struct tsc_report *r)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note),
 				 " (EFI status 0x%llx)",
 				 (unsigned long long)c->fw_status);
-		printf("%5u %16lld %12lld %8llu %5u/%-5u %8s %-10s %s\n",
-		       c->index, (long long)c->survey_offset,
+		printf("%5s %5u %5u %16lld %12lld %8llu %5u/%-5u %8s %-10s "
+		       "%s\n",
+		       linux_cpu(m, r, c->index, n), c->index, c->apic_id,
+		       (long long)c->survey_offset,
 		       (long long)c->final_offset, (unsigned long long)c->rtt,
 		       c->warps_bsp, c->warps_ap, margin,
 		       tsc_verdict_name(c->verdict), note);
@@ -100,6 +124,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 	bool json = g->json, all = false;
 	size_t len, n, i;
 	struct tsc_report *r;
+	struct cpu_map *m;
 	struct json j;
 	char *data;
 	int c, rc = EXIT_OK;
@@ -144,10 +169,19 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		return cli_fail("report: %s holds no tsctui report", file);
 	}
 	r = malloc(sizeof(*r));
-	if (!r) {
+	m = malloc(sizeof(*m));
+	if (!r || !m) {
+		free(r);
+		free(m);
 		free(data);
 		return cli_fail("report: out of memory");
 	}
+	/* This boot's report meets this system's numbering; a file may come
+	 * from another boot or machine, whose CPUs this one cannot name. */
+	if (file == path)
+		cpu_map_read(g->root, m);
+	else
+		cpu_map_none(m, "a report read from a file, not this boot's");
 	/* Every block must parse before anything is printed. */
 	for (i = all ? 0 : n - 1; i < n && rc == EXIT_OK; i++)
 		rc = parse_one(file, data + blocks[i].pos, blocks[i].len, r);
@@ -157,15 +191,16 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 	for (i = all ? 0 : n - 1; i < n && rc == EXIT_OK; i++) {
 		parse_one(file, data + blocks[i].pos, blocks[i].len, r);
 		if (json)
-			report_json(&j, NULL, r);
+			report_json(&j, NULL, r, m);
 		else
-			print_text(r);
+			print_text(r, m);
 	}
 	if (rc == EXIT_OK && json && all)
 		json_arr_end(&j);
 	if (rc == EXIT_OK && json)
 		json_end(&j);
 	free(r);
+	free(m);
 	free(data);
 	return rc;
 }

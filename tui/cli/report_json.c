@@ -31,7 +31,21 @@ static double ms(uint64_t us)
 	return (double)us / 1000.0;
 }
 
-void report_json(struct json *j, const char *key, const struct tsc_report *r)
+/* The Linux CPU number of the report's CPU `index`, or null. */
+static void linux_cpu(struct json *j, const char *key,
+		      const struct cpu_map *m, const struct tsc_report *r,
+		      uint32_t index)
+{
+	int cpu = cpu_map_report_linux(m, r, index);
+
+	if (cpu >= 0)
+		json_i64(j, key, cpu);
+	else
+		json_null(j, key);
+}
+
+void report_json(struct json *j, const char *key, const struct tsc_report *r,
+		 const struct cpu_map *m)
 {
 	uint32_t i, p;
 
@@ -57,6 +71,7 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 	json_u64(j, "cpus_total", r->ncpus);
 	json_u64(j, "bsp_index", r->bsp_index);
 	json_u64(j, "bsp_apic_id", r->bsp_apic_id);
+	linux_cpu(j, "bsp_linux_cpu", m, r, r->bsp_index);
 	json_i64(j, "bsp_shift_cycles", r->bsp_shift);
 	json_u64(j, "msr_writes", r->msr_writes);
 	json_obj(j, "phases_ms");
@@ -74,6 +89,7 @@ void report_json(struct json *j, const char *key, const struct tsc_report *r)
 		json_obj(j, NULL);
 		json_u64(j, "index", c->index);
 		json_u64(j, "apic_id", c->apic_id);
+		linux_cpu(j, "linux_cpu", m, r, c->index);
 		json_i64(j, "survey_offset", c->survey_offset);
 		json_i64(j, "final_offset", c->final_offset);
 		json_u64(j, "rtt", c->rtt);

@@ -164,7 +164,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_str(&j, "mode", s->stage.mode[0] ? s->stage.mode : NULL);
 	json_str(&j, "guard", s->stage.guard[0] ? s->stage.guard : NULL);
 	if (s->stage.has_report)
-		report_json(&j, "report", s->stage.report);
+		report_json(&j, "report", s->stage.report, &s->cpumap);
 	else
 		json_null(&j, "report");
 	json_obj_end(&j);

@@ -102,6 +102,31 @@ bool diag_bsp_behind(const struct tsc_report *r, long long *by)
 	return true;
 }
 
+/* What the stage's report says of the kernel's CPU `cpu`: the report
+ * numbers CPUs in MP services order, the kernel as Linux does, so the two
+ * meet by APIC ID (source/cpumap.h), or not at all. */
+static void stage_on_cpu(const struct sysinfo *s, const struct tsc_report *r,
+			 int cpu, struct diagnosis *d)
+{
+	const struct tsc_report_cpu *ap;
+	char n[32];
+	int index = cpu_map_report_index(&s->cpumap, r, (uint32_t)cpu, &ap);
+
+	if (index < 0) {
+		say(d, " (which of the stage's CPUs that is, is not known: %s)",
+		    s->cpumap.n ? "no CPU of its report has that CPU's APIC ID "
+				  "alone"
+				: s->cpumap.why);
+	} else if (!ap) {
+		say(d, " (the stage's boot CPU, #%d)", index);
+	} else {
+		grouped(ap->final_offset, n, sizeof(n));
+		say(d, " (the stage's #%d, APIC ID %u: %s at %s%s cycles)",
+		    index, ap->apic_id, tsc_verdict_name(ap->verdict),
+		    ap->final_offset > 0 ? "+" : "", n);
+	}
+}
+
 static void verdict_add(struct diagnosis *d, const char *fmt, ...)
 {
 	size_t n = strlen(d->kernel_verdict);
@@ -181,9 +206,12 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 			grouped(w->cycles, n, sizeof(n));
 			say(d, "At boot the kernel measured a TSC warp of %s "
 			    "cycles", n);
-			if (w->cpus[0] >= 0)
+			if (w->cpus[0] >= 0) {
 				say(d, " between CPU %d and CPU %d", w->cpus[0],
 				    w->cpus[1]);
+				if (r)
+					stage_on_cpu(s, r, w->cpus[1], d);
+			}
 			say(d, " and dropped the TSC");
 		} else {
 			say(d, "At boot the kernel's warp test failed and it "

@@ -179,9 +179,11 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	path_under(root, "/proc/cpuinfo", path, sizeof(path));
 	if ((d = read_all(path, 4u << 20, &len))) {
 		parse_cpuinfo(d, &s->cpu);
+		cpu_map_parse(d, &s->cpumap);
 		free(d);
 	} else {
 		note(s, "cannot read /proc/cpuinfo");
+		cpu_map_none(&s->cpumap, "cannot read /proc/cpuinfo");
 	}
 	if (!strcmp(root, "/")) {
 		/* The live CPU: CPUID knows invariant TSC for certain. */

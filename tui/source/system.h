@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "../../common/report.h"
+#include "cpumap.h"
 #include "kernlog.h"
 #include "modules.h"
 
@@ -72,6 +73,9 @@ struct sys_stage {
 struct sysinfo {
 	struct sys_clocksource cs;
 	struct sys_cpu cpu;
+	/* Linux CPU numbers by APIC ID: how the stage's report (MP services
+	 * order) meets the kernel's numbering. */
+	struct cpu_map cpumap;
 	struct sys_cmdline cmdline;
 	struct sys_machine machine;
 	bool have_klog;

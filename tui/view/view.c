@@ -391,6 +391,7 @@ static void report_view(const struct ui_state *s)
 	const struct tsc_report *r = s->sys->stage.has_report
 					     ? s->sys->stage.report
 					     : NULL;
+	char why[192];
 	uint32_t i;
 	int y = 2;
 
@@ -409,17 +410,29 @@ static void report_view(const struct ui_state *s)
 		    r->phase_us[0] / 1e3, r->phase_us[1] / 1e3,
 		    r->phase_us[2] / 1e3, r->phase_us[3] / 1e3,
 		    (long long)r->bsp_shift, r->msr_writes);
-		put(y++, 0, look(s, C_TITLE), "%-5s %14s %10s %7s %11s  %s",
-		    "CPU", "survey", "final", "rtt", "warps b/a", "verdict");
+		/* CPU: Linux's number (the kernel log's, the cores panel's);
+		 * #: the stage's own, in MP services order. */
+		if (!cpu_map_covers(&s->sys->cpumap, r, why, sizeof(why)))
+			put(y++, 0, A_NORMAL, "Linux CPU numbers not known (%s)",
+			    why);
+		put(y++, 0, look(s, C_TITLE),
+		    "%-5s %4s %5s %14s %10s %7s %11s  %s", "CPU", "#", "APIC",
+		    "survey", "final", "rtt", "warps b/a", "verdict");
 		for (i = 0; i < r->nap && y < LINES - 4; i++, y++) {
 			const struct tsc_report_cpu *c = &r->ap[i];
+			int cpu = cpu_map_report_linux(&s->sys->cpumap, r,
+						       c->index);
+			char n[16] = "?";
 
-			put(y, 0, A_NORMAL, "%-5u %14lld %10lld %7llu %5u/%-5u",
-			    c->index, (long long)c->survey_offset,
+			if (cpu >= 0)
+				snprintf(n, sizeof(n), "%d", cpu);
+			put(y, 0, A_NORMAL,
+			    "%-5s %4u %5u %14lld %10lld %7llu %5u/%-5u", n,
+			    c->index, c->apic_id, (long long)c->survey_offset,
 			    (long long)c->final_offset,
 			    (unsigned long long)c->rtt, c->warps_bsp,
 			    c->warps_ap);
-			put(y, 51, look(s, verdict_pair(c->verdict)), "%s",
+			put(y, 64, look(s, verdict_pair(c->verdict)), "%s",
 			    tsc_verdict_name(c->verdict));
 		}
 		if (r->omitted && y < LINES - 4)
