@@ -2,15 +2,28 @@
 # the tests) once on a fresh Debian 12, then `make`, `make check`, `make
 # bench`.
 
-CC      ?= cc
-PREFIX  ?= /usr/local
-DESTDIR ?=
-BUILD   := build
+# As efibootmgr and most packages do: CFLAGS, CPPFLAGS and LDFLAGS are the
+# packager's (make CFLAGS=-O0, dpkg-buildflags), for the Linux program and
+# the tests; the project's own flags are appended.  The UEFI objects take
+# none of them: a hardening flag such as -fstack-protector-strong would
+# break the EFI link.
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+CPPFLAGS   ?=
+LDFLAGS    ?=
+PKG_CONFIG ?= pkg-config
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BUILD      := build
+
+.DELETE_ON_ERROR:
 
 WARN    := -Wall -Wextra -Werror
 CSTD    := -std=c11
+# Header dependencies, written next to each object.
+DEPFLAGS := -MMD -MP
 # The Linux program and its copy of common/.
-CFLAGS_LINUX := $(CSTD) $(WARN) -O2 -g -pthread
+CFLAGS_LINUX := $(CFLAGS) $(CSTD) $(WARN) -pthread
 # common/ as the UEFI stage compiles it (gnu-efi's ABI: no red zone, short
 # wchar, no stack protector, position independent).  General registers only,
 # here and in efi/: code that runs on an AP may rely on neither SSE being
@@ -19,29 +32,44 @@ CFLAGS_LINUX := $(CSTD) $(WARN) -O2 -g -pthread
 EFI_NO_SIMD := -mgeneral-regs-only
 CFLAGS_EFI := $(CSTD) $(WARN) -O2 -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fpic -fno-strict-aliasing $(EFI_NO_SIMD)
-# Unit tests: sanitizers on.
+# The tests, and a second tsctui for the CLI and action suites: sanitizers
+# on (tests/run picks that binary for them).
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-CFLAGS_TEST := $(CSTD) $(WARN) -O1 -g -pthread $(SAN)
+CFLAGS_TEST := $(CFLAGS) $(CSTD) $(WARN) -pthread $(SAN)
 
 COMMON_SRC := $(wildcard common/*.c)
-COMMON_HDR := $(wildcard common/*.h)
 TUI_SRC    := $(shell find tui -name '*.c' | sort)
-TUI_HDR    := $(shell find tui -name '*.h' | sort)
-TUI_LIBS   := -lm -lsystemd -lefiboot -lefivar -lkmod -lncursesw
+TUI_PKGS   := libsystemd efiboot efivar libkmod ncursesw
+TUI_CFLAGS := -D_GNU_SOURCE -DNCURSES_WIDECHAR=1 \
+	$(shell $(PKG_CONFIG) --cflags $(TUI_PKGS) 2>/dev/null)
+TUI_LIBS   := -lm $(shell $(PKG_CONFIG) --libs $(TUI_PKGS) 2>/dev/null)
 
 COMMON_LINUX_OBJ := $(COMMON_SRC:%.c=$(BUILD)/linux/%.o)
 COMMON_EFI_OBJ   := $(COMMON_SRC:%.c=$(BUILD)/efi/%.o)
 COMMON_TEST_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/test/%.o)
 TUI_OBJ          := $(TUI_SRC:%.c=$(BUILD)/linux/%.o)
+TUI_TEST_OBJ     := $(TUI_SRC:%.c=$(BUILD)/test/%.o)
+# Beside tui/tsctui, so it finds the stage images in the tree the same way.
+SAN_TSCTUI       := tui/tsctui-san
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 
+# PREFIX is compiled into tui/ (where install finds the stage, the GRUB
+# drop-in): a stamp that changes with it makes those objects rebuild, so
+# `make && make PREFIX=/usr install` installs a binary that looks in /usr.
+PREFIX_STAMP := $(BUILD)/prefix.stamp
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(PREFIX_STAMP) 2>/dev/null)" = \
+	"$(PREFIX)" ] || echo "$(PREFIX)" >$(PREFIX_STAMP); })
+TUI_PATHS := -DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
+	-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"'
+
+
 # `make deps`: what building and running tsctui needs.  `make test-deps`:
 # everything the tests and benchmarks need on top, Debian's kernel for the
 # guests (tests/e2e/fetch) and the TSC rig's QEMU (tests/rig/build).
-DEBIAN_PACKAGES := build-essential gnu-efi libsystemd-dev libefivar-dev \
+DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-dev \
 	libefiboot-dev libkmod-dev libncurses-dev sbsigntool openssl \
 	efibootmgr util-linux
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
@@ -59,7 +87,6 @@ CFLAGS_EFI_GLUE := -std=gnu11 $(WARN) -O2 -ffreestanding -fshort-wchar \
 	-mno-red-zone -fno-stack-protector -fpic -fno-strict-aliasing \
 	-maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI $(EFI_NO_SIMD) $(EFI_INC)
 EFI_SRC   := $(wildcard efi/*.c)
-EFI_HDR   := $(wildcard efi/*.h)
 # name: flavour defines
 EFI_FLAVOURS := app driver sim sim-driver
 EFI_DEFS_app        :=
@@ -98,41 +125,52 @@ test-deps: deps
 	tests/e2e/fetch $(BUILD)/e2e/dist
 	tests/rig/build $(BUILD)/rig/qemu-system-x86_64
 
-$(BUILD)/linux/common/%.o: common/%.c $(COMMON_HDR)
+$(BUILD)/linux/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_LINUX) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_LINUX) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/efi/common/%.o: common/%.c $(COMMON_HDR)
+$(BUILD)/efi/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_EFI) -c $< -o $@
+	$(CC) $(CFLAGS_EFI) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/test/common/%.o: common/%.c $(COMMON_HDR)
+$(BUILD)/test/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/linux/tui/%.o: tui/%.c $(TUI_HDR) $(COMMON_HDR)
+$(BUILD)/linux/tui/%.o: tui/%.c $(PREFIX_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_LINUX) -D_GNU_SOURCE \
-		-DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
-		-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"' \
-		-DNCURSES_WIDECHAR=1 -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_LINUX) $(TUI_CFLAGS) $(TUI_PATHS) $(DEPFLAGS) \
+		-c $< -o $@
+
+$(BUILD)/test/tui/%.o: tui/%.c $(PREFIX_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) $(TUI_CFLAGS) $(TUI_PATHS) $(DEPFLAGS) \
+		-c $< -o $@
 
 tui/tsctui: $(TUI_OBJ) $(COMMON_LINUX_OBJ)
-	$(CC) $(CFLAGS_LINUX) -o $@ $^ $(TUI_LIBS)
+	$(CC) $(CFLAGS_LINUX) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
+
+$(SAN_TSCTUI): $(TUI_TEST_OBJ) $(COMMON_TEST_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 common-efi: $(BUILD)/efi/common.o
 $(BUILD)/efi/common.o: $(COMMON_EFI_OBJ)
 	ld -r -o $@ $^
 
-$(BUILD)/efi/%/stage.so: $(EFI_SRC) $(EFI_HDR) $(COMMON_HDR) $(COMMON_EFI_OBJ)
-	@mkdir -p $(@D)
-	for f in $(EFI_SRC); do \
-		$(CC) $(CFLAGS_EFI_GLUE) $(EFI_DEFS_$*) -c $$f \
-			-o $(@D)/$$(basename $$f .c).o || exit 1; \
-	done
-	ld -nostdlib -znocombreloc -T $(EFI_LDS) -shared -Bsymbolic \
-		-L/usr/lib $(EFI_CRT0) $(patsubst efi/%.c,$(@D)/%.o,$(EFI_SRC)) \
-		$(COMMON_EFI_OBJ) -lefi -lgnuefi -o $@
+# Each flavour's objects are make targets of their own, built with the
+# flavour's defines; then linked with gnu-efi's crt0 and libraries.
+define efi_flavour
+$(BUILD)/efi/$(1)/%.o: efi/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_EFI_GLUE) $$(EFI_DEFS_$(1)) $$(DEPFLAGS) -c $$< -o $$@
+
+$(BUILD)/efi/$(1)/stage.so: $(EFI_SRC:efi/%.c=$(BUILD)/efi/$(1)/%.o) \
+		$(COMMON_EFI_OBJ)
+	ld -nostdlib -znocombreloc -T $$(EFI_LDS) -shared -Bsymbolic \
+		-L/usr/lib $$(EFI_CRT0) $$^ -lefi -lgnuefi -o $$@
+endef
+$(foreach f,$(EFI_FLAVOURS),$(eval $(call efi_flavour,$(f))))
 
 efi/tsctui.efi: $(BUILD)/efi/app/stage.so
 	objcopy $(EFI_SECTIONS) --target $(EFI_TARGET_app) $< $@
@@ -157,15 +195,27 @@ $(BUILD)/tests/efi/%.efi: tests/efi/%.c
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
 TUI_TESTABLE := tui/source/stage_report.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c
-$(BUILD)/tests/%: tests/unit/%.c $(COMMON_TEST_OBJ) $(TUI_TESTABLE) $(COMMON_HDR)
+TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
+$(BUILD)/test/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) $(TUI_TESTABLE) -lcmocka -lm -lkmod
-
-$(FUZZ_BIN): tests/fuzz/fuzz_parsers.c $(COMMON_TEST_OBJ) tui/source/stage_report.c tui/source/kernlog.c
+	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@
+$(BUILD)/tests/%: $(BUILD)/test/unit/%.o $(COMMON_TEST_OBJ) $(TUI_TESTABLE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) -D_GNU_SOURCE -o $@ $< $(COMMON_TEST_OBJ) tui/source/stage_report.c tui/source/kernlog.c
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ -lcmocka -lm -lkmod
 
-check: all $(UNIT_BIN) $(FUZZ_BIN)
+FUZZ_TUI_OBJ := $(BUILD)/test/tui/source/stage_report.o \
+	$(BUILD)/test/tui/source/kernlog.o
+$(BUILD)/test/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@
+$(FUZZ_BIN): $(BUILD)/test/fuzz/fuzz_parsers.o $(COMMON_TEST_OBJ) $(FUZZ_TUI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^
+
+-include $(shell find $(BUILD)/linux $(BUILD)/efi $(BUILD)/test -type f \
+	-name '*.d' 2>/dev/null)
+
+check: all $(UNIT_BIN) $(FUZZ_BIN) $(SAN_TSCTUI)
 	@BUILD=$(BUILD) tests/run
 
 # The end-to-end boots alone (make check runs them too): OVMF, GRUB,
@@ -210,4 +260,4 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
-	rm -rf $(BUILD) tui/tsctui efi/*.efi
+	rm -rf $(BUILD) tui/tsctui $(SAN_TSCTUI) efi/*.efi
