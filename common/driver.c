@@ -283,7 +283,6 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 		if (S.wrote)
 			tsc_shortfall_learn(&S.landing, S.requested,
 					    S.before - w.offset);
-		S.wrote = false;
 		if ((uint64_t)tsc_abs64(w.offset) <=
 			    tsc_warp_ok_limit((uint64_t)tsc_warp_floor(&w)) ||
 		    S.steps >= TSC_STEER_MAX)

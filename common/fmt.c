@@ -18,14 +18,6 @@ void tsc_buf_putc(struct tsc_buf *b, char c)
 	b->p[b->len] = '\0';
 }
 
-void tsc_buf_putn(struct tsc_buf *b, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		tsc_buf_putc(b, s[i]);
-}
-
 void tsc_buf_puts(struct tsc_buf *b, const char *s)
 {
 	while (*s)

@@ -15,7 +15,6 @@ struct tsc_buf {
 void tsc_buf_init(struct tsc_buf *b, char *p, size_t cap);
 void tsc_buf_putc(struct tsc_buf *b, char c);
 void tsc_buf_puts(struct tsc_buf *b, const char *s);
-void tsc_buf_putn(struct tsc_buf *b, const char *s, size_t n);
 void tsc_buf_u64(struct tsc_buf *b, uint64_t v);
 void tsc_buf_i64(struct tsc_buf *b, int64_t v);
 void tsc_buf_hex4(struct tsc_buf *b, uint32_t v); /* four upper-case digits */

@@ -19,7 +19,7 @@ struct engine {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	bool stop, poked;
+	bool stop;
 	struct engine_snapshot snap;
 	struct tsc_report report; /* the worker's own */
 	struct reftick ref;
@@ -119,11 +119,10 @@ static void *worker(void *arg)
 			until.tv_nsec -= 1000000000L;
 		}
 		pthread_mutex_lock(&e->lock);
-		while (!e->stop && !e->poked &&
+		while (!e->stop &&
 		       pthread_cond_timedwait(&e->wake, &e->lock, &until) !=
 			       ETIMEDOUT)
 			;
-		e->poked = false;
 		pthread_mutex_unlock(&e->lock);
 	}
 	return NULL;
@@ -160,14 +159,6 @@ void engine_snapshot(struct engine *e, struct engine_snapshot *out)
 {
 	pthread_mutex_lock(&e->lock);
 	*out = e->snap;
-	pthread_mutex_unlock(&e->lock);
-}
-
-void engine_poke(struct engine *e)
-{
-	pthread_mutex_lock(&e->lock);
-	e->poked = true;
-	pthread_cond_signal(&e->wake);
 	pthread_mutex_unlock(&e->lock);
 }
 

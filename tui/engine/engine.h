@@ -57,8 +57,6 @@ struct engine;
 
 struct engine *engine_start(const struct engine_config *c);
 void engine_snapshot(struct engine *e, struct engine_snapshot *out);
-/* Asks for a survey now instead of at the next interval. */
-void engine_poke(struct engine *e);
 void engine_stop(struct engine *e);
 
 #endif

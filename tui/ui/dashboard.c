@@ -49,7 +49,6 @@ struct dash {
 	bool installed;
 	enum pending pending, menu_for;
 	char arg[32];
-	bool recovery_seen;
 	time_t refreshed;
 	/* The guided setup's five-minute check: warps summed over every
 	 * survey since it started, and the rate at its start. */

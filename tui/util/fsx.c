@@ -135,13 +135,3 @@ bool fsx_dir_writable(const char *dir)
 	return true;
 }
 
-bool fsx_same(const char *a, const char *b)
-{
-	size_t la, lb;
-	char *da = fsx_read(a, &la), *db = fsx_read(b, &lb);
-	bool same = da && db && la == lb && memcmp(da, db, la) == 0;
-
-	free(da);
-	free(db);
-	return same;
-}

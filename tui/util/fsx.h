@@ -24,7 +24,5 @@ int fsx_copy_atomic(const char *from, const char *to, mode_t mode);
 int fsx_remove(const char *path);
 /* Is the directory writable by us (a real probe, not access())? */
 bool fsx_dir_writable(const char *dir);
-/* Same bytes in both files? */
-bool fsx_same(const char *a, const char *b);
 
 #endif
