@@ -118,9 +118,10 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 	}
 	if (esp_exists(esp, L"disabled")) {
 		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
-				      "the hang guard disabled the stage after "
-				      "a boot that never reached Linux; "
-				      "`tsctui guard reset` re-enables it");
+				      "the hang guard disabled the stage (it "
+				      "hung in a boot, or 3 sync boots were "
+				      "not confirmed by Linux); `tsctui guard "
+				      "reset` re-enables it");
 		return FALSE;
 	}
 	if (esp_exists(esp, L"pending")) {
