@@ -235,10 +235,12 @@ bench: all
 SBINDIR   := $(PREFIX)/sbin
 LIBDIR    := $(PREFIX)/lib/tsctui
 UNITDIR   := $(PREFIX)/lib/systemd/system
+# systemd-sleep (252) runs hooks from /usr/lib/systemd/system-sleep only.
+SLEEPHOOK := /usr/lib/systemd/system-sleep/tsctui
 MANDIR    := $(PREFIX)/share/man/man8
 DATADIR   := $(PREFIX)/share/tsctui
 INSTALLED := $(SBINDIR)/tsctui $(LIBDIR)/tsctui.efi $(LIBDIR)/tsctui-driver.efi \
-	$(UNITDIR)/tsctui-boot.service $(MANDIR)/tsctui.8 \
+	$(UNITDIR)/tsctui-boot.service $(SLEEPHOOK) $(MANDIR)/tsctui.8 \
 	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg \
 	/etc/kernel/install.d/95-tsctui.install
 
@@ -249,6 +251,10 @@ install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-boot.service.in \
 		>$(DESTDIR)$(UNITDIR)/tsctui-boot.service
+	install -d $(DESTDIR)$(dir $(SLEEPHOOK))
+	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-sleep.in \
+		>$(DESTDIR)$(SLEEPHOOK)
+	chmod 0755 $(DESTDIR)$(SLEEPHOOK)
 	install -D -m 0644 docs/tsctui.8 $(DESTDIR)$(MANDIR)/tsctui.8
 	install -D -m 0755 grub.d/05_tsctui $(DESTDIR)/etc/grub.d/05_tsctui
 	install -D -m 0644 grub.d/tsctui-nowatchdog.cfg $(DESTDIR)$(DATADIR)/grub-nowatchdog.cfg

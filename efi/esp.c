@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The ESP the stage was loaded from, and its state files in \EFI\tsctui\:
- * options (written by tsctui), pending (created here before any work,
- * deleted by `tsctui boot-ok`), disabled (created by the hang guard).
+ * options (written by tsctui); the hang guard's pending (created before
+ * any work, deleted when the work returns), synced (a run that wrote an
+ * MSR, until Linux confirms it), probation (this boot measures only after
+ * an unconfirmed sync), disabled (the guard tripped); hibernated is only
+ * read here (tsctui's sleep hook writes it).  DESIGN.md 7.1.
  */
 #include "stage.h"
 
 #define STATE_DIR L"\\EFI\\tsctui"
+
+/* The ESP's partition, whose Block I/O is flushed after every change. */
+static EFI_HANDLE esp_device;
+static BOOLEAN flush_failed;
 
 EFI_STATUS esp_open(EFI_HANDLE image, EFI_FILE_HANDLE *root)
 {
@@ -17,8 +24,31 @@ EFI_STATUS esp_open(EFI_HANDLE image, EFI_FILE_HANDLE *root)
 			       &LoadedImageProtocol, (VOID **)&li);
 	if (EFI_ERROR(st))
 		return st;
+	esp_device = li->DeviceHandle;
 	*root = LibOpenRoot(li->DeviceHandle);
 	return *root ? EFI_SUCCESS : EFI_NOT_FOUND;
+}
+
+/*
+ * EFI_FILE_PROTOCOL.Flush writes the FAT driver's buffers to the disk, but
+ * on current EDK2 not through the disk's own write cache: FlushBlocks on
+ * the partition's Block I/O (which forwards to the disk) does that.  A
+ * failure is remembered, not fatal: the file operation itself succeeded.
+ */
+static void flush_blocks(void)
+{
+	EFI_BLOCK_IO *bio;
+
+	if (!esp_device ||
+	    EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, esp_device,
+					&BlockIoProtocol, (VOID **)&bio)) ||
+	    EFI_ERROR(uefi_call_wrapper(bio->FlushBlocks, 1, bio)))
+		flush_failed = TRUE;
+}
+
+BOOLEAN esp_flush_failed(void)
+{
+	return flush_failed;
 }
 
 static EFI_STATUS open_state(EFI_FILE_HANDLE root, CHAR16 *name, UINT64 mode,
@@ -85,7 +115,10 @@ EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
 	uefi_call_wrapper(fh->Close, 1, fh);
 	if (EFI_ERROR(st))
 		return st;
-	return uefi_call_wrapper(root->Flush, 1, root);
+	st = uefi_call_wrapper(root->Flush, 1, root);
+	if (!EFI_ERROR(st))
+		flush_blocks();
+	return st;
 }
 
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
@@ -101,5 +134,24 @@ EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
 	st = uefi_call_wrapper(fh->Delete, 1, fh);
 	if (EFI_ERROR(st))
 		return st;
-	return uefi_call_wrapper(root->Flush, 1, root);
+	st = uefi_call_wrapper(root->Flush, 1, root);
+	if (!EFI_ERROR(st))
+		flush_blocks();
+	return st;
+}
+
+BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
+{
+	/* systemd-sleep's vendor GUID for HibernateLocation. */
+	static EFI_GUID systemd_vendor = { 0x8cf2644b, 0x4b0b, 0x428f,
+					   { 0x93, 0x87, 0x6d, 0x87, 0x60,
+					     0x50, 0xdc, 0x67 } };
+	UINTN size = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(RT->GetVariable, 5, L"HibernateLocation",
+			       &systemd_vendor, NULL, &size, NULL);
+	if (st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st))
+		return TRUE;
+	return root && esp_exists(root, L"hibernated");
 }

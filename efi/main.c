@@ -59,9 +59,44 @@ static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
 		tsc_options_parse(&opts, text, n, STAGE_SIM);
 }
 
+/* This boot is a probation boot: it measures only (see guard). */
+static BOOLEAN guard_probation;
+
 /*
- * The ESP hang guard.  Returns FALSE when the stage must do no work; the
- * report then says why.  mode=off arms nothing: doing nothing cannot hang.
+ * The stage returned: pending goes, and a run that wrote leaves synced
+ * (made first, so that no moment has neither).  Then the report says what
+ * the guard did, unless something else already explains the result.
+ */
+static void guard_returned(EFI_FILE_HANDLE esp)
+{
+	if (report.msr_writes > 0)
+		esp_create(esp, L"synced");
+	if (esp_exists(esp, L"pending") &&
+	    EFI_ERROR(esp_delete(esp, L"pending")))
+		Print(L"tsctui: could not delete the pending file\r\n");
+	if (report.reason[0])
+		return;
+	if (guard_probation)
+		tsc_report_set_result(&report, report.result,
+				      "the last sync boot was not confirmed "
+				      "by Linux (another system chosen, "
+				      "powered off, or it hung): this boot "
+				      "measures only");
+	else if (esp_flush_failed())
+		tsc_report_set_result(&report, report.result,
+				      "FlushBlocks on the ESP failed; the hang "
+				      "guard's files may not be on the disk");
+}
+
+/*
+ * The ESP hang guard (DESIGN.md 7.1).  Returns FALSE when the stage must do
+ * no work; the report then says why.  pending means "the stage started and
+ * has not returned": found set, the stage hung, and the guard trips.  A
+ * sync run's writes leave synced until Linux confirms them (boot-ok); a
+ * boot that finds synced still set is a probation boot: it measures only,
+ * and boot-ok counts a strike if it reaches Linux.  mode=off arms nothing:
+ * doing nothing cannot hang.  Every change is on the disk (FlushBlocks)
+ * before this returns TRUE, so before any MSR write.
  */
 static BOOLEAN guard(EFI_FILE_HANDLE esp)
 {
@@ -73,11 +108,19 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "loaded from; nothing done");
 		return FALSE;
 	}
+	/* The hibernated system has the ESP mounted: not one byte written. */
+	if (esp_hibernated(esp)) {
+		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
+				      "a hibernated system is being resumed; "
+				      "the stage touched nothing");
+		return FALSE;
+	}
 	if (esp_exists(esp, L"disabled")) {
 		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
-				      "the hang guard disabled the stage after "
-				      "a boot that never reached Linux; "
-				      "`tsctui guard reset` re-enables it");
+				      "the hang guard disabled the stage (it "
+				      "hung in a boot, or 3 sync boots were "
+				      "not confirmed by Linux); `tsctui guard "
+				      "reset` re-enables it");
 		return FALSE;
 	}
 	if (esp_exists(esp, L"pending")) {
@@ -86,11 +129,11 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 			st = esp_delete(esp, L"pending");
 		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
 				      EFI_ERROR(st)
-					      ? "the last boot never reached "
-						"Linux; could not write the "
-						"disabled file, nothing done"
-					      : "the last boot never reached "
-						"Linux; the stage disabled "
+					      ? "the stage never returned on "
+						"the last boot; could not write "
+						"the disabled file, nothing done"
+					      : "the stage never returned on "
+						"the last boot; it disabled "
 						"itself and did nothing");
 		return FALSE;
 	}
@@ -102,6 +145,23 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "cannot write the hang guard's pending "
 				      "file on the ESP; nothing done");
 		return FALSE;
+	}
+	/* A probation marker left over: that boot never reached Linux. */
+	if (esp_exists(esp, L"probation"))
+		esp_delete(esp, L"probation");
+	if (esp_exists(esp, L"synced")) {
+		if (EFI_ERROR(esp_create(esp, L"probation")) ||
+		    EFI_ERROR(esp_delete(esp, L"synced"))) {
+			tsc_report_set_result(&report, TSC_RESULT_ERROR,
+					      "cannot record the hang guard's "
+					      "probation on the ESP; nothing "
+					      "done");
+			guard_returned(esp);
+			return FALSE;
+		}
+		guard_probation = TRUE;
+		opts.mode = TSC_MODE_MEASURE;
+		report.mode = TSC_MODE_MEASURE;
 	}
 	return TRUE;
 }
@@ -214,9 +274,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 			tsc_cpu_relax();
 	}
 	measure_and_sync();
+	/* Every AP run is over (or stopped by the firmware) before pending
+	 * goes: until then the stage has not returned. */
+	wait_for_aps();
+	if (opts.config_esp)
+		guard_returned(esp);
 
 publish:
-	wait_for_aps();
 	report_publish(&report, opts.sim_varmax);
 	if (esp)
 		uefi_call_wrapper(esp->Close, 1, esp);

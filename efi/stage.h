@@ -51,6 +51,12 @@ BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name);
 /* Creates a state file (empty, flushed); creates \EFI\tsctui if needed. */
 EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name);
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name);
+/* Whether a FlushBlocks after a create or delete failed (not fatal). */
+BOOLEAN esp_flush_failed(void);
+/* A hibernated system is being resumed: systemd's HibernateLocation
+ * variable exists, or tsctui's sleep hook left \EFI\tsctui\hibernated.
+ * Only reads. */
+BOOLEAN esp_hibernated(EFI_FILE_HANDLE root);
 
 /* report.c: the volatile variable and the console copy. */
 /* sim_varmax: sim.varmax=N, a smaller variable size limit (sim build). */

@@ -264,6 +264,166 @@ def refused(name, root, args, words, user=None, env=None):
          f"refused: {name}", f"rc {rc}, stderr {err!r}, diff {d}")
 
 
+# ---- the hang guard's strikes (DESIGN.md 7.1), both flavours -------------
+def human(root, *args):
+    r = subprocess.run([TSCTUI, "--root", root, *args], capture_output=True,
+                       text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
+def pristine(root):
+    """A copy refused() does not overwrite (it snapshots to .orig)."""
+    copy = root + ".pristine"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy, symlinks=True)
+    return copy
+
+
+root = fx.debian_grub(os.path.join(WORK, "guard-grub"))
+orig = pristine(root)
+run(root, "install")
+run(root, "mode", "sync")
+
+
+def genv_set(**kv):
+    e = genv(root)
+    e.update(kv)
+    fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
+
+
+genv_set(tsctui_synced="1", tsctui_strikes="2")
+rc, out, err = run(root, "guard", "status")
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and out["guard"] == "pending" and "not been confirmed" in text
+     and "strikes: 2 of 3" in text,
+     "grub guard: synced alone is pending in JSON; the text says the sync "
+     "boot is unconfirmed and shows the strikes", f"{out} {text}")
+rc, out, err = run(root, "boot-ok")
+e = genv(root)
+t.ok(rc == 0 and e["tsctui_synced"] == "0" and e["tsctui_strikes"] == "0"
+     and e["tsctui_pending"] == "0" and "confirmed" in out["message"],
+     "grub guard: boot-ok on a sync boot confirms it: synced cleared, "
+     "strikes back to 0", f"{e} {out}")
+for n in (1, 2):
+    genv_set(tsctui_probation="1")
+    rc, out, err = run(root, "guard", "status")
+    rc2, text, _ = human(root, "guard", "status")
+    t.ok(out["guard"] == "pending" and "probation" in text,
+         f"grub guard: a probation boot is pending; the text says "
+         f"probation ({n})", f"{out} {text}")
+    rc, out, err = run(root, "boot-ok")
+    e = genv(root)
+    t.ok(rc == 0 and e["tsctui_strikes"] == str(n) and
+         e["tsctui_probation"] == "0" and e["tsctui_tripped"] == "0" and
+         f"strike {n} of 3" in out["message"],
+         f"grub guard: boot-ok after a probation boot counts strike {n}",
+         f"{e} {out}")
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and out["changed"] == [] and genv(root)["tsctui_strikes"] == "2",
+     "grub guard: boot-ok again in the same boot counts nothing more", out)
+genv_set(tsctui_probation="1")
+rc, out, err = run(root, "boot-ok")
+e = genv(root)
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and e["tsctui_strikes"] == "3" and e["tsctui_tripped"] == "1"
+     and "disabled the stage" in out["message"] and
+     "3 sync boots in a row" in text,
+     "grub guard: the third strike trips the guard, with the reason",
+     f"{e} {out} {text}")
+twice("grub guard: guard reset clears every marker and the strikes", root,
+      "guard", "reset", check=lambda o: all(
+          genv(root).get(k) == "0" for k in (
+              "tsctui_pending", "tsctui_tripped", "tsctui_synced",
+              "tsctui_probation", "tsctui_strikes")))
+genv_set(tsctui_probation="1", tsctui_strikes="x1")
+refused("boot-ok with a strike count that is not one", root, ["boot-ok"],
+        ["tsctui_strikes", "not a count"])
+refused("guard status with a strike count that is not one", root,
+        ["guard", "status"], ["not a count"])
+genv_set(tsctui_probation="1", tsctui_synced="1", tsctui_strikes="1",
+         tsctui_pending="1")
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same, "grub guard: uninstall removes the new variables "
+     "too: diff -r empty", f"{err}{d}")
+
+root = fx.systemd_boot(os.path.join(WORK, "guard-esp"))
+orig = pristine(root)
+run(root, "install")
+run(root, "mode", "sync")
+S = "/efi/EFI/tsctui/"
+fx.write(root, S + "synced", "")
+fx.write(root, S + "strikes", "2\n")
+rc, out, err = run(root, "guard", "status")
+t.ok(out["guard"] == "pending", "esp guard: synced is pending", out)
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and not exists(root, S + "synced") and
+     not exists(root, S + "strikes"),
+     "esp guard: boot-ok confirms a sync boot: synced and strikes go", out)
+fx.write(root, S + "probation", "")
+rc, out, err = run(root, "boot-ok")
+ids = ["5d9f8b2a-1c3e-4f6a-9b8d-7e6f5a4b3c2d"]
+t.ok(rc == 0 and read(root, S + "strikes") == f"1\nboot {ids[0]}\n".encode()
+     and not exists(root, S + "probation"),
+     "esp guard: boot-ok after a probation boot writes strike 1 (with the "
+     "boot it counted) and removes probation", out)
+# A boot-ok killed after the count, before probation went: run again in
+# the same boot, it counts once.
+fx.write(root, S + "probation", "")
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and read(root, S + "strikes").startswith(b"1\n") and
+     not exists(root, S + "probation"),
+     "esp guard: boot-ok run again in the same boot (killed half way) does "
+     "not count the strike twice", read(root, S + "strikes"))
+for n, bid in ((2, "0b5e0c3e-0000-4000-8000-000000000002"),
+               (3, "0b5e0c3e-0000-4000-8000-000000000003")):
+    fx.write(root, BOOT_ID, bid + "\n")
+    fx.write(root, S + "probation", "")
+    rc, out, err = run(root, "boot-ok")
+    t.ok(rc == 0 and read(root, S + "strikes").startswith(f"{n}\n".encode())
+         and exists(root, S + "disabled") == (n == 3),
+         f"esp guard: strike {n} in another boot" +
+         (": the guard trips (disabled on the ESP)" if n == 3 else ""), out)
+rc, out, err = run(root, "guard", "status")
+t.ok(out["guard"] == "tripped", "esp guard: guard status says tripped", out)
+fx.write(root, S + "hibernated", "")
+rc2, text, _ = human(root, "guard", "status")
+t.ok("hibernated" in text, "esp guard: the text shows the sleep hook's "
+     "hibernation marker", text)
+twice("esp guard: guard reset removes every marker and the strikes", root,
+      "guard", "reset", check=lambda o: not any(
+          exists(root, S + f) for f in ("pending", "disabled", "synced",
+                                        "probation", "strikes",
+                                        "hibernated")))
+fx.write(root, S + "hibernated", "")
+rc, out, err = run(root, "boot-ok")
+t.ok(rc == 0 and not exists(root, S + "hibernated"),
+     "esp guard: boot-ok (a fresh boot, or the sleep hook after a resume) "
+     "removes the hibernation marker", out)
+fx.write(root, S + "probation", "")
+fx.write(root, S + "strikes", "two\n")
+refused("boot-ok with an ESP strikes file that is not a count", root,
+        ["boot-ok"], ["strikes", "not a strike count"])
+for f in ("pending", "disabled", "synced", "probation", "hibernated"):
+    fx.write(root, S + f, "")
+fx.write(root, S + "strikes", "1\n")
+fx.write(root, BOOT_ID, ids[0] + "\n")
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same, "esp guard: uninstall removes every marker file "
+     "too: diff -r empty", f"{err}{d}")
+
+# The sleep hook `make install` puts down, run as systemd-sleep runs it,
+# against a fixture (TSCTUI_CONF-free: it reads /etc, so only the parts
+# that need no root are checked here; the e2e test runs it for real).
+hook = read(root, "/usr/lib/systemd/system-sleep/tsctui").decode()
+t.ok("/usr/local/sbin/tsctui boot-ok" in hook and
+     os.access(os.path.join(root, "usr/lib/systemd/system-sleep/tsctui"),
+               os.X_OK),
+     "make install puts the sleep hook in /usr/lib/systemd/system-sleep, "
+     "running the installed tsctui's boot-ok")
+
 # ---- Fedora: grubby (a recording double), and BLS entries for real -------
 root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
 orig = snapshot(root)

@@ -7,11 +7,20 @@ generator turns that into the block, and a standalone GRUB runs it.  The
 disk has an ESP (the stage) and a second FAT file system holding
 /boot/grub/grubenv, found by UUID as GRUB would find a root file system.
 The grubenv travels between image and mirror with mtools (this machine
-cannot mount FAT).  Boots:
-  1. the stage runs (sim build, E595 pattern) and pending is set;
-  2. after boot-ok, a boot that hangs in the stage (sim.hang=1), stopped;
-  3. GRUB finds pending set: tripped, the stage skipped, the menu reached;
-  4. after `guard reset` in the mirror, the stage runs again (measure)."""
+cannot mount FAT).  No boot reaches Linux here: the mirror's `boot-ok`
+stands for it where the story says Linux was reached.  Boots:
+  1. the stage syncs (sim build, E595 pattern); once it returned, the
+     block cleared pending and set synced; the menu is reached;
+  2. no boot-ok (another system was chosen at that menu): the next boot
+     is a probation boot, measure only; boot-ok then counts strike 1;
+  3. a boot that hangs in the stage (sim.hang=1), stopped: pending set;
+  4. GRUB finds pending set: tripped, the stage skipped, the menu reached;
+  5. after `guard reset` in the mirror, the stage runs again (measure);
+  6. the disk write-protected: save_env fails, pending does not read back,
+     and the block skips the stage rather than run it unguarded;
+  7. the block of tsctui 0.1 (tests/actions/05_tsctui-0.1: it sets
+     pending and never clears it) with this program: boot-ok clears it,
+     and the next boot runs the stage (no false trip)."""
 import json
 import os
 import shutil
@@ -77,6 +86,17 @@ def boot(name, until=None, timeout=120):
     return res, reps, text
 
 
+def grub_image(block, path):
+    cfg = path + ".cfg"
+    with open(cfg, "w") as f:
+        f.write(block + "echo tsctui-test: menu reached\nhalt\n")
+    subprocess.run(["grub-mkstandalone", "-O", "x86_64-efi", "-o", path,
+                    "--modules=part_gpt fat search search_fs_uuid loadenv "
+                    "test chain echo halt", f"boot/grub/grub.cfg={cfg}"],
+                   check=True, capture_output=True)
+    return path
+
+
 # The installed system, as a directory.
 mirror = fx.debian_grub(os.path.join(WORK, "mirror"), root_fs="vfat",
                         esp_uuid="1A2B-3C4D", root_uuid="5E6F-7A8B")
@@ -86,14 +106,7 @@ gen = subprocess.run([os.path.join(mirror, "etc/grub.d/05_tsctui")],
                      env={**os.environ, "TSCTUI_CONF": os.path.join(
                          mirror, "etc/tsctui/tsctui.conf")},
                      capture_output=True, text=True, check=True)
-cfg = os.path.join(WORK, "grub.cfg")
-with open(cfg, "w") as f:
-    f.write(gen.stdout + "echo tsctui-test: menu reached\nhalt\n")
-grub = os.path.join(WORK, "grubx64.efi")
-subprocess.run(["grub-mkstandalone", "-O", "x86_64-efi", "-o", grub,
-                "--modules=part_gpt fat search search_fs_uuid loadenv test "
-                "chain echo halt", f"boot/grub/grub.cfg={cfg}"],
-               check=True, capture_output=True)
+grub = grub_image(gen.stdout, os.path.join(WORK, "grubx64.efi"))
 
 disk = qemu.Disk(os.path.join(WORK, "disk.img"),
                  parts=[(40, ESP_SERIAL), (8, ROOT_SERIAL)])
@@ -113,43 +126,102 @@ t.ok(ok and reps[0]["result"] in ("in-sync", "unsure") and
      abs(reps[0]["bsp_shift_cycles"] - 6815086010) < 5000,
      "boot 1: GRUB runs the stage with the grubenv's mode and options",
      reps or text[-1500:])
-t.ok("menu reached" in text and env_in_image().get("tsctui_pending") == "1",
-     "boot 1: GRUB set pending, saved it, and carried on to the menu",
-     env_in_image())
+env = env_in_image()
+t.ok("menu reached" in text and env.get("tsctui_pending") == "0" and
+     env.get("tsctui_synced") == "1",
+     "boot 1: the stage returned: the block cleared pending and set synced "
+     "before the menu", env)
 
-# 2: Linux came up (boot-ok), then a boot that hangs in the stage.
+# 2: another system was chosen at that menu (no boot-ok): probation.
+res, reps, text = boot("2-probation")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
+     reps[0]["msr_writes"] == 0 and "this boot measures only" in text and
+     env.get("tsctui_probation") == "1" and env.get("tsctui_synced") == "0"
+     and env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
+     "boot 2: synced still set: a probation boot, the stage measures only, "
+     "nothing tripped", (reps and reps[0]["mode"], env))
 from_image()
 rc, out = tsctui("boot-ok")
+to_image()
+env = env_in_image()
+t.ok(rc == 0 and env.get("tsctui_strikes") == "1" and
+     env.get("tsctui_probation") == "0",
+     "boot-ok after the probation boot (in the mirror): strike 1", env)
+
+# 3: a boot that hangs in the stage.
 editenv("set", f"tsctui_options={E595} sim.hang=1")
 to_image()
-t.ok(env_in_image().get("tsctui_pending") == "0",
-     "boot-ok in the mirror cleared pending")
-res, reps, text = boot("2-hang", until=b"hanging now", timeout=90)
+res, reps, text = boot("3-hang", until=b"hanging now", timeout=90)
 t.ok(not res.timed_out and env_in_image().get("tsctui_pending") == "1",
-     "boot 2: hangs in the stage with pending set (VM stopped)")
+     "boot 3: hangs in the stage with pending set (VM stopped)")
 
-# 3: GRUB finds pending: tripped, the stage skipped.
-res, reps, text = boot("3-tripped")
+# 4: GRUB finds pending: tripped, the stage skipped.
+res, reps, text = boot("4-tripped")
 env = env_in_image()
 t.ok(reps == [] and "never reached Linux" in text and
      "menu reached" in text and env.get("tsctui_tripped") == "1",
-     "boot 3: GRUB trips the guard, skips the stage, reaches the menu", env)
+     "boot 4: GRUB trips the guard, skips the stage, reaches the menu", env)
 from_image()
 rc, out = tsctui("guard", "status")
 t.ok(out and out["guard"] == "tripped", "guard status in the mirror: tripped",
      out)
 
-# 4: guard reset in the mirror; the stage runs again, in measure mode.
+# 5: guard reset in the mirror; the stage runs again, in measure mode.
 rc, out = tsctui("guard", "reset")
 to_image()
 env = env_in_image()
 t.ok(rc == 0 and env.get("tsctui_tripped") == "0" and
+     env.get("tsctui_strikes") == "0" and
      env.get("tsctui_mode") == "measure" and env.get("tsctui_options") == "",
-     "guard reset: tripped and pending cleared, measure mode, options gone",
-     env)
-res, reps, text = boot("4-again")
+     "guard reset: tripped, pending and strikes cleared, measure mode, "
+     "options gone", env)
+res, reps, text = boot("5-again")
+env = env_in_image()
 t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
-     reps[0]["msr_writes"] == 0 and "menu reached" in text,
-     "boot 4: the stage runs again, in measure mode", reps or text[-1500:])
+     reps[0]["msr_writes"] == 0 and "menu reached" in text and
+     env.get("tsctui_pending") == "0" and env.get("tsctui_synced") == "0",
+     "boot 5: the stage runs again, in measure mode; no synced after a "
+     "measure run", reps or text[-1500:])
+
+# 6: save_env cannot write: the stage is not run unguarded.
+before = open(disk.path, "rb").read()
+res = qemu.boot(disk, vars_path, timeout=120, readonly=True,
+                log_path=os.path.join(WORK, "6-readonly.log"))
+text = res.console()
+t.diag(f"boot 6-readonly: {res.seconds:.1f} s")
+t.ok("hang guard could not be recorded" in text and
+     "tsctui report begin" not in text and "menu reached" in text and
+     open(disk.path, "rb").read() == before,
+     "boot 6: the grubenv write-protected: pending does not read back, the "
+     "stage is skipped with one line, the menu reached", text[-800:])
+
+# 7: the 0.1 block (pending set, never cleared) with this program.
+old = subprocess.run([os.path.join(HERE, "05_tsctui-0.1")],
+                     env={**os.environ, "TSCTUI_CONF": os.path.join(
+                         mirror, "etc/tsctui/tsctui.conf")},
+                     capture_output=True, text=True, check=True).stdout
+disk.put(grub_image(old, os.path.join(WORK, "grubx64-0.1.efi")),
+         "EFI/BOOT/BOOTX64.EFI")
+rc, out = tsctui("mode", "sync")
+editenv("set", f"tsctui_options={E595}")
+to_image()
+res, reps, text = boot("7-old-block")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     env.get("tsctui_pending") == "1" and env.get("tsctui_synced") != "1",
+     "boot 7: the 0.1 block runs the stage and leaves pending set", env)
+from_image()
+rc, out = tsctui("boot-ok")
+rc2, gs = tsctui("guard", "status")
+to_image()
+t.ok(rc == 0 and env_in_image().get("tsctui_pending") == "0" and
+     gs["guard"] == "clear",
+     "boot-ok of this version clears the 0.1 block's pending", gs)
+res, reps, text = boot("8-old-block-again")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     "never reached Linux" not in text and env.get("tsctui_tripped") == "0",
+     "boot 8: the 0.1 block runs the stage again: no false trip", env)
 
 sys.exit(t.done())

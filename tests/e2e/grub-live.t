@@ -10,17 +10,27 @@ Boots:
      then `tsctui install --loader grub`, which regenerates grub.cfg;
   2. grub.cfg's 05_tsctui block runs the release stage (measure) before
      Debian's 10_linux entry boots Linux: the BSP behind every AP, status
-     says enable-sync; boot-ok; `tsctui mode sync`;
+     says enable-sync; the block cleared pending once the stage returned
+     (the guard clear in Linux before boot-ok); `tsctui mode sync`;
   3. the release stage syncs; the kernel keeps the TSC; status healthy,
      the history shows the fix; boot-ok; `kernel-arg nowatchdog on` (the
-     grub.d drop-in, grub.cfg regenerated);
-  4. a boot that never reaches Linux after the stage ran (the VM is stopped
-     once the stage's report is on the console): pending stays set;
-  5. GRUB trips the guard and skips the stage; `tsctui guard reset` in
+     grub.d drop-in, grub.cfg regenerated); the "other system" entry (a
+     test grub.d script: the app that powers off) chosen for one boot
+     (next_entry, as grub-reboot sets it);
+  3a. the stage syncs, then GRUB starts the other system: synced set;
+  3b. the "power off" entry (GRUB's halt) chosen at the menu: a probation
+     boot, measure only, then the machine is off;
+  3c. Linux: the stage syncs again, nothing tripped; boot-ok confirms it;
+  4. a sync boot whose kernel never reaches user space (the VM is stopped
+     once GRUB loads Linux): pending clear, synced set;
+  5. a probation boot: measure only, boot-ok counts strike 1; then the
+     host leaves pending set in the grubenv, as a stage that died mid-run
+     would;
+  6. GRUB trips the guard and skips the stage; `tsctui guard reset` in
      Linux restores measure mode;
-  6. Linux runs with tsc=nowatchdog and the stage measures again;
+  7. Linux runs with tsc=nowatchdog and the stage measures again;
      `tsctui uninstall`;
-  7. no stage, no tsc=nowatchdog: grub.cfg is as grub-mkconfig makes it
+  8. no stage, no tsc=nowatchdog: grub.cfg is as grub-mkconfig makes it
      without tsctui."""
 import os
 import shutil
@@ -38,7 +48,22 @@ MENU = "\nmenuentry 'Debian GNU/Linux'"
 
 root = S.staging(os.path.join(W, "root"), loader="grub")
 S.add_grub_tools(root)
+# Two more menu entries, as os-prober or a custom script would add them.
+S.fx.write(root, "/etc/grub.d/45_tsctui_test", f"""#!/bin/sh
+cat <<'EOF'
+menuentry 'Other system' --id other {{
+  insmod chain
+  search --no-floppy --fs-uuid --set=root {S.ESP_UUID}
+  chainloader /EFI/other/shutdown.efi
+}}
+menuentry 'Power off' --id poweroff {{
+  halt
+}}
+EOF
+""", 0o755)
 esp = S.finish(root)
+S.fx.write(esp, "/EFI/other/shutdown.efi", open(os.path.join(
+    S.BUILD, "tests", "efi", "shutdown.efi"), "rb").read())
 grub = S.grub_image(os.path.join(W, "grubx64.efi"), configfile=True)
 for dest in ("EFI/debian/grubx64.efi", "EFI/BOOT/BOOTX64.EFI"):
     os.makedirs(os.path.dirname(os.path.join(esp, dest)), exist_ok=True)
@@ -84,6 +109,7 @@ outs, text, res = g.boot("measure", [
     "tsctui boot-ok --json",
     "tsctui mode sync --json",
 ])
+env = S.grubenv_list(g, W)
 rep = S.js(outs[1])
 cmdline2 = outs[0][1].split() if outs[0] else []
 t.ok(rep and rep["config"] == "load-options" and
@@ -96,11 +122,18 @@ S.story_measure(t, "boot 2", rep, S.js(outs[2]))
 mode = S.js(outs[4])
 t.ok(S.js(outs[3]) and mode and mode["ok"],
      "boot 2: boot-ok, then `tsctui mode sync` in Linux", outs[4])
+st = S.js(outs[2])
+t.ok(st and st["stage"]["guard"] == "clear" and
+     env.get("tsctui_pending") == "0" and env.get("tsctui_synced") == "0",
+     "boot 2: the block cleared pending once the stage returned: the guard "
+     "clear in Linux before boot-ok; no synced after a measure run",
+     (st and st["stage"]["guard"], env))
 
 # ---- 3: the stage syncs; kernel-arg on -----------------------------------
 outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
     "tsctui kernel-arg nowatchdog on --json",
     "grub-script-check /boot/grub/grub.cfg",
+    "grub-editenv /boot/grub/grubenv set next_entry=other",
 ])
 S.story_sync(t, "boot 3", outs)
 ka = S.js(outs[4])
@@ -112,12 +145,57 @@ t.ok(S.js(outs[2]) and ka and ka["ok"] and
      "regenerated with it", (outs[4], [line for line in cfg.splitlines()
                                         if "linux\t" in line][:1]))
 
-# ---- 4: a boot that never reaches Linux after the stage ran --------------
-S.story_hang(t, "boot 4", g,
-             lambda: S.grubenv_list(g, W).get("tsctui_pending") == "1",
-             "GRUB set pending in the root's grubenv")
+# ---- 3a: the other system chosen once -------------------------------------
+text = S.story_stopped(
+    t, "boot 3a", g, None,
+    lambda: S.grubenv_list(g, W).get("tsctui_synced") == "1" and
+    S.grubenv_list(g, W).get("tsctui_pending") == "0",
+    "the stage synced; GRUB cleared pending and set synced", name="other")
+t.ok("tsctui report end" in text and "tsctui-test: shutdown" in text,
+     "boot 3a: GRUB started the other system after the stage, which "
+     "powered off", text[-600:])
 
-# ---- 5: GRUB trips the guard; recovery -----------------------------------
+# ---- 3b: "power off" chosen at the menu ------------------------------------
+S.grubenv_edit(g, W, "set", "next_entry=poweroff")
+text = S.story_stopped(
+    t, "boot 3b", g, None,
+    lambda: S.grubenv_list(g, W).get("tsctui_probation") == "1" and
+    S.grubenv_list(g, W).get("tsctui_pending") == "0" and
+    S.grubenv_list(g, W).get("tsctui_tripped") == "0",
+    "a probation boot; GRUB halted from the menu", name="poweroff")
+t.ok("this boot measures only" in text and "tsctui-test: shutdown" not in
+     text, "boot 3b: the block said this boot measures only; GRUB's halt "
+     "ended it", text[-600:])
+
+# ---- 3c: Linux again: nothing tripped ---------------------------------------
+outs, text, res = g.boot("linux", ["tsctui report --json",
+                                   "tsctui guard status --json",
+                                   "tsctui boot-ok --json",
+                                   "tsctui guard status --json"])
+rep_, gs, ok, after = (S.js(outs[0]), S.js(outs[1]), S.js(outs[2]),
+                       S.js(outs[3]))
+t.ok(rep_ and rep_["mode"] == "sync" and gs and gs["guard"] == "pending" and
+     ok and "confirmed" in ok["message"] and after and
+     after["guard"] == "clear",
+     "boot 3c: after the other system and the power-off at the menu, Linux "
+     "runs with the stage syncing, nothing tripped; boot-ok confirms the "
+     "sync boot", (rep_ and rep_["mode"], outs[1], outs[2]))
+
+# ---- 4: a sync boot whose kernel never reaches user space ----------------
+S.story_stopped(t, "boot 4", g, b"Loading Linux",
+                lambda: S.grubenv_list(g, W).get("tsctui_synced") == "1" and
+                S.grubenv_list(g, W).get("tsctui_pending") == "0",
+                "GRUB cleared pending and set synced in the root's grubenv",
+                name="kernel-hang")
+
+# ---- 5: probation: measure only; strike 1 ---------------------------------
+outs, text, res = g.boot("probation", S.PROBATION_COMMANDS)
+S.story_probation(t, "boot 5", outs, text, grub=True)
+# A stage that died mid-run (the release build cannot hang on purpose;
+# grub-boot.t has the sim build's sim.hang=1): its pending.
+S.grubenv_edit(g, W, "set", "tsctui_pending=1")
+
+# ---- 6: GRUB trips the guard; recovery -----------------------------------
 outs, text, res = g.boot("tripped", [
     "tsctui guard status --json",
     "tsctui guard reset --json",
@@ -129,12 +207,13 @@ t.ok("the last boot never reached Linux; the stage is now disabled" in text
      and "tsctui report begin" not in text and gs and
      gs["guard"] == "tripped" and reset and reset["ok"] and after and
      after["guard"] == "clear" and env.get("tsctui_mode") == "measure" and
-     env.get("tsctui_tripped") == "0" and env.get("tsctui_pending") == "0",
-     "boot 5: GRUB trips the guard and skips the stage; `tsctui guard "
-     "reset` in Linux clears it and restores measure mode",
+     env.get("tsctui_tripped") == "0" and env.get("tsctui_pending") == "0"
+     and env.get("tsctui_strikes") == "0",
+     "boot 6: GRUB trips the guard and skips the stage; `tsctui guard "
+     "reset` in Linux clears it and the strikes and restores measure mode",
      (outs[0], outs[1], env))
 
-# ---- 6: the argument is there, the stage measures; uninstall ------------
+# ---- 7: the argument is there, the stage measures; uninstall ------------
 outs, text, res = g.boot("nowatchdog", [
     "cat /proc/cmdline",
     "tsctui status --json",
@@ -145,7 +224,7 @@ st, rep = S.js(outs[1]), S.js(outs[2])
 t.ok(outs[0] and "tsc=nowatchdog" in outs[0][1].split() and st and
      st["kernel"]["cmdline_tsc"] == ["nowatchdog"] and rep and
      rep["mode"] == "measure" and rep["msr_writes"] == 0,
-     "boot 6: Linux runs with tsc=nowatchdog from the regenerated grub.cfg, "
+     "boot 7: Linux runs with tsc=nowatchdog from the regenerated grub.cfg, "
      "and the stage ran again, in measure mode",
      (outs[0], st and st["kernel"], outs[2]))
 un = S.js(outs[3])
@@ -153,16 +232,16 @@ cfg = grub_cfg()
 t.ok(un and un["ok"] and BLOCK not in cfg and "tsc=nowatchdog" not in cfg
      and g.ext4_read("/etc/default/grub.d/tsctui-nowatchdog.cfg") is None
      and g.ext4_read("/etc/tsctui/tsctui.conf") is None,
-     "boot 6: `tsctui uninstall` in Linux removes the drop-in and the "
+     "boot 7: `tsctui uninstall` in Linux removes the drop-in and the "
      "configuration and regenerates grub.cfg without the block", outs[3])
 t.ok(cfg == first,
-     "boot 6: grub.cfg is again exactly what grub-mkconfig made before "
+     "boot 7: grub.cfg is again exactly what grub-mkconfig made before "
      "install")
 
-# ---- 7: as before install --------------------------------------------------
+# ---- 8: as before install --------------------------------------------------
 outs, text, res = g.boot("after", ["cat /proc/cmdline",
                                    "tsctui report --json"])
 t.ok(outs[0] and "tsc=nowatchdog" not in outs[0][1] and outs[1] and
      outs[1][0] == 2 and "tsctui report begin" not in text,
-     "boot 7: no stage and no tsc=nowatchdog", (outs[0], outs[1]))
+     "boot 8: no stage and no tsc=nowatchdog", (outs[0], outs[1]))
 sys.exit(t.done())

@@ -661,14 +661,42 @@ def story_sync(t, label, outs):
          "result, tsc) after a boot on hpet", hist[-2:])
 
 
-def story_hang(t, label, guest, armed, where):
-    """A boot that never reaches Linux after the stage ran: the VM is
-    stopped once the stage's report is on the console; armed() tells
-    whether the guard's pending flag is set (`where`, for the message)."""
-    outs, text, res = guest.boot("hang", until=STAGE_DONE, timeout=150)
-    t.ok(not res.timed_out and "Linux up" not in text and armed(),
-         f"{label}: the stage ran with the guard armed ({where}); the VM is "
-         "stopped before Linux")
+def story_stopped(t, label, guest, until, state, where, name="stopped"):
+    """A boot stopped after the stage returned and before Linux's user
+    space: a sync boot whose kernel hangs, another system chosen, or the
+    power cut at the menu.  The stage had returned, so pending is clear;
+    state() checks the guard's markers (`where`, for the message)."""
+    outs, text, res = guest.boot(name, until=until, timeout=150)
+    t.ok(not res.timed_out and "Linux up" not in text and state(),
+         f"{label}: stopped after the stage returned, before Linux ran "
+         f"({where})")
+    return text
+
+
+# A probation boot's commands, read by story_probation.
+PROBATION_COMMANDS = ["tsctui report --json", "tsctui guard status --json",
+                      "tsctui boot-ok --json", "tsctui guard status"]
+
+
+def story_probation(t, label, outs, text, grub):
+    """The boot after an unconfirmed sync boot (PROBATION_COMMANDS first):
+    the stage measured only and said why, the guard is pending, not
+    tripped; boot-ok counts strike 1."""
+    rep, gs, ok = js(outs[0]), js(outs[1]), js(outs[2])
+    said = ("this boot measures only" in text if grub else
+            rep and "not confirmed by Linux" in (rep["reason"] or ""))
+    t.ok(rep and rep["mode"] == "measure" and rep["msr_writes"] == 0 and
+         said and gs and gs["guard"] == "pending",
+         f"{label}: the last sync boot was not confirmed: a probation boot, "
+         "measure only, saying why; the guard pending, not tripped",
+         (rep and {k: rep[k] for k in ("mode", "msr_writes", "reason")},
+          outs[1]))
+    t.ok(ok and ok["ok"] and "strike 1 of 3" in ok["message"] and
+         outs[3] and outs[3][1].startswith("clear") and
+         "strikes: 1 of 3" in outs[3][1],
+         f"{label}: boot-ok counts strike 1 (a write-free boot reached Linux "
+         "after one with writes did not); the guard clear", (outs[2],
+                                                             outs[3]))
 
 
 def grubenv_list(guest, work):

@@ -8,19 +8,33 @@ system.  Nothing is installed at first.  Boots:
      install-measure; `tsctui install` in Linux, the loader detected from
      what systemd-boot told the OS;
   2. the release driver measures before Linux: the BSP behind every AP,
-     status says enable-sync; the guard pending until boot-ok; `tsctui mode
-     sync`;
+     status says enable-sync; the driver cleared pending once it returned
+     (the guard clear in Linux); `tsctui mode sync`;
   3. the driver syncs: the kernel keeps the TSC, status healthy, the
      history shows the fix; `tsctui kernel-arg nowatchdog on` edits the BLS
      entry and /etc/kernel/cmdline;
   4. the kernel's command line carries tsc=nowatchdog (systemd-boot passed
-     the edited entry), status sees it; `kernel-arg nowatchdog off`;
-  5. a boot that never reaches Linux after the driver armed the guard (the
-     VM is stopped once the driver's report is on the console);
-  6. the driver finds the pending flag, disables itself and does nothing;
-     in Linux the guard says tripped; `guard reset` restores measure;
-  7. the command line is back as it was; `tsctui uninstall` in Linux.
+     the edited entry), status sees it; `kernel-arg nowatchdog off`; the
+     "other system" entry chosen for the next boot (LoaderEntryOneShot);
+  5. the driver syncs, then systemd-boot starts the other system (the test
+     app that powers off, like Windows shut down): synced stays set;
+  6. a probation boot: measure only, Linux reached, boot-ok counts strike
+     1; nothing tripped;
+  7. the driver syncs, and the machine is powered off while systemd-boot's
+     menu is on screen: synced stays set, pending clear;
+  8. a probation boot again (strike 2, nothing tripped); then Linux makes
+     ready to hibernate: the HibernateLocation variable, and tsctui's sleep
+     hook (`pre hibernate`), which marks the ESP;
+  9. the resume boot, stopped after the driver: it found a hibernated
+     system and did nothing: not one byte of the ESP changed;
+ 10. Linux again (the driver still skips): the variable removed, the sleep
+     hook's `post hibernate` runs boot-ok, which clears the marker; then the
+     host leaves pending on the ESP, as a stage that died mid-run would;
+ 11. the driver finds pending, disables itself and does nothing; in Linux
+     the guard says tripped; `guard reset` restores measure;
+ 12. the command line is back as it was; `tsctui uninstall` in Linux.
 The NVRAM after the boots: no variable added or changed but OVMF's own."""
+import json
 import os
 import sys
 
@@ -35,11 +49,40 @@ ENTRY = S.sd_entry(ver)
 
 root = S.staging(os.path.join(W, "root"), loader="systemd-boot")
 S.systemd_boot_esp(root)
+S.copy_with_libs(root, "/usr/bin/chattr")  # efivarfs files are immutable
 esp = S.finish(root)
+# Another system on the same ESP: the test app that powers the VM off.
+S.fx.write(esp, "/EFI/other/shutdown.efi", open(os.path.join(
+    S.BUILD, "tests", "efi", "shutdown.efi"), "rb").read())
+S.fx.write(esp, "/loader/entries/other.conf",
+           "title Other system\nsort-key zz\nefi /EFI/other/shutdown.efi\n")
 disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
 g = S.Guest(W, disk, t, skew=S.RIG_E595)
 nv_before = ovmfvars.parse(g.vars)
 entry_before = disk.read(ENTRY)
+
+
+LOADER_GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+SYSTEMD_GUID = "8cf2644b-4b0b-428f-9387-6d876050dc67"
+
+
+def efivar_cmd(name, guid, attrs, data):
+    """A guest command that writes an EFI variable through efivarfs."""
+    raw = attrs.to_bytes(4, "little") + data
+    octal = "".join(f"\\{c:03o}" for c in raw)
+    return (f"printf '{octal}' >/sys/firmware/efi/efivars/{name}-{guid}")
+
+
+def esp_bytes():
+    with open(disk.path, "rb") as f:
+        f.seek(disk.offsets[0])
+        return f.read(S.ESP_MB * 1024 * 1024)
+
+
+def marks():
+    return {m for m in ("pending", "synced", "probation", "disabled",
+                        "strikes", "hibernated")
+            if disk.exists(f"EFI/tsctui/{m}")}
 
 
 def entry_options():
@@ -79,12 +122,13 @@ t.ok(rep and rep["config"] == "esp" and
      "options come from the ESP", outs[0])
 S.story_measure(t, "boot 2", rep, S.js(outs[1]))
 gs, ok, mode = S.js(outs[2]), S.js(outs[3]), S.js(outs[4])
-t.ok(gs and gs["guard"] == "pending" and gs["loader"] == "systemd-boot" and
+t.ok(gs and gs["guard"] == "clear" and gs["loader"] == "systemd-boot" and
      ok and ok["ok"] and not disk.exists("EFI/tsctui/pending") and
+     not disk.exists("EFI/tsctui/synced") and
      mode and mode["ok"] and disk.read("EFI/tsctui/options") ==
      b"mode=sync\n",
-     "boot 2: the driver armed the guard (pending on the ESP); boot-ok in "
-     "Linux cleared it; `tsctui mode sync` wrote the ESP's options",
+     "boot 2: the driver cleared pending when it returned (the guard clear "
+     "in Linux before boot-ok); `tsctui mode sync` wrote the ESP's options",
      (outs[2], outs[3], outs[4]))
 
 # ---- 3: the driver syncs; kernel-arg on ----------------------------------
@@ -109,6 +153,8 @@ outs, text, res = g.boot("carried", [
     "tsctui status --json",
     "tsctui kernel-arg nowatchdog off --json",
     "tsctui boot-ok --json",
+    efivar_cmd("LoaderEntryOneShot", LOADER_GUID, 0x7,
+               "other.conf".encode("utf-16-le") + b"\0\0"),
 ])
 cmdline2 = outs[0][1].split() if outs[0] else []
 st = S.js(outs[1])
@@ -126,11 +172,75 @@ t.ok(off and off["ok"] and opts == [f"options {S.CMDLINE}"] and
      "boot 4: kernel-arg nowatchdog off restores the entry's options line "
      "and takes the token out of /etc/kernel/cmdline", (outs[2], opts, kc))
 
-# ---- 5: a boot that never reaches Linux after the driver ran -------------
-S.story_hang(t, "boot 5", g, lambda: disk.exists("EFI/tsctui/pending"),
-             "the driver made pending on the ESP")
+# ---- 5: the other system chosen once ------------------------------------
+text = S.story_stopped(
+    t, "boot 5", g, None, lambda: marks() == {"synced"},
+    "the driver synced; pending cleared, synced left for Linux to confirm",
+    name="other-system")
+t.ok("tsctui-test: shutdown" in text and
+     text.find("tsctui report end") < text.find("tsctui-test: shutdown"),
+     "boot 5: systemd-boot started the other system (LoaderEntryOneShot), "
+     "which powered off", text[-600:])
 
-# ---- 6: the guard trips; recovery ----------------------------------------
+# ---- 6: probation: measure only; strike 1 ---------------------------------
+outs, text, res = g.boot("probation", S.PROBATION_COMMANDS)
+S.story_probation(t, "boot 6", outs, text, grub=False)
+t.ok(marks() == {"strikes"}, "boot 6: only the strike count is left on the "
+     "ESP", marks())
+
+# ---- 7: powered off at the menu --------------------------------------------
+disk.write("loader/loader.conf", "timeout 30\n")
+S.story_stopped(t, "boot 7", g, b"Other system",
+                lambda: marks() == {"synced", "strikes"},
+                "the driver synced; the menu on screen; pending cleared",
+                name="menu-poweroff")
+disk.write("loader/loader.conf", "timeout 0\n")
+
+# ---- 8: probation again; ready to hibernate --------------------------------
+outs, text, res = g.boot("probation-2", S.PROBATION_COMMANDS[:3] + [
+    efivar_cmd("HibernateLocation", SYSTEMD_GUID, 0x7,
+               b'{"uuid":"0f1e2d3c-0000-4000-8000-000000000000",'
+               b'"offset":0}'),
+    "/usr/lib/systemd/system-sleep/tsctui pre hibernate",
+])
+ok = S.js(outs[2])
+t.ok(S.js(outs[0]) and S.js(outs[0])["msr_writes"] == 0 and ok and
+     "strike 2 of 3" in ok["message"] and outs[4] and outs[4][0] == 0 and
+     marks() == {"strikes", "hibernated"},
+     "boot 8: a probation boot again: strike 2, nothing tripped; the sleep "
+     "hook marked the ESP before hibernating", (outs[2], outs[4], marks()))
+
+# ---- 9: the resume boot: the driver touches nothing --------------------------
+before = esp_bytes()
+outs, text, res = g.boot("resume", until=S.STAGE_DONE, timeout=150)
+r = S.run(S.TSCTUI, "report", "--json", "--file", os.path.join(
+    W, f"{g.n}-resume.log"), text=True)
+rep = json.loads(r.stdout)
+t.ok(rep["result"] == "skipped" and "hibernated" in rep["reason"] and
+     esp_bytes() == before,
+     "boot 9: a hibernated system is resumed: the driver skipped and not "
+     "one byte of the ESP changed", rep["reason"])
+
+# ---- 10: resumed; the sleep hook's post ------------------------------------
+outs, text, res = g.boot("resumed", [
+    "tsctui report --json",
+    f"chattr -i /sys/firmware/efi/efivars/HibernateLocation-{SYSTEMD_GUID}",
+    f"rm /sys/firmware/efi/efivars/HibernateLocation-{SYSTEMD_GUID}",
+    "/usr/lib/systemd/system-sleep/tsctui post hibernate",
+    "tsctui guard status --json",
+])
+rep, gs = S.js(outs[0]), S.js(outs[4])
+t.ok(rep and rep["result"] == "skipped" and outs[2] and outs[2][0] == 0 and
+     outs[3] and outs[3][0] == 0 and gs and gs["guard"] == "clear" and
+     marks() == {"strikes"},
+     "boot 10: Linux up (the driver skipped again while the variable was "
+     "set); the sleep hook's post ran boot-ok, which removed the marker; "
+     "nothing tripped", (outs[0], outs[2], outs[3], outs[4], marks()))
+# A stage that died mid-run (the release build cannot hang on purpose;
+# the sim builds' sim.hang=1 is tests/stage and grub-boot.t): its pending.
+disk.write("EFI/tsctui/pending", "")
+
+# ---- 11: the guard trips; recovery ---------------------------------------
 outs, text, res = g.boot("tripped", [
     "tsctui report --json",
     "tsctui guard status --json",
@@ -142,23 +252,23 @@ rep, gs, reset, clear = (S.js(outs[0]), S.js(outs[1]), S.js(outs[2]),
                          S.js(outs[3]))
 t.ok(rep and rep["result"] == "guard-tripped" and rep["cpus"] == [] and
      rep["msr_writes"] == 0 and gs and gs["guard"] == "tripped",
-     "boot 6: the driver finds the pending flag, disables itself without "
+     "boot 11: the driver finds the pending flag, disables itself without "
      "measuring or writing (guard-tripped); Linux says tripped",
      (outs[0], outs[1]))
 t.ok(reset and reset["ok"] and clear and clear["guard"] == "clear" and
-     not disk.exists("EFI/tsctui/disabled") and
+     not marks() and
      disk.read("EFI/tsctui/options") == b"mode=measure\n",
-     "boot 6: `tsctui guard reset` in Linux clears the guard and restores "
+     "boot 11: `tsctui guard reset` in Linux clears the guard and restores "
      "measure mode", (outs[2], outs[3]))
 
-# ---- 7: gone again; uninstall on the live system --------------------------
+# ---- 12: gone again; uninstall on the live system -------------------------
 outs, text, res = g.boot("off", ["cat /proc/cmdline",
                                  "tsctui report --json",
                                  "tsctui uninstall --json"])
 rep = S.js(outs[1])
 t.ok(outs[0] and outs[0][1].strip() == cmdline1 and rep and
      rep["mode"] == "measure" and rep["msr_writes"] == 0,
-     "boot 7: /proc/cmdline is back as it was before `on`; the driver "
+     "boot 12: /proc/cmdline is back as it was before `on`; the driver "
      "measured", (outs[0], cmdline1, outs[1]))
 un = S.js(outs[2])
 gone = [p for p in ("EFI/tsctui", "EFI/systemd/drivers/tsctuix64.efi")
@@ -167,11 +277,11 @@ gone = [p for p in ("EFI/tsctui", "EFI/systemd/drivers/tsctuix64.efi")
                 "/var/lib/tsctui/ledger") if g.ext4_read(p) is not None]
 t.ok(un and un["ok"] and not gone and disk.read(ENTRY) == entry_before and
      g.ext4_read("/var/lib/tsctui/history") is not None,
-     "boot 7: `tsctui uninstall` in Linux removes the driver, the ESP state, "
+     "boot 12: `tsctui uninstall` in Linux removes the driver, the ESP state, "
      "the configuration and /etc/kernel/cmdline; the entry is as it was; "
      "the history stays", (outs[2], gone))
 
 # ---- NVRAM ----------------------------------------------------------------
 S.check_nvram(t, g, nv_before,
-              "seven boots through systemd-boot and the driver")
+              "twelve boots through systemd-boot and the driver")
 sys.exit(t.done())

@@ -201,7 +201,8 @@ def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
          log_path=None, memory=256, reboot=False, bus="virtio",
-         binary="qemu-system-x86_64", extra=(), env=None, pin=None):
+         binary="qemu-system-x86_64", extra=(), env=None, pin=None,
+         readonly=False):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped), or at the
     timeout (the VM is stopped, timed_out is set).  With log_path, writes
@@ -210,7 +211,9 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
     bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
     AHCI controller, as on a laptop).  binary, extra (more arguments), env
     (more environment) and pin (vCPU index -> set of host CPUs) are for the
-    TSC rig (tests/lib/rig.py)."""
+    TSC rig (tests/lib/rig.py).  readonly: the disk is write-protected
+    (the firmware's Block I/O refuses writes, as GRUB's save_env sees on a
+    medium it cannot write)."""
     if bus == "ahci":
         dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
     else:
@@ -222,7 +225,8 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
                                                   ["-no-reboot"]) + [
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
-           "-drive", f"file={disk.path},format=raw,if=none,id=esp"] + dev + \
+           "-drive", f"file={disk.path},format=raw,if=none,id=esp" +
+           (",readonly=on" if readonly else "")] + dev + \
         list(extra)
     start = time.monotonic()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

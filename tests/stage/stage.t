@@ -238,9 +238,23 @@ if t.ok(len(reps) == 1, "systemd-boot loads the driver: one report",
          "driver: options from the ESP file, synced", bad)
     t.ok(text.find("tsctui report end") < text.find("tsctui-test: shutdown"),
          "driver runs before systemd-boot starts the default entry")
-t.ok(sd.exists("EFI/tsctui/pending") and not sd.exists("EFI/tsctui/disabled"),
-     "driver armed the guard: pending on the ESP")
-sd.remove("EFI/tsctui/pending")  # what `tsctui boot-ok` does
+t.ok(not sd.exists("EFI/tsctui/pending") and sd.exists("EFI/tsctui/synced")
+     and not sd.exists("EFI/tsctui/disabled"),
+     "driver cleared pending when it returned; it wrote, so synced is on the "
+     "ESP until Linux confirms the boot")
+
+# Linux never confirmed it (another system chosen, say): probation.
+res, reps = sd_boot("probation", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
+     reps[0]["msr_writes"] == 0 and
+     "not confirmed by Linux" in (reps[0]["reason"] or "") and
+     sd.exists("EFI/tsctui/probation") and
+     not sd.exists("EFI/tsctui/synced") and
+     not sd.exists("EFI/tsctui/pending") and
+     not sd.exists("EFI/tsctui/disabled"),
+     "synced found: a probation boot, measure only, saying why; probation "
+     "on the ESP, nothing tripped", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/probation")  # what `tsctui boot-ok` does
 
 res, reps = sd_boot("hang", f"mode=sync {E595} sim.hang=1",
                     until=b"hanging now", timeout=90)
@@ -301,8 +315,10 @@ if t.ok(len(reps) == 4, "firmware-entry path: four reports", len(reps)):
          text.find("tsctui report end", text.find("next Boot0003")) <
          text.find("tsctui-test: shutdown") and not res.timed_out,
          "config=esp next= a file entry: the report names it, then it starts")
-    t.ok(fw.exists("EFI/tsctui/pending"),
-         "config=esp on the firmware-entry path arms the ESP guard")
+    t.ok(not fw.exists("EFI/tsctui/pending") and
+         not fw.exists("EFI/tsctui/disabled"),
+         "config=esp on the firmware-entry path: the ESP guard's pending is "
+         "cleared once the stage returned, before the next entry starts")
 
 # ---- GRUB: chainloader with load options, and GRUB carries on -----------
 gd = qemu.Disk(os.path.join(WORK, "grub.img"))

@@ -175,11 +175,12 @@ int action_boot_ok(struct act *a)
 	struct tsctui_conf c;
 	struct tsc_report *r;
 	char mode[16] = "-", result[32] = "-", *raw = NULL;
+	int strikes;
 	size_t len;
 
 	if (installed(a, &c) != 0)
 		return -1;
-	if (stagecfg_clear_pending(a, &c) != 0 || ledger_save(a) != 0)
+	if (stagecfg_boot_ok(a, &c, &strikes) != 0 || ledger_save(a) != 0)
 		return -1;
 	/* This boot's report, kept where status and the dashboard look. */
 	r = calloc(1, sizeof(*r));
@@ -200,5 +201,18 @@ int action_boot_ok(struct act *a)
 	if (append_history(a, mode, result) != 0)
 		return -1;
 	act_note(a, "this boot reached Linux: pending cleared");
+	if (strikes == 0)
+		act_note(a, "this sync boot is confirmed: strikes back to 0");
+	else if (strikes >= GUARD_MAX_STRIKES)
+		act_note(a, "strike %d of %d: %d sync boots in a row were "
+			 "not confirmed by Linux, each followed by a "
+			 "measure-only boot that was, so the hang guard "
+			 "disabled the stage (`tsctui guard reset` "
+			 "re-enables it)", strikes, GUARD_MAX_STRIKES,
+			 strikes);
+	else if (strikes > 0)
+		act_note(a, "strike %d of %d: the last sync boot was not "
+			 "confirmed by Linux and this measure-only boot was",
+			 strikes, GUARD_MAX_STRIKES);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * tsctui uninstall: replays the ledger backwards.  Every file tsctui
  * modified gets its original bytes back; every file, link and directory it
  * created goes.  The grubenv is the exception that proves the rule: GRUB
- * itself writes it at boot (tsctui_pending), and other tools may have set
+ * itself writes it at boot (tsctui_pending and the guard's other
+ * variables, stagecfg.h), and other tools may have set
  * variables since, so tsctui removes its own variables and restores the
  * saved bytes only when what remains is exactly what was there before.
  */
@@ -18,9 +19,6 @@
 #include "efientry.h"
 #include "grubenv.h"
 #include "stagecfg.h"
-
-static const char *const own_vars[] = { "tsctui_mode", "tsctui_options",
-					"tsctui_pending", "tsctui_tripped" };
 
 static bool same_vars(const struct grubenv *x, const struct grubenv *y)
 {
@@ -61,8 +59,8 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 		grubenv_free(&before);
 		return -1;
 	}
-	for (i = 0; i < 4; i++)
-		grubenv_unset(&now, own_vars[i]);
+	for (i = 0; stagecfg_grub_vars[i]; i++)
+		grubenv_unset(&now, stagecfg_grub_vars[i]);
 	if (same_vars(&now, &before)) {
 		if (fsx_write_atomic(act_path(a, c->grubenv), orig, len, 0644))
 			goto fail;
@@ -102,6 +100,7 @@ int action_uninstall(struct act *a, bool purge)
 	struct tsctui_conf c;
 	const char *why = NULL;
 	char sys[4096];
+	size_t i;
 	int have;
 
 	if (ledger_load(a) != 0)
@@ -126,11 +125,8 @@ int action_uninstall(struct act *a, bool purge)
 	    efi_entry_uninstall(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
-	if (have > 0) {
-		stagecfg_esp_file(&c, "pending", sys, sizeof(sys));
-		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
-			act_changed(a, sys, "removed");
-		stagecfg_esp_file(&c, "disabled", sys, sizeof(sys));
+	for (i = 0; have > 0 && stagecfg_guard_files[i]; i++) {
+		stagecfg_esp_file(&c, stagecfg_guard_files[i], sys, sizeof(sys));
 		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
 			act_changed(a, sys, "removed");
 	}

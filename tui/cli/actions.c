@@ -199,16 +199,39 @@ static int guard_status(const struct globals *g, bool json)
 		json_end(&j);
 		return EXIT_OK;
 	}
-	if (!strcmp(s.guard, "tripped"))
+	if (s.marks.tripped && s.marks.strikes >= GUARD_MAX_STRIKES)
+		printf("tripped%s%s: %d sync boots in a row were not confirmed "
+		       "by Linux (each followed by a measure-only boot that "
+		       "was), and the hang guard disabled the stage; `tsctui "
+		       "guard reset` re-enables it in measure mode\n",
+		       s.since[0] ? " since " : "", s.since, s.marks.strikes);
+	else if (s.marks.tripped)
 		printf("tripped%s%s: a boot never reached Linux, and the hang "
 		       "guard disabled the stage; `tsctui guard reset` "
 		       "re-enables it in measure mode\n",
 		       s.since[0] ? " since " : "", s.since);
-	else if (!strcmp(s.guard, "pending"))
+	else if (s.marks.pending)
 		printf("pending: this boot has not been marked good yet (the "
-		       "tsctui-boot service does that)\n");
+		       "tsctui-boot service does that; a GRUB block or stage "
+		       "of an earlier version leaves pending set until then)\n");
+	else if (s.marks.probation)
+		printf("pending: probation: the last sync boot was not "
+		       "confirmed by Linux, so this boot measured only; the "
+		       "tsctui-boot service counts a strike\n");
+	else if (s.marks.synced)
+		printf("pending: this sync boot has not been confirmed yet "
+		       "(the tsctui-boot service does that)\n");
 	else
 		printf("clear\n");
+	if (s.marks.strikes && !(s.marks.tripped &&
+				 s.marks.strikes >= GUARD_MAX_STRIKES))
+		printf("strikes: %d of %d (a sync boot not confirmed by Linux, "
+		       "then a measure-only boot that was; a confirmed sync "
+		       "boot resets them)\n", s.marks.strikes,
+		       GUARD_MAX_STRIKES);
+	if (s.marks.hibernated)
+		printf("hibernated: the sleep hook marked the ESP; the stage "
+		       "does nothing until the system resumes\n");
 	return EXIT_OK;
 }
 

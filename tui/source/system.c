@@ -122,6 +122,8 @@ static void read_stage(const char *root, struct sysinfo *s)
 			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
 			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);
 			snprintf(st->since, sizeof(st->since), "%s", ss.since);
+			st->probation = ss.marks.probation;
+			st->strikes = ss.marks.strikes;
 		} else {
 			note(s, "%s", why);
 		}

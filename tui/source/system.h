@@ -66,6 +66,8 @@ struct sys_stage {
 	char mode[16];
 	char guard[16];
 	char since[32];
+	bool probation; /* this boot measured only after an unconfirmed sync */
+	int strikes;	/* of GUARD_MAX_STRIKES */
 	bool has_report;
 	struct tsc_report *report; /* this boot's, or NULL */
 };

@@ -168,12 +168,14 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 		if (grub)
 			addl(u->confirm, &u->nconfirm,
 			     "%s: tsctui_pending=0 tsctui_tripped=0 "
-			     "tsctui_mode=%s tsctui_options=", d->conf.grubenv,
-			     arg);
+			     "tsctui_mode=%s tsctui_options= (and synced, "
+			     "probation, strikes to 0 where set)",
+			     d->conf.grubenv, arg);
 		else
 			addl(u->confirm, &u->nconfirm,
-			     "remove %s/EFI/tsctui/pending and disabled; %s: "
-			     "mode=%s", d->conf.esp, esp_file, arg);
+			     "remove %s/EFI/tsctui/pending, disabled, synced, "
+			     "probation, strikes, hibernated; %s: mode=%s",
+			     d->conf.esp, esp_file, arg);
 		break;
 	case P_KARG: {
 		struct act a;
@@ -362,8 +364,15 @@ static void recovery(struct dash *d)
 	struct ui_state *u = &d->ui;
 
 	u->nconfirm = 0;
-	addl(u->confirm, &u->nconfirm, "A boot never reached Linux, so the "
-	     "hang guard disabled the stage on the next boot.");
+	if (d->sys.stage.strikes >= GUARD_MAX_STRIKES)
+		addl(u->confirm, &u->nconfirm, "%d sync boots in a row were "
+		     "not confirmed by Linux (each followed by a measure-only "
+		     "boot that was), so the hang guard disabled the stage.",
+		     d->sys.stage.strikes);
+	else
+		addl(u->confirm, &u->nconfirm, "A boot hung in the stage and "
+		     "never reached Linux, so the hang guard disabled the "
+		     "stage on the next boot.");
 	if (d->sys.stage.since[0])
 		addl(u->confirm, &u->nconfirm, "Tripped: %s (UTC).",
 		     d->sys.stage.since);
@@ -380,8 +389,9 @@ static void recovery(struct dash *d)
 	addl(u->confirm, &u->nconfirm, "3  retry sync: if it hangs again, the "
 	     "guard trips again");
 	addl(u->confirm, &u->nconfirm, "%s", "");
-	addl(u->confirm, &u->nconfirm, "By hand: delete EFI/tsctui/disabled on "
-	     "the ESP, or set tsctui_tripped=0 in the grubenv (RECOVERY.md).");
+	addl(u->confirm, &u->nconfirm, "By hand: delete EFI/tsctui/disabled "
+	     "(and strikes) on the ESP, or set tsctui_tripped=0 "
+	     "tsctui_strikes=0 in the grubenv (RECOVERY.md).");
 	u->view = V_RECOVERY;
 }
 

@@ -146,14 +146,19 @@ static void clocksource_line(const struct ui_state *s, int y)
 static void stage_line(const struct ui_state *s, int y)
 {
 	const struct sys_stage *st = &s->sys->stage;
+	char strikes[32] = "";
 
 	if (!st->installed) {
 		put(y, 0, A_NORMAL, "Stage: not installed");
 		return;
 	}
+	if (st->strikes)
+		snprintf(strikes, sizeof(strikes), ", %d of 3 strikes",
+			 st->strikes);
 	put(y, 0, !strcmp(st->guard, "tripped") ? look(s, C_BAD) : A_NORMAL,
-	    "Stage: %s, mode %s, guard %s; this boot: %s", st->loader,
-	    st->mode, st->guard,
+	    "Stage: %s, mode %s, guard %s%s%s; this boot: %s", st->loader,
+	    st->mode, st->guard, st->probation ? " (probation)" : "",
+	    strikes,
 	    st->has_report ? tsc_result_name(st->report->result)
 			   : "no report");
 }
@@ -376,7 +381,7 @@ static const char help_text[][UI_LINE] = {
 	"read costs ~25 ns; on hpet ~1.5 us, and KVM guests lose their fast clock.",
 	"Stage: the UEFI program that runs before Linux. measure only looks;",
 	"sync moves lagging counters forward. The hang guard disables it after",
-	"a boot that never reached Linux.",
+	"a boot hung in it, or after 3 sync boots Linux never confirmed.",
 	"Cores: each CPU's TSC offset against CPU 0 (cycles and ns), the",
 	"fastest round trip (an estimate can be off by half of it), warps seen",
 	"each way, and a verdict: ok, unsure (within the estimate's error), bad.",
