@@ -11,35 +11,54 @@ uint64_t tsc_warp_bad_limit(uint64_t floor)
 	return floor / 4;
 }
 
-static enum tsc_verdict kernel_test_verdict(const struct tsc_measurement *m)
+/*
+ * The rule, once: the limits of the test that measured, then the first
+ * clause that holds.  tsc_verdict_of() is its verdict.
+ */
+void tsc_verdict_explain(const struct tsc_measurement *m,
+			 struct tsc_verdict_why *w)
 {
-	uint64_t mag = (uint64_t)tsc_abs64(m->offset);
 	uint64_t floor = m->rtt / 2;
 
-	if (mag > tsc_warp_bad_limit(floor) + m->spread / 2)
-		return TSC_VERDICT_BAD;
-	if (mag > tsc_warp_ok_limit(floor) || !m->warp_complete)
-		return TSC_VERDICT_UNSURE;
-	return TSC_VERDICT_OK;
+	w->kernel_test = m->kernel_test;
+	w->magnitude = (uint64_t)tsc_abs64(m->offset);
+	if (m->kernel_test) {
+		w->ok_limit = tsc_warp_ok_limit(floor);
+		w->error = m->spread / 2;
+		w->bad_limit = tsc_warp_bad_limit(floor) + w->error;
+	} else {
+		w->ok_limit = TSC_OK_LIMIT;
+		w->error = tsc_uncertainty(m->rtt);
+		w->bad_limit = TSC_OK_LIMIT + w->error;
+	}
+	if (!m->measured) {
+		w->verdict = TSC_VERDICT_UNMEASURED;
+		w->clause = TSC_CLAUSE_NOT_MEASURED;
+	} else if (m->warps) {
+		/* A backwards step seen is proof, whatever the estimate says. */
+		w->verdict = TSC_VERDICT_BAD;
+		w->clause = TSC_CLAUSE_WARP_SEEN;
+	} else if (w->magnitude > w->bad_limit) {
+		w->verdict = TSC_VERDICT_BAD;
+		w->clause = TSC_CLAUSE_BEYOND;
+	} else if (w->magnitude > w->ok_limit) {
+		w->verdict = TSC_VERDICT_UNSURE;
+		w->clause = TSC_CLAUSE_NEAR;
+	} else if (!m->warp_complete) {
+		w->verdict = TSC_VERDICT_UNSURE;
+		w->clause = TSC_CLAUSE_CUT;
+	} else {
+		w->verdict = TSC_VERDICT_OK;
+		w->clause = TSC_CLAUSE_WITHIN;
+	}
 }
 
 enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m)
 {
-	uint64_t mag;
+	struct tsc_verdict_why w;
 
-	if (!m->measured)
-		return TSC_VERDICT_UNMEASURED;
-	/* A backwards step seen is proof, whatever the estimate says. */
-	if (m->warps)
-		return TSC_VERDICT_BAD;
-	if (m->kernel_test)
-		return kernel_test_verdict(m);
-	mag = (uint64_t)tsc_abs64(m->offset);
-	if (mag <= TSC_OK_LIMIT)
-		return m->warp_complete ? TSC_VERDICT_OK : TSC_VERDICT_UNSURE;
-	if (mag <= TSC_OK_LIMIT + tsc_uncertainty(m->rtt))
-		return TSC_VERDICT_UNSURE;
-	return TSC_VERDICT_BAD;
+	tsc_verdict_explain(m, &w);
+	return w.verdict;
 }
 
 enum tsc_result tsc_result_of(const enum tsc_verdict *v, uint32_t n)

@@ -57,6 +57,32 @@ static inline uint64_t tsc_uncertainty(uint64_t rtt)
 
 enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m);
 
+/* Which clause of the rule above decided a verdict. */
+enum tsc_verdict_clause {
+	TSC_CLAUSE_NOT_MEASURED, /* unmeasured: it did not answer */
+	TSC_CLAUSE_WARP_SEEN,	 /* bad: a backwards step was seen */
+	TSC_CLAUSE_BEYOND,	 /* bad: beyond bad_limit */
+	TSC_CLAUSE_NEAR,	 /* unsure: beyond ok_limit, within bad_limit */
+	TSC_CLAUSE_CUT,		 /* unsure: within ok_limit, warp test cut */
+	TSC_CLAUSE_WITHIN,	 /* ok: within ok_limit over a whole test */
+};
+
+/* A verdict with what decided it, for saying why in words. */
+struct tsc_verdict_why {
+	enum tsc_verdict verdict;
+	enum tsc_verdict_clause clause;
+	bool kernel_test; /* the kernel-style rule applied, else the estimate's */
+	uint64_t magnitude; /* |offset| */
+	uint64_t ok_limit;  /* ok up to this */
+	uint64_t error;	    /* allowed on top of the limit: rtt / 2, or half
+			     * the kernel-style test's spread */
+	uint64_t bad_limit; /* bad beyond this, the error included */
+};
+
+/* tsc_verdict_of(), with its deciding clause and the limits it applied. */
+void tsc_verdict_explain(const struct tsc_measurement *m,
+			 struct tsc_verdict_why *why);
+
 /* The run's result from the per-AP verdicts: any bad -> out-of-sync,
  * else any unsure or unmeasured -> unsure, else in-sync. */
 enum tsc_result tsc_result_of(const enum tsc_verdict *v, uint32_t n);
