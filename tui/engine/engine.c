@@ -59,6 +59,8 @@ static void publish(struct engine *e, double ms)
 		k->max_warp = c->max_warp;
 		k->verdict = c->verdict;
 		k->note = c->note;
+		k->kernel_test = c->kernel_test;
+		k->spread = c->spread;
 		if (k->nhist == ENGINE_HISTORY) {
 			memmove(k->hist, k->hist + 1,
 				sizeof(k->hist[0]) * (ENGINE_HISTORY - 1));

@@ -27,6 +27,10 @@ struct engine_core {
 	uint64_t max_warp;
 	enum tsc_verdict verdict;
 	enum tsc_ap_note note;
+	/* The kernel-style test judged it (common/verdict.h), with this
+	 * spread: what the "why" view needs to restate the rule. */
+	bool kernel_test;
+	uint64_t spread;
 	unsigned nhist;
 	int64_t hist[ENGINE_HISTORY]; /* oldest first */
 };

@@ -8,6 +8,7 @@
 #include "../../common/verdict.h"
 #include "../engine/reftick.h"
 #include "view.h"
+#include "why.h"
 
 enum { C_TITLE = 1, C_OK, C_UNSURE, C_BAD, C_DIM, C_KEY };
 
@@ -326,34 +327,6 @@ static void lines_view(const struct ui_state *s, const char *title,
 		y += need;
 	}
 	put(LINES - 1, 0, look(s, C_KEY), "%-*s", COLS, foot);
-}
-
-/* Why a core has its verdict, in words. */
-static void why_line(const struct engine_core *c, char *out, size_t cap)
-{
-	if (!c->measured)
-		snprintf(out, cap, "CPU %u: unmeasured: it did not answer", c->cpu);
-	else if (c->warps_bsp || c->warps_ap)
-		snprintf(out, cap, "CPU %u: bad: time went backwards %u times "
-			 "(%s), by up to %llu cycles", c->cpu,
-			 c->warps_bsp + c->warps_ap,
-			 c->warps_bsp ? "CPU 0 read less than it: it is ahead"
-				      : "it read less than CPU 0: it is behind",
-			 (unsigned long long)c->max_warp);
-	else if (c->verdict == TSC_VERDICT_BAD)
-		snprintf(out, cap, "CPU %u: bad: %lld cycles is beyond the "
-			 "%d-cycle limit plus the estimate's error (%llu, half "
-			 "the round trip)", c->cpu, (long long)c->offset,
-			 TSC_OK_LIMIT, (unsigned long long)(c->rtt / 2));
-	else if (c->verdict == TSC_VERDICT_UNSURE)
-		snprintf(out, cap, "CPU %u: unsure: %lld cycles is beyond %d, "
-			 "but within the estimate's error of %llu cycles; the "
-			 "kernel's own check decides", c->cpu,
-			 (long long)c->offset, TSC_OK_LIMIT,
-			 (unsigned long long)(c->rtt / 2));
-	else
-		snprintf(out, cap, "CPU %u: ok: %lld cycles, within %d, no "
-			 "warp", c->cpu, (long long)c->offset, TSC_OK_LIMIT);
 }
 
 static void why_view(const struct ui_state *s)
