@@ -194,7 +194,7 @@ $(BUILD)/tests/efi/%.efi: tests/efi/%.c
 		$(@D)/$*.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c tui/view/why.c
+TUI_TESTABLE := tui/source/stage_report.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c tui/view/why.c tui/model/setup.c tui/model/setup_check.c tui/model/diagnosis.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
 $(BUILD)/test/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The dashboard's screens, drawn from one state struct: no I/O here.  The
- * loop in tui/ui/dashboard.c fills the state (from the sources, the
- * diagnosis, the engine and the actions) and calls view_draw().
+ * loop in tui/ui/dashboard.c fills the state (from the sources, the model,
+ * the engine and the actions) and calls view_draw(), which hands it to the
+ * screen being shown (screen.h: one file each, screen_<name>.c).
  */
 #ifndef TSCTUI_VIEW_VIEW_H
 #define TSCTUI_VIEW_VIEW_H
 
-#include <curses.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "../engine/engine.h"
 #include "../model/diagnosis.h"
+#include "../model/setup.h"
+#include "../model/setup_check.h"
 #include "../source/system.h"
 
 enum ui_view {
@@ -24,6 +27,7 @@ enum ui_view {
 	V_RECOVERY,
 	V_SETUP,
 	V_WHY,
+	V_COUNT
 };
 
 #define UI_MAX_LINES 24
@@ -39,9 +43,12 @@ struct ui_state {
 	char history[UI_MAX_LINES][UI_LINE];
 	int nwarps;			   /* warp cycles per boot, for the plot */
 	int64_t warps[UI_MAX_LINES];
+	time_t now;	     /* the loop's clock, for what counts down */
+	/* The guard tripped on unconfirmed sync boots, not on a hang. */
+	bool struck_out;
 
 	/* Where the user is. */
-	enum ui_view view, back;
+	enum ui_view view;
 	int scroll;
 	char status[UI_LINE];
 	bool status_error;
@@ -57,19 +64,13 @@ struct ui_state {
 	int nconfirm;
 	char confirm[UI_MAX_LINES][UI_LINE];
 
-	/* Guided setup: the step and what it says. */
-	int setup_step;
-	int nsetup;
-	char setup[UI_MAX_LINES][UI_LINE];
-	char setup_action[80]; /* what Enter does on this step, or "" */
+	/* The guided setup: its step (model/setup.h) and the five-minute
+	 * check's count (model/setup_check.h). */
+	struct setup setup;
+	const struct setup_check *check;
 };
 
 void view_init_colors(struct ui_state *s);
 void view_draw(const struct ui_state *s);
-
-/* A sparkline of the values, in w cells (Unicode blocks where the locale
- * allows, else ASCII). */
-void view_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,
-		    bool unicode);
 
 #endif

@@ -1,0 +1,178 @@
+/* The guided setup's step, one case per step, from the system snapshot and
+ * the diagnosis alone; and the five-minute check's accounting. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cm.h"
+
+#include "../../tui/model/setup.h"
+#include "../../tui/model/setup_check.h"
+
+static struct sysinfo sys;
+static struct diagnosis diag;
+static struct tsc_report report;
+static struct setup out;
+
+static void stage(bool installed, const char *mode, bool with_report)
+{
+	memset(&sys, 0, sizeof(sys));
+	memset(&diag, 0, sizeof(diag));
+	diag.code = "healthy";
+	sys.stage.installed = installed;
+	snprintf(sys.stage.mode, sizeof(sys.stage.mode), "%s", mode);
+	sys.stage.has_report = with_report;
+	sys.stage.report = with_report ? &report : NULL;
+}
+
+/* A report of n APs, each at offset off (positive: the BSP is behind). */
+static void aps(uint32_t n, int64_t off)
+{
+	uint32_t i;
+
+	memset(&report, 0, sizeof(report));
+	report.nap = n;
+	for (i = 0; i < n; i++) {
+		report.ap[i].index = i + 1;
+		report.ap[i].survey_offset = off + i;
+		report.ap[i].rtt = 200;
+		report.ap[i].verdict = TSC_VERDICT_BAD;
+	}
+}
+
+static void expect(enum setup_step st, int number, enum setup_enter enter)
+{
+	assert_int_equal(out.step, st);
+	assert_int_equal(out.number, number);
+	assert_int_equal(out.enter, enter);
+}
+
+static void not_installed_installs(void **s)
+{
+	(void)s;
+	stage(false, "", false);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
+}
+
+static void measuring_without_report_boots(void **s)
+{
+	(void)s;
+	stage(true, "measure", false);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_MEASURE_BOOT, 3, SETUP_ENTER_NOTHING);
+}
+
+/* The E595 pattern: the BSP 3 s behind every AP. */
+static void bsp_behind_syncs(void **s)
+{
+	(void)s;
+	stage(true, "measure", true);
+	aps(3, 6815086010LL);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_SYNC, 4, SETUP_ENTER_SYNC);
+	assert_int_equal(out.behind, 6815086010LL);
+}
+
+static void no_lagging_bsp_is_nothing_to_sync(void **s)
+{
+	(void)s;
+	stage(true, "measure", true);
+	aps(3, 5);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_NOTHING_TO_SYNC, 3, SETUP_ENTER_NOTHING);
+	/* Installed but off: nothing to sync either. */
+	stage(true, "off", false);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_NOTHING_TO_SYNC, 3, SETUP_ENTER_NOTHING);
+}
+
+static void synced_offers_the_check(void **s)
+{
+	(void)s;
+	stage(true, "sync", true);
+	aps(3, 5);
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_VERIFY, 5, SETUP_ENTER_CHECK);
+}
+
+static void watchdog_skew_asks_for_nowatchdog(void **s)
+{
+	(void)s;
+	stage(true, "sync", false);
+	diag.code = "watchdog-skew";
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_NOWATCHDOG, 5, SETUP_ENTER_NOWATCHDOG);
+	/* Already on: the check instead. */
+	setup_decide(&sys, &diag, true, false, &out);
+	expect(SETUP_VERIFY, 5, SETUP_ENTER_CHECK);
+}
+
+static void check_started_is_checking(void **s)
+{
+	(void)s;
+	stage(true, "sync", false);
+	diag.code = "watchdog-skew";
+	setup_decide(&sys, &diag, false, true, &out);
+	expect(SETUP_CHECKING, 5, SETUP_ENTER_NOTHING);
+}
+
+/* ---- the five-minute check ---- */
+
+static struct engine_snapshot snap;
+
+static void survey(unsigned n, uint32_t warps)
+{
+	snap.surveys = n;
+	snap.ncores = 2;
+	snap.cores[0].warps_bsp = warps;
+	snap.cores[1].warps_ap = warps;
+}
+
+static void check_counts_new_surveys_for_five_minutes(void **s)
+{
+	struct setup_check c = { 0 };
+
+	(void)s;
+	survey(5, 1);
+	assert_false(setup_check_started(&c));
+	assert_false(setup_check_count(&c, &snap, 1000));
+
+	setup_check_start(&c, 5, 1000);
+	assert_true(setup_check_started(&c));
+	assert_int_equal(setup_check_left(&c, 1000), SETUP_CHECK_S);
+	/* The survey it started on is not counted; each new one once. */
+	assert_false(setup_check_count(&c, &snap, 1000));
+	survey(6, 2);
+	assert_true(setup_check_count(&c, &snap, 1002));
+	assert_false(setup_check_count(&c, &snap, 1002));
+	survey(7, 0);
+	assert_true(setup_check_count(&c, &snap, 1000 + SETUP_CHECK_S));
+	assert_int_equal(c.surveys, 2);
+	assert_int_equal(c.warps, 4);
+	/* Over: nothing more is counted. */
+	survey(8, 9);
+	assert_false(setup_check_count(&c, &snap, 1001 + SETUP_CHECK_S));
+	assert_int_equal(c.warps, 4);
+	assert_true(setup_check_left(&c, 1001 + SETUP_CHECK_S) <= 0);
+
+	/* A restart counts afresh. */
+	setup_check_start(&c, 8, 2000);
+	assert_int_equal(c.surveys, 0);
+	assert_int_equal(c.warps, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(not_installed_installs),
+		cmocka_unit_test(measuring_without_report_boots),
+		cmocka_unit_test(bsp_behind_syncs),
+		cmocka_unit_test(no_lagging_bsp_is_nothing_to_sync),
+		cmocka_unit_test(synced_offers_the_check),
+		cmocka_unit_test(watchdog_skew_asks_for_nowatchdog),
+		cmocka_unit_test(check_started_is_checking),
+		cmocka_unit_test(check_counts_new_surveys_for_five_minutes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "setup.h"
+
+static void step(struct setup *out, enum setup_step st, int number,
+		 enum setup_enter enter)
+{
+	out->step = st;
+	out->number = number;
+	out->enter = enter;
+}
+
+/* Synced: the check when it has started; before it, tsc=nowatchdog when
+ * the watchdog (not a warp) dropped the TSC; else the check, offered. */
+static void synced(const struct diagnosis *d, bool nowatchdog, bool checking,
+		   struct setup *out)
+{
+	if (checking)
+		step(out, SETUP_CHECKING, 5, SETUP_ENTER_NOTHING);
+	else if (!strcmp(d->code, "watchdog-skew") && !nowatchdog)
+		step(out, SETUP_NOWATCHDOG, 5, SETUP_ENTER_NOWATCHDOG);
+	else
+		step(out, SETUP_VERIFY, 5, SETUP_ENTER_CHECK);
+}
+
+void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
+		  bool nowatchdog, bool checking, struct setup *out)
+{
+	const struct tsc_report *r = s->stage.has_report ? s->stage.report
+							 : NULL;
+	bool measure = !strcmp(s->stage.mode, "measure");
+
+	out->behind = 0;
+	if (!s->stage.installed)
+		step(out, SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
+	else if (measure && !r)
+		step(out, SETUP_MEASURE_BOOT, 3, SETUP_ENTER_NOTHING);
+	else if (measure && diag_bsp_behind(r, &out->behind))
+		step(out, SETUP_SYNC, 4, SETUP_ENTER_SYNC);
+	else if (!strcmp(s->stage.mode, "sync"))
+		synced(d, nowatchdog, checking, out);
+	else
+		step(out, SETUP_NOTHING_TO_SYNC, 3, SETUP_ENTER_NOTHING);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dashboard's own state, shared by its three files: dashboard.c (the
+ * loop, and reading the system), keys.c (what each key does, screen by
+ * screen) and confirm.c (what an action will change, said before it runs,
+ * and running it).  Drawing is tui/view/'s; decisions are tui/model/'s.
+ */
+#ifndef TSCTUI_UI_DASHBOARD_H
+#define TSCTUI_UI_DASHBOARD_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "../action/config.h"
+#include "../model/setup_check.h"
+#include "../view/view.h"
+
+/* The action a confirmation asks about (and a menu leads to). */
+enum pending {
+	P_NONE,
+	P_MODE,
+	P_GUARD,
+	P_KARG,
+	P_INSTALL,
+	P_UNINSTALL,
+};
+
+struct dash {
+	const char *root;
+	const char *kernel_log;
+	struct sysinfo sys;
+	struct diagnosis diag;
+	struct engine_snapshot snap;
+	struct engine *engine;
+	struct ui_state ui;
+	struct tsctui_conf conf;
+	bool installed;
+	enum pending pending, menu_for;
+	char arg[32];
+	time_t refreshed;
+	struct setup_check check;
+};
+
+/* What a key handler asks of the loop (htop's Htop_Reaction). */
+enum ui_reaction {
+	UI_NOTHING = 0,
+	UI_REDRAW = 1 << 0, /* the screen changed: draw it now */
+	UI_QUIT = 1 << 1,
+};
+
+/* dashboard.c */
+/* The status line: every line of the message, joined. */
+void dashboard_status(struct dash *d, bool error, const char *msg);
+/* Re-reads the system and re-derives the model (diagnosis, setup step). */
+void dashboard_refresh(struct dash *d);
+/* Re-derives the guided setup's step alone. */
+void dashboard_setup_step(struct dash *d);
+
+/* keys.c: the handler bound to ch on the screen shown; UI_* flags. */
+unsigned keys_react(struct dash *d, int ch);
+
+/* confirm.c */
+/* Fills the confirmation for action p with arg and shows it. */
+void confirm_describe(struct dash *d, enum pending p, const char *arg);
+/* Runs the confirmed action, as the CLI does, then re-reads the system. */
+void confirm_run(struct dash *d);
+/* Says so and returns true when the action needs root and we are not. */
+bool confirm_needs_root(struct dash *d);
+
+#endif

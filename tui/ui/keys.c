@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What each key does, screen by screen: one table of key -> handler per
+ * screen (htop's Action.c bindings).  A handler changes where the user is,
+ * or hands an action to confirm.c, and returns what the loop must redraw.
+ */
+#include <curses.h>
+#include <stdio.h>
+
+#include "../action/detect.h"
+#include "dashboard.h"
+
+#define KEY_ESC 27
+/* A binding for every key the table does not name; it ends a table. */
+#define KEYS_ANY (-1)
+
+typedef unsigned (*key_handler)(struct dash *d, int ch);
+
+struct key_binding {
+	int key;
+	key_handler fn;
+};
+
+static const char *const modes[] = { "off", "measure", "sync" };
+
+/* ---- anywhere ---- */
+
+static unsigned back(struct dash *d, int ch)
+{
+	(void)ch;
+	d->ui.view = V_MAIN;
+	return UI_REDRAW;
+}
+
+static unsigned ignore(struct dash *d, int ch)
+{
+	(void)d;
+	(void)ch;
+	return UI_NOTHING;
+}
+
+/* ---- menus: the choice leads to a confirmation ---- */
+
+static void menu_open(struct dash *d, enum pending kind, const char *title,
+		      const char *const *items, int n)
+{
+	int i;
+
+	d->menu_for = kind;
+	snprintf(d->ui.menu_title, sizeof(d->ui.menu_title), "%s", title);
+	for (i = 0; i < n && i < 8; i++)
+		snprintf(d->ui.menu[i], sizeof(d->ui.menu[i]), "%s", items[i]);
+	d->ui.nmenu = n;
+	d->ui.menu_sel = 0;
+	d->ui.view = V_MENU;
+}
+
+static unsigned menu_chosen(struct dash *d, int i)
+{
+	static const char *const loaders[] = { "grub", "systemd-boot",
+					       "efi-entry" };
+
+	d->ui.view = V_MAIN;
+	if (d->menu_for == P_MODE || d->menu_for == P_GUARD)
+		confirm_describe(d, d->menu_for, modes[i]);
+	else if (d->menu_for == P_INSTALL)
+		confirm_describe(d, P_INSTALL, loaders[i]);
+	return UI_REDRAW;
+}
+
+static unsigned menu_up(struct dash *d, int ch)
+{
+	(void)ch;
+	if (d->ui.menu_sel > 0)
+		d->ui.menu_sel--;
+	return UI_REDRAW;
+}
+
+static unsigned menu_down(struct dash *d, int ch)
+{
+	(void)ch;
+	if (d->ui.menu_sel + 1 < d->ui.nmenu)
+		d->ui.menu_sel++;
+	return UI_REDRAW;
+}
+
+static unsigned menu_enter(struct dash *d, int ch)
+{
+	(void)ch;
+	return menu_chosen(d, d->ui.menu_sel);
+}
+
+/* 1..n picks an item at once. */
+static unsigned menu_number(struct dash *d, int ch)
+{
+	if (ch >= '1' && ch < '1' + d->ui.nmenu)
+		return menu_chosen(d, ch - '1');
+	return UI_NOTHING;
+}
+
+static const struct key_binding menu_keys[] = {
+	{ KEY_UP, menu_up },	   { KEY_DOWN, menu_down },
+	{ '\n', menu_enter },	   { KEY_ENTER, menu_enter },
+	{ KEY_ESC, back },	   { 'q', back },
+	{ KEYS_ANY, menu_number },
+};
+
+/* ---- the confirmation: y runs it, any other key declines ---- */
+
+static unsigned confirm_yes(struct dash *d, int ch)
+{
+	(void)ch;
+	confirm_run(d);
+	d->pending = P_NONE;
+	d->ui.view = V_MAIN;
+	return UI_REDRAW;
+}
+
+static unsigned confirm_no(struct dash *d, int ch)
+{
+	(void)ch;
+	dashboard_status(d, false, "nothing changed");
+	d->pending = P_NONE;
+	d->ui.view = V_MAIN;
+	return UI_REDRAW;
+}
+
+static const struct key_binding confirm_keys[] = {
+	{ 'y', confirm_yes },
+	{ 'Y', confirm_yes },
+	{ KEYS_ANY, confirm_no },
+};
+
+/* ---- recovery: 1 stay off, 2 measure, 3 retry sync (a guard reset) ---- */
+
+static unsigned recovery_choice(struct dash *d, int ch)
+{
+	if (!confirm_needs_root(d))
+		confirm_describe(d, P_GUARD, modes[ch - '1']);
+	return UI_REDRAW;
+}
+
+static const struct key_binding recovery_keys[] = {
+	{ '1', recovery_choice }, { '2', recovery_choice },
+	{ '3', recovery_choice }, { KEY_ESC, back },
+	{ 'q', back },		  { KEYS_ANY, ignore },
+};
+
+/* ---- the guided setup: Enter does the step (model/setup.h) ---- */
+
+static unsigned setup_enter(struct dash *d, int ch)
+{
+	const char *why = NULL, *loader;
+
+	(void)ch;
+	switch (d->ui.setup.enter) {
+	case SETUP_ENTER_NOTHING:
+		return UI_NOTHING;
+	case SETUP_ENTER_CHECK:
+		setup_check_start(&d->check, d->snap.surveys, d->ui.now);
+		dashboard_setup_step(d);
+		return UI_REDRAW;
+	default:
+		break;
+	}
+	if (confirm_needs_root(d))
+		return UI_REDRAW;
+	if (d->ui.setup.enter == SETUP_ENTER_INSTALL) {
+		loader = detect_loader(d->root, &why);
+		confirm_describe(d, P_INSTALL, loader ? loader : "grub");
+	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
+		confirm_describe(d, P_MODE, "sync");
+	} else {
+		confirm_describe(d, P_KARG, "on");
+	}
+	return UI_REDRAW;
+}
+
+static const struct key_binding setup_keys[] = {
+	{ '\n', setup_enter }, { KEY_ENTER, setup_enter },
+	{ KEY_ESC, back },     { 'q', back },
+	{ KEY_BACKSPACE, back }, { KEYS_ANY, ignore },
+};
+
+/* ---- help, report, history, why: back to the main screen ---- */
+
+static const struct key_binding info_keys[] = {
+	{ KEY_ESC, back },
+	{ 'q', back },
+	{ KEY_BACKSPACE, back },
+	{ KEYS_ANY, ignore },
+};
+
+/* ---- the main screen ---- */
+
+static unsigned quit(struct dash *d, int ch)
+{
+	(void)d;
+	(void)ch;
+	return UI_QUIT;
+}
+
+static unsigned open_view(struct dash *d, int ch)
+{
+	d->ui.view = ch == 'r'	 ? V_REPORT
+		     : ch == 'w' ? V_WHY
+		     : ch == 'y' ? V_HISTORY
+				 : V_HELP;
+	return UI_REDRAW;
+}
+
+static unsigned open_setup(struct dash *d, int ch)
+{
+	(void)ch;
+	dashboard_setup_step(d);
+	d->ui.view = V_SETUP;
+	return UI_REDRAW;
+}
+
+/* The cores panel: Down/Up a row, PgDn/PgUp ten. */
+static unsigned scroll_down(struct dash *d, int ch)
+{
+	int n = (int)d->snap.ncores;
+
+	if (n && d->ui.scroll + 1 < n)
+		d->ui.scroll += ch == KEY_NPAGE ? 10 : 1;
+	if (d->ui.scroll >= n)
+		d->ui.scroll = n - 1;
+	return UI_REDRAW;
+}
+
+static unsigned scroll_up(struct dash *d, int ch)
+{
+	d->ui.scroll -= ch == KEY_PPAGE ? 10 : 1;
+	if (d->ui.scroll < 0)
+		d->ui.scroll = 0;
+	return UI_REDRAW;
+}
+
+/* Mode, guard and uninstall act on an installed stage. */
+static bool can_act(struct dash *d, bool needs_install)
+{
+	if (confirm_needs_root(d))
+		return false;
+	if (needs_install && !d->installed) {
+		dashboard_status(d, true,
+				 "tsctui is not installed: press i first");
+		return false;
+	}
+	return true;
+}
+
+static unsigned ask_mode(struct dash *d, int ch)
+{
+	(void)ch;
+	if (can_act(d, true))
+		menu_open(d, P_MODE, "Stage mode from the next boot", modes, 3);
+	return UI_REDRAW;
+}
+
+static unsigned ask_guard(struct dash *d, int ch)
+{
+	(void)ch;
+	if (can_act(d, true))
+		menu_open(d, P_GUARD, "Reset the hang guard, then mode:", modes,
+			  3);
+	return UI_REDRAW;
+}
+
+static unsigned ask_nowatchdog(struct dash *d, int ch)
+{
+	(void)ch;
+	if (can_act(d, false))
+		confirm_describe(d, P_KARG, d->ui.nowatchdog ? "off" : "on");
+	return UI_REDRAW;
+}
+
+static unsigned ask_uninstall(struct dash *d, int ch)
+{
+	(void)ch;
+	if (can_act(d, true))
+		confirm_describe(d, P_UNINSTALL, "");
+	return UI_REDRAW;
+}
+
+static unsigned ask_install(struct dash *d, int ch)
+{
+	static const char *const loaders[] = {
+		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
+		"its own firmware boot entry (starts the loader after it)"
+	};
+
+	(void)ch;
+	if (!confirm_needs_root(d))
+		menu_open(d, P_INSTALL, "Install the stage for which boot "
+			  "path?", loaders, 3);
+	return UI_REDRAW;
+}
+
+static const struct key_binding main_keys[] = {
+	{ 'q', quit },
+	{ 'h', open_view },	     { '?', open_view },
+	{ 'r', open_view },	     { 'w', open_view },
+	{ 'y', open_view },	     { 's', open_setup },
+	{ KEY_DOWN, scroll_down },   { KEY_NPAGE, scroll_down },
+	{ KEY_UP, scroll_up },	     { KEY_PPAGE, scroll_up },
+	{ 'm', ask_mode },	     { 'g', ask_guard },
+	{ 'k', ask_nowatchdog },     { 'u', ask_uninstall },
+	{ 'i', ask_install },	     { KEYS_ANY, ignore },
+};
+
+static const struct key_binding *const bindings[V_COUNT] = {
+	[V_MAIN] = main_keys,	       [V_HELP] = info_keys,
+	[V_REPORT] = info_keys,	       [V_HISTORY] = info_keys,
+	[V_WHY] = info_keys,	       [V_MENU] = menu_keys,
+	[V_CONFIRM] = confirm_keys,    [V_RECOVERY] = recovery_keys,
+	[V_SETUP] = setup_keys,
+};
+
+unsigned keys_react(struct dash *d, int ch)
+{
+	const struct key_binding *b = bindings[d->ui.view];
+
+	while (b->key != KEYS_ANY && b->key != ch)
+		b++;
+	return b->fn(d, ch);
+}

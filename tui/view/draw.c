@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+#include <langinfo.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+
+attr_t draw_look(const struct ui_state *s, enum draw_pair pair)
+{
+	if (s->color)
+		return COLOR_PAIR(pair) | (pair == C_BAD ? A_BOLD : 0);
+	switch (pair) {
+	case C_BAD:
+	case C_KEY:
+		return A_REVERSE;
+	case C_TITLE:
+	case C_OK:
+		return A_BOLD;
+	default:
+		return A_NORMAL;
+	}
+}
+
+attr_t draw_verdict_look(const struct ui_state *s, enum tsc_verdict v)
+{
+	return draw_look(s, v == TSC_VERDICT_OK	   ? C_OK
+			    : v == TSC_VERDICT_BAD ? C_BAD
+						   : C_UNSURE);
+}
+
+void draw_put(int y, int x, attr_t a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int w = COLS - x;
+
+	if (y < 0 || y >= LINES || w <= 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	attron(a);
+	mvaddnstr(y, x, buf, w);
+	attroff(a);
+}
+
+void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
+{
+	int w = COLS - x, i;
+	const char *p = text;
+
+	for (i = 0; i < n && *p && w > 10; i++) {
+		int len = (int)strlen(p), cut = len;
+
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = w;
+		}
+		draw_put(y + i, x, a, "%.*s", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void draw_keys(const struct ui_state *s, const char *keys)
+{
+	draw_put(LINES - 1, 0, draw_look(s, C_KEY), "%-*s", COLS, keys);
+}
+
+void draw_lines(const struct ui_state *s, const char *title,
+		const char lines[][UI_LINE], int n, const char *keys)
+{
+	int i, y = 2, w = COLS > 20 ? COLS : 20;
+
+	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "%s", title);
+	for (i = 0; i < n && y < LINES - 2; i++) {
+		int need = (int)strlen(lines[i]) / w + 1;
+
+		draw_wrapped(y, 0, need, A_NORMAL, lines[i]);
+		y += need;
+	}
+	draw_keys(s, keys);
+}
+
+void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= UI_MAX_LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(lines[(*n)++], UI_LINE, fmt, ap);
+	va_end(ap);
+}
+
+void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,
+		    bool unicode)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583",
+					      "\u2584", "\u2585", "\u2586",
+					      "\u2587", "\u2588" };
+	static const char ascii[] = "_.-~=+*#";
+	int64_t lo = 0, hi = 0;
+	size_t o = 0;
+	unsigned i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!i || v[i] < lo)
+			lo = v[i];
+		if (!i || v[i] > hi)
+			hi = v[i];
+	}
+	for (i = 0; i < n; i++) {
+		int level = hi > lo ? (int)((v[i] - lo) * 7 / (hi - lo)) : 3;
+		const char *c = unicode ? blocks[level] : (char[]){ ascii[level],
+								   0 };
+		size_t l = strlen(c);
+
+		if (o + l + 1 > cap)
+			break;
+		memcpy(out + o, c, l);
+		o += l;
+		out[o] = '\0';
+	}
+}
+
+bool draw_unicode_ok(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && strcmp(cs, "UTF-8") == 0;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The main screen.  Rows: 0-1 header, 2-3 clocksource and the kernel's
+ * verdict, 4 stage, 6.. cores (as many as there are, up to two thirds of
+ * what is left), then rate, cost and events, then the diagnosis (3 lines),
+ * status and keys.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../common/verdict.h"
+#include "../engine/reftick.h"
+#include "draw.h"
+#include "screen.h"
+
+static void header(const struct ui_state *s)
+{
+	const struct sysinfo *y = s->sys;
+	double mhz = y->have_klog ? klog_tsc_mhz(y->klog) : 0;
+
+	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "tsctui  %s %s  BIOS %s",
+		 y->machine.vendor[0] ? y->machine.vendor : "?",
+		 y->machine.product,
+		 y->machine.bios_version[0] ? y->machine.bios_version : "?");
+	draw_put(1, 0, A_NORMAL,
+		 "CPU %s family %xh, %u threads | TSC %.3f MHz | invariant %s "
+		 "| TSC_ADJUST %s%s",
+		 y->cpu.vendor[0] ? y->cpu.vendor : "?", y->cpu.family,
+		 y->cpu.threads, mhz, y->cpu.invariant_tsc ? "yes" : "no",
+		 y->cpu.tsc_adjust ? "yes" : "no",
+		 y->cpu.hypervisor ? " | virtual machine" : "");
+}
+
+static void clocksource_line(const struct ui_state *s, int y)
+{
+	const struct sysinfo *sys = s->sys;
+	char avail[128] = "";
+	int i;
+
+	for (i = 0; i < sys->cs.navailable; i++) {
+		strncat(avail, i ? " " : "", sizeof(avail) - strlen(avail) - 1);
+		strncat(avail, sys->cs.available[i],
+			sizeof(avail) - strlen(avail) - 1);
+	}
+	draw_put(y, 0, draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD
+								   : C_OK),
+		 "Clocksource %s (%s)",
+		 sys->cs.current[0] ? sys->cs.current : "?", avail);
+	draw_put(y + 1, 2, A_NORMAL, "%s",
+		 s->diag->kernel_verdict[0] ? s->diag->kernel_verdict
+					    : "kernel log unavailable");
+}
+
+static void stage_line(const struct ui_state *s, int y)
+{
+	const struct sys_stage *st = &s->sys->stage;
+	char strikes[32] = "";
+
+	if (!st->installed) {
+		draw_put(y, 0, A_NORMAL, "Stage: not installed");
+		return;
+	}
+	if (st->strikes)
+		snprintf(strikes, sizeof(strikes), ", %d of 3 strikes",
+			 st->strikes);
+	draw_put(y, 0,
+		 !strcmp(st->guard, "tripped") ? draw_look(s, C_BAD) : A_NORMAL,
+		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s", st->loader,
+		 st->mode, st->guard, st->probation ? " (probation)" : "",
+		 strikes,
+		 st->has_report ? tsc_result_name(st->report->result)
+				: "no report");
+}
+
+static void cores(const struct ui_state *s, int y, int rows)
+{
+	const struct engine_snapshot *n = s->snap;
+	bool uni = draw_unicode_ok();
+	char spark[160];
+	unsigned i, first = (unsigned)s->scroll, shown = 0;
+
+	draw_put(y, 0, draw_look(s, C_TITLE),
+		 "%-5s %12s %9s %7s %11s  %-10s %s", "CPU", "offset cyc", "ns",
+		 "rtt", "warps b/a", "verdict", "recent");
+	if (!n || n->surveys == 0) {
+		draw_put(y + 1, 0, A_NORMAL, "measuring...");
+		return;
+	}
+	for (i = first; i < n->ncores && (int)shown < rows - 1; i++, shown++) {
+		const struct engine_core *c = &n->cores[i];
+		int row = y + 1 + (int)shown;
+
+		draw_sparkline(c->hist, c->nhist, spark, sizeof(spark), uni);
+		draw_put(row, 0, A_NORMAL, "%-5u %12lld %9.1f %7llu %5u/%-5u",
+			 c->cpu, (long long)c->offset, c->offset_ns,
+			 (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap);
+		draw_put(row, 50, draw_verdict_look(s, c->verdict), "%-10s",
+			 tsc_verdict_name(c->verdict));
+		draw_put(row, 61, A_NORMAL, "%s", spark);
+	}
+	if (first + shown < n->ncores)
+		draw_put(y + rows - 1, 0, draw_look(s, C_DIM),
+			 "... %u more (Down/PgDn)", n->ncores - first - shown);
+}
+
+/* The rate against the reference, and how it moved window by window. */
+static int rate_lines(const struct ui_state *s, int y, int rows)
+{
+	const struct engine_snapshot *n = s->snap;
+	int used = 0;
+
+	if (n && n->rate.kept) {
+		double cum = rate_cumulative_mhz(&n->rate),
+		       w = n->rate.mhz[n->rate.kept - 1];
+
+		draw_put(y + used++, 0, A_NORMAL,
+			 "Rate vs %s: %.3f MHz cumulative (%+.1f ppm), window "
+			 "%+.1f ppm%s", reftick_name(n->ref), cum,
+			 rate_ppm(&n->rate, cum), rate_ppm(&n->rate, w),
+			 n->rate.paired[n->rate.kept - 1] ? " (cancels its pair)"
+							  : "");
+	} else if (n) {
+		draw_put(y + used++, 0, draw_look(s, C_DIM), "Rate: %s",
+			 n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
+	}
+	if (n && n->rate.kept > 1 && used < rows) {
+		int64_t ppm[RATE_WINDOWS];
+		char chart[RATE_WINDOWS * 4 + 1];
+		unsigned i;
+
+		for (i = 0; i < n->rate.kept; i++)
+			ppm[i] = (int64_t)rate_ppm(&n->rate, n->rate.mhz[i]);
+		draw_sparkline(ppm, n->rate.kept, chart, sizeof(chart),
+			       draw_unicode_ok());
+		draw_put(y + used++, 2, draw_look(s, C_DIM),
+			 "window ppm over time: %s", chart);
+	}
+	return used;
+}
+
+static void lower_panels(const struct ui_state *s, int y, int rows)
+{
+	const struct engine_snapshot *n = s->snap;
+	const struct klog *k = s->sys->have_klog ? s->sys->klog : NULL;
+	int used = rate_lines(s, y, rows);
+	size_t i;
+
+	if (n && n->cost_valid)
+		draw_put(y + used++, 0, A_NORMAL,
+			 "Clock read: %.0f ns one thread, %.0f ns on all %u "
+			 "CPUs", n->cost.ns_one, n->cost.ns_all,
+			 n->cost.threads);
+	for (i = 0; k && i < k->n && used < rows; i++) {
+		const struct klog_event *e = &k->ev[i];
+
+		if (e->kind == KLOG_SWITCH && i + 1 < k->n)
+			continue; /* the last switch says where it ended */
+		if (e->time >= 0)
+			draw_put(y + used, 0, draw_look(s, C_DIM), "[%9.3f]",
+				 e->time);
+		draw_put(y + used++, 12, A_NORMAL, "%s %s%s",
+			 klog_kind_name(e->kind),
+			 e->kind == KLOG_WARP ? "" : e->text,
+			 e->kind == KLOG_WARP ? "(see above)" : "");
+	}
+}
+
+static void draw(const struct ui_state *s)
+{
+	int free_rows = LINES - 6 - 6, rows, want;
+
+	header(s);
+	clocksource_line(s, 2);
+	stage_line(s, 4);
+	want = (s->snap && s->snap->ncores ? (int)s->snap->ncores : 1) + 1;
+	rows = free_rows * 2 / 3;
+	if (want < rows)
+		rows = want;
+	if (rows < 2)
+		rows = 2;
+	cores(s, 6, rows);
+	lower_panels(s, 6 + rows + 1, free_rows - rows - 1);
+	draw_put(LINES - 6, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
+		 s->diag->code, s->diag->nrecs ? s->diag->recs[0] : "none");
+	draw_wrapped(LINES - 5, 2, 3, A_NORMAL, s->diag->summary);
+	/* Short labels where the screen is narrow: all keys stay visible. */
+	draw_keys(s, COLS >= 100 ? " h Help  w Why  r Report  y History  "
+				   "m Mode  g Guard  k tsc=nowatchdog  "
+				   "i Install  u Uninstall  s Setup  q Quit"
+				 : " h Help w Why r Rep y Hist m Mode g Grd "
+				   "k Nowd i Inst u Uninst s Setup q");
+}
+
+const struct screen screen_main = { "main", draw };
