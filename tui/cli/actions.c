@@ -40,7 +40,7 @@ static int finish(struct act *a, bool json, int rc)
 			printf("%s\n", a->message);
 	}
 	if (rc != 0)
-		cli_fail("%s: %s", a->name, a->error);
+		app_fail("%s: %s", a->name, a->error);
 	act_free(a);
 	return rc == 0 ? EXIT_OK : EXIT_USAGE;
 }
@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, const struct option *extra,
 			continue;
 		}
 		if (c == '?' || !take || take(c, optarg, ctx) != 0)
-			return cli_fail("%s: unknown option '%s'", argv[0],
+			return app_fail("%s: unknown option '%s'", argv[0],
 					argv[optind - 1]);
 	}
 	return 0;
@@ -102,10 +102,10 @@ int cmd_install(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, extra, &json, take_install, &o))
 		return EXIT_USAGE;
 	if (optind < argc)
-		return cli_fail("install: unexpected argument '%s'",
+		return app_fail("install: unexpected argument '%s'",
 				argv[optind]);
 	if (!o.key != !o.cert)
-		return cli_fail("install: --key and --cert go together");
+		return app_fail("install: --key and --cert go together");
 	act_init(&a, g->root, "install");
 	return finish(&a, json, action_install(&a, &o));
 }
@@ -131,7 +131,7 @@ int cmd_uninstall(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, extra, &json, take_purge, &purge))
 		return EXIT_USAGE;
 	if (optind < argc)
-		return cli_fail("uninstall: unexpected argument '%s'",
+		return app_fail("uninstall: unexpected argument '%s'",
 				argv[optind]);
 	act_init(&a, g->root, "uninstall");
 	return finish(&a, json, action_uninstall(&a, purge));
@@ -158,7 +158,7 @@ int cmd_mode(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, extra, &json, take_allow, &allow))
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
-		return cli_fail("mode: give one of off, measure, sync");
+		return app_fail("mode: give one of off, measure, sync");
 	act_init(&a, g->root, "mode");
 	return finish(&a, json, action_mode(&a, argv[optind], allow));
 }
@@ -179,11 +179,11 @@ static int guard_status(const struct globals *g, bool json)
 	int have = conf_read(g->root, &c, &why);
 
 	if (have < 0)
-		return cli_fail("guard: %s", why);
+		return app_fail("guard: %s", why);
 	if (have == 0)
-		return cli_fail("guard: tsctui is not installed");
+		return app_fail("guard: tsctui is not installed");
 	if (stagecfg_read(g->root, &c, &s, &why) != 0)
-		return cli_fail("guard: %s", why);
+		return app_fail("guard: %s", why);
 	if (json) {
 		struct json j;
 
@@ -248,11 +248,11 @@ int cmd_guard(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, extra, &json, take_mode, &mode))
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
-		return cli_fail("guard: give status or reset");
+		return app_fail("guard: give status or reset");
 	if (!strcmp(argv[optind], "status"))
 		return guard_status(g, json);
 	if (strcmp(argv[optind], "reset"))
-		return cli_fail("guard: unknown word '%s' (status or reset)",
+		return app_fail("guard: unknown word '%s' (status or reset)",
 				argv[optind]);
 	act_init(&a, g->root, "guard reset");
 	return finish(&a, json, action_guard_reset(&a, mode));
@@ -266,7 +266,7 @@ int cmd_boot_ok(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, NULL, &json, NULL, NULL))
 		return EXIT_USAGE;
 	if (optind < argc)
-		return cli_fail("boot-ok: unexpected argument '%s'",
+		return app_fail("boot-ok: unexpected argument '%s'",
 				argv[optind]);
 	act_init(&a, g->root, "boot-ok");
 	return finish(&a, json, action_boot_ok(&a));
@@ -280,7 +280,7 @@ int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
 	if (parse(argc, argv, NULL, &json, NULL, NULL))
 		return EXIT_USAGE;
 	if (optind + 2 != argc)
-		return cli_fail("kernel-arg: give nowatchdog on|off");
+		return app_fail("kernel-arg: give nowatchdog on|off");
 	act_init(&a, g->root, "kernel-arg");
 	return finish(&a, json,
 		      action_kernel_arg(&a, argv[optind], argv[optind + 1]));

@@ -157,10 +157,10 @@ static int prepare_rtc(void)
 			 true)) {
 	case RTC_LOAD:
 		if (modules_load("rtc_cmos", &err) != 0)
-			return cli_fail("check: loading rtc_cmos: %s", err);
+			return app_fail("check: loading rtc_cmos: %s", err);
 		return 0;
 	case RTC_NEEDS_ROOT:
-		return cli_fail("check: loading rtc_cmos needs root");
+		return app_fail("check: loading rtc_cmos needs root");
 	case RTC_UNSUPPORTED:
 		fprintf(stderr, "tsctui: check: no RTC, and %s\n",
 			m.supported ? "rtc_cmos is loaded without one"
@@ -202,7 +202,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			interval = strtod(optarg, &end);
 			if (*end || !(interval >= 0) || interval > 86400) {
 				free(r);
-				return cli_fail("check: --interval takes "
+				return app_fail("check: --interval takes "
 						"seconds, 0 to 86400");
 			}
 			break;
@@ -210,7 +210,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			samples = strtol(optarg, &end, 10);
 			if (*end || samples < 1 || samples > 1000000) {
 				free(r);
-				return cli_fail("check: --samples takes a "
+				return app_fail("check: --samples takes a "
 						"count from 1");
 			}
 			break;
@@ -225,12 +225,12 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			break;
 		default:
 			free(r);
-			return cli_fail("check: unknown option '%s'",
+			return app_fail("check: unknown option '%s'",
 					argv[optind - 1]);
 		}
 	}
 	if (!r)
-		return cli_fail("check: out of memory");
+		return app_fail("check: out of memory");
 	read_clocksource(g->root, &cs);
 	if (load_rtc && prepare_rtc() != 0) {
 		free(r);
@@ -248,7 +248,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 		if (survey_run(g->simulate, 0, r, &err) != 0) {
 			reftick_close(&ref);
 			free(r);
-			return cli_fail("check: %s", err);
+			return app_fail("check: %s", err);
 		}
 		if (rate.ref_mhz <= 0)
 			rate_set_reference(&rate, kernel_mhz(g), r->tsc_hz);

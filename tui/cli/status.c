@@ -310,11 +310,11 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		else if (c == 'p')
 			prom = true;
 		else
-			return cli_fail("status: unknown option '%s'",
+			return app_fail("status: unknown option '%s'",
 					argv[optind - 1]);
 	}
 	if (optind < argc)
-		return cli_fail("status: unexpected argument '%s'",
+		return app_fail("status: unexpected argument '%s'",
 				argv[optind]);
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));

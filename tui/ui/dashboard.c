@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../app.h"
 #include "../action/actions.h"
 #include "../action/config.h"
 #include "../action/detect.h"
 #include "../action/stagecfg.h"
-#include "../cli/cli.h"
 #include "../source/history.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
@@ -632,10 +632,10 @@ int dashboard_run(const struct globals *g)
 	int ch;
 
 	if (!d)
-		return cli_fail("out of memory");
+		return app_fail("out of memory");
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		free(d);
-		return cli_fail("the dashboard needs a terminal; for scripts "
+		return app_fail("the dashboard needs a terminal; for scripts "
 				"use tsctui status (see tsctui --help)");
 	}
 	d->g = g;
