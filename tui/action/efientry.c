@@ -21,7 +21,7 @@
 #include "../source/efivars.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
-#include "detect.h"
+#include "../source/detect.h"
 #include "efientry.h"
 
 #define LOAD_OPTION_ACTIVE 0x1

@@ -3,7 +3,7 @@
 #define TSCTUI_ACTION_EFIENTRY_H
 
 #include "act.h"
-#include "config.h"
+#include "../source/config.h"
 
 /* Creates the entry (first in BootOrder) and records the old BootOrder;
  * fills c->efi_entry and c->efi_next.  next: --next, or NULL to choose. */

@@ -18,9 +18,9 @@
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
-#include "detect.h"
+#include "../source/detect.h"
 #include "efientry.h"
-#include "grubenv.h"
+#include "../format/grubenv.h"
 #include "stagecfg.h"
 
 #ifndef TSCTUI_LIBDIR

@@ -24,15 +24,21 @@
 
 #include "../util/fsx.h"
 #include "../util/path.h"
+#include "../util/words.h"
 #include "actions.h"
-#include "cmdline.h"
-#include "config.h"
-#include "detect.h"
+#include "../source/config.h"
+#include "../source/detect.h"
 
 #define TOKEN "tsc=nowatchdog"
 #define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
 #define SETTING "/etc/tsctui/nowatchdog"
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
+/* A BLS entry's kernel arguments: "options" and a blank, then the words. */
+#define BLS_OPTIONS "options"
+
+/* Words boot loaders add to the running kernel's command line, which are
+ * not the user's: seeding KERNEL_CMDLINE from /proc/cmdline drops them. */
+static const char *const loader_words[] = { "BOOT_IMAGE=", "initrd=", NULL };
 
 #ifndef TSCTUI_DATADIR
 #define TSCTUI_DATADIR "/usr/local/share/tsctui"
@@ -95,16 +101,18 @@ static int edit_entry(struct act *a, const char *sys, bool on)
 	     line = strtok_r(NULL, "\n", &save)) {
 		char edited[4096];
 
-		if (!strncmp(line, "options", 7) &&
-		    (line[7] == ' ' || line[7] == '\t')) {
+		const size_t n = strlen(BLS_OPTIONS);
+
+		if (!strncmp(line, BLS_OPTIONS, n) &&
+		    (line[n] == ' ' || line[n] == '\t')) {
 			if (on)
-				cmdline_add(line + 8, TOKEN, edited,
-					    sizeof(edited));
+				words_add(line + n + 1, TOKEN, edited,
+					  sizeof(edited));
 			else
-				cmdline_remove(line + 8, TOKEN, edited,
-					       sizeof(edited));
+				words_remove(line + n + 1, TOKEN, edited,
+					     sizeof(edited));
 			i += (size_t)snprintf(out + i, cap + len - i,
-					      "options %s\n", edited);
+					      BLS_OPTIONS " %s\n", edited);
 		} else {
 			i += (size_t)snprintf(out + i, cap + len - i, "%s\n",
 					      line);
@@ -158,14 +166,18 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 		if (!d)
 			return act_fail(a, "cannot read /proc/cmdline to seed "
 					KERNEL_CMDLINE);
-		/* The running kernel's own arguments are not for the entry. */
-		cmdline_strip_boot_image(d);
+		/* The running kernel's own arguments are not for the entry;
+		 * the words left are never longer than the line was. */
+		d[strcspn(d, "\n")] = '\0';
+		words_remove_prefixed(d, loader_words, edited,
+				      sizeof(edited));
+		strcpy(d, edited);
 	}
 	d[strcspn(d, "\n")] = '\0';
 	if (on)
-		cmdline_add(d, TOKEN, edited, sizeof(edited) - 1);
+		words_add(d, TOKEN, edited, sizeof(edited) - 1);
 	else
-		cmdline_remove(d, TOKEN, edited, sizeof(edited) - 1);
+		words_remove(d, TOKEN, edited, sizeof(edited) - 1);
 	free(d);
 	strcat(edited, "\n");
 	return act_modify(a, KERNEL_CMDLINE, edited, strlen(edited), 0644);

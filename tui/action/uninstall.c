@@ -17,7 +17,7 @@
 #include "../util/fsx.h"
 #include "actions.h"
 #include "efientry.h"
-#include "grubenv.h"
+#include "../format/grubenv.h"
 #include "stagecfg.h"
 
 static bool same_vars(const struct grubenv *x, const struct grubenv *y)
@@ -59,8 +59,8 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 		grubenv_free(&before);
 		return -1;
 	}
-	for (i = 0; stagecfg_grub_vars[i]; i++)
-		grubenv_unset(&now, stagecfg_grub_vars[i]);
+	for (i = 0; stage_state_grub_vars[i]; i++)
+		grubenv_unset(&now, stage_state_grub_vars[i]);
 	if (same_vars(&now, &before)) {
 		if (fsx_write_atomic(act_path(a, c->grubenv), orig, len, 0644))
 			goto fail;
@@ -125,8 +125,8 @@ int action_uninstall(struct act *a, bool purge)
 	    efi_entry_uninstall(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
-	for (i = 0; have > 0 && stagecfg_guard_files[i]; i++) {
-		stagecfg_esp_file(&c, stagecfg_guard_files[i], sys, sizeof(sys));
+	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
+		stage_state_esp_file(&c, stage_state_guard_files[i], sys, sizeof(sys));
 		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
 			act_changed(a, sys, "removed");
 	}

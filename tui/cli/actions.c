@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "../action/actions.h"
-#include "../action/config.h"
-#include "../action/stagecfg.h"
+#include "../source/config.h"
+#include "../source/stage_state.h"
 #include "cli.h"
 
 static int finish(struct act *a, bool json, int rc)
@@ -182,7 +182,7 @@ static int guard_status(const struct globals *g, bool json)
 		return app_fail("guard: %s", why);
 	if (have == 0)
 		return app_fail("guard: tsctui is not installed");
-	if (stagecfg_read(g->root, &c, &s, &why) != 0)
+	if (stage_state_read(g->root, &c, &s, &why) != 0)
 		return app_fail("guard: %s", why);
 	if (json) {
 		struct json j;

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "../../common/cpuid.h"
-#include "../action/config.h"
-#include "../action/stagecfg.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
+#include "config.h"
 #include "efivars.h"
 #include "stage_report.h"
+#include "stage_state.h"
 #include "system.h"
 
 /* A small file under root, first line, trailing blanks trimmed. */
@@ -118,7 +118,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 	if (conf_read(root, &c, &why) > 0) {
 		st->installed = true;
 		snprintf(st->loader, sizeof(st->loader), "%s", c.loader);
-		if (stagecfg_read(root, &c, &ss, &why) == 0) {
+		if (stage_state_read(root, &c, &ss, &why) == 0) {
 			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
 			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);
 			snprintf(st->since, sizeof(st->since), "%s", ss.since);

@@ -17,9 +17,9 @@
 
 #include "../app.h"
 #include "../action/actions.h"
-#include "../action/config.h"
-#include "../action/detect.h"
-#include "../action/stagecfg.h"
+#include "../source/config.h"
+#include "../source/detect.h"
+#include "../source/stage_state.h"
 #include "../source/history.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
@@ -144,7 +144,7 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 	u->nconfirm = 0;
 	d->pending = p;
 	snprintf(d->arg, sizeof(d->arg), "%s", arg);
-	stagecfg_esp_file(&d->conf, "options", esp_file, sizeof(esp_file));
+	stage_state_esp_file(&d->conf, "options", esp_file, sizeof(esp_file));
 	switch (p) {
 	case P_MODE:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),

@@ -12,8 +12,8 @@
  *   efi_entry         Boot#### created for the efi-entry path
  *   efi_next          Boot#### the efi entry starts next
  */
-#ifndef TSCTUI_ACTION_CONFIG_H
-#define TSCTUI_ACTION_CONFIG_H
+#ifndef TSCTUI_SOURCE_CONFIG_H
+#define TSCTUI_SOURCE_CONFIG_H
 
 #include <stdbool.h>
 
