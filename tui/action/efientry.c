@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../source/efivars.h"
+#include "../source/efivar.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "../source/detect.h"

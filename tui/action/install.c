@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../source/efivars.h"
+#include "../source/efivar.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"

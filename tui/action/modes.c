@@ -9,6 +9,10 @@
 #include <time.h>
 
 #include "../../common/cpuid.h"
+#include "../format/history_record.h"
+#include "../source/boot_id.h"
+#include "../source/history.h"
+#include "../source/stage_report.h"
 #include "../source/system.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
@@ -39,16 +43,8 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
 	struct sys_cpu cpu = { 0 };
 	const char *reason;
-	char path[4096];
-	size_t len;
-	char *d;
 
-	path_under(root, "/proc/cpuinfo", path, sizeof(path));
-	d = fsx_read(path, &len);
-	if (d) {
-		parse_cpuinfo(d, &cpu);
-		free(d);
-	}
+	cpu_read(root, &cpu);
 	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
 	ci.family = cpu.family;
 	ci.invariant_tsc = cpu.invariant_tsc;
@@ -115,58 +111,47 @@ int action_guard_reset(struct act *a, const char *mode)
 }
 
 /* One history record per boot: what the firmware, the stage and the kernel
- * did.  Tab-separated key=value: a BIOS version has spaces in it. */
+ * did (format/history_record.h). */
 static int append_history(struct act *a, const char *mode,
 			  const char *result)
 {
-	char boot_id[64] = "", path[4096], line[1024], ppm[32] = "-";
-	long long warp = 0;
+	struct history_record rec = { 0 };
+	char line[HISTORY_RECORD_LINE_MAX];
 	struct sysinfo s;
-	size_t len, i;
+	size_t len;
 	char *d;
 	FILE *f;
 
-	path_under(a->root, "/proc/sys/kernel/random/boot_id", path,
-		   sizeof(path));
-	if ((d = fsx_read(path, &len))) {
-		sscanf(d, "%63s", boot_id);
-		free(d);
-	}
+	boot_id_read(a->root, rec.boot_id);
 	/* A boot is recorded once, however often boot-ok runs in it. */
-	d = fsx_read(act_path(a, TSCTUI_STATE_DIR "/history"), &len);
-	if (d && boot_id[0] && strstr(d, boot_id)) {
+	d = fsx_read(act_path(a, HISTORY_RECORD_FILE), &len);
+	if (d && rec.boot_id[0] && strstr(d, rec.boot_id)) {
 		free(d);
 		return 0;
 	}
 	free(d);
 	system_read(a->root, NULL, &s);
-	for (i = 0; s.have_klog && i < s.klog->n; i++) {
-		const struct klog_event *e = &s.klog->ev[i];
-
-		if (e->kind == KLOG_WARP && !warp)
-			warp = e->cycles;
-		if (e->kind == KLOG_WATCHDOG_SKEW && e->has_intervals &&
-		    !strcmp(ppm, "-"))
-			snprintf(ppm, sizeof(ppm), "%.1f", klog_ppm(e));
-	}
-	snprintf(line, sizeof(line),
-		 "boot_id=%s\ttime=%lld\tbios_version=%s\tbios_date=%s\t"
-		 "bootloader_launch_ns=%lld\tstage_mode=%s\tstage_result=%s\t"
-		 "warp_cycles=%lld\twatchdog_ppm=%s\tclocksource=%s\n",
-		 boot_id[0] ? boot_id : "-", (long long)time(NULL),
-		 s.machine.bios_version[0] ? s.machine.bios_version : "-",
-		 s.machine.bios_date[0] ? s.machine.bios_date : "-",
-		 s.machine.bootloader_launch_ns, mode, result, warp, ppm,
-		 s.cs.current[0] ? s.cs.current : "-");
+	rec.time = (long long)time(NULL);
+	snprintf(rec.bios_version, sizeof(rec.bios_version), "%s",
+		 s.machine.bios_version);
+	snprintf(rec.bios_date, sizeof(rec.bios_date), "%s",
+		 s.machine.bios_date);
+	rec.bootloader_launch_ns = s.machine.bootloader_launch_ns;
+	snprintf(rec.stage_mode, sizeof(rec.stage_mode), "%s", mode);
+	snprintf(rec.stage_result, sizeof(rec.stage_result), "%s", result);
+	history_kernel_facts(s.have_klog ? s.klog : NULL, &rec.warp_cycles,
+			     rec.watchdog_ppm, sizeof(rec.watchdog_ppm));
+	snprintf(rec.clocksource, sizeof(rec.clocksource), "%s", s.cs.current);
 	system_free(&s);
-	f = fopen(act_path(a, TSCTUI_STATE_DIR "/history"), "a");
+	history_record_format(&rec, line, sizeof(line));
+	f = fopen(act_path(a, HISTORY_RECORD_FILE), "a");
 	if (!f)
-		return act_fail(a, "cannot append to %s/history: %s",
-				TSCTUI_STATE_DIR, strerror(errno));
+		return act_fail(a, "cannot append to %s: %s",
+				HISTORY_RECORD_FILE, strerror(errno));
 	fputs(line, f);
 	if (fclose(f) != 0)
-		return act_fail(a, "cannot write %s/history", TSCTUI_STATE_DIR);
-	act_changed(a, TSCTUI_STATE_DIR "/history", "modified");
+		return act_fail(a, "cannot write %s", HISTORY_RECORD_FILE);
+	act_changed(a, HISTORY_RECORD_FILE, "modified");
 	return 0;
 }
 

@@ -50,7 +50,7 @@ static int grub_marks(struct act *a, const struct tsctui_conf *c,
 }
 
 static int esp_marks(struct act *a, const struct tsctui_conf *c,
-		     struct guard_marks *m, char boot[STAGE_STATE_BOOT_ID_MAX])
+		     struct guard_marks *m, char boot[BOOT_ID_MAX])
 {
 	char err[STAGE_STATE_ERR_MAX];
 
@@ -143,22 +143,6 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c,
 	return 0;
 }
 
-static void this_boot(struct act *a, char out[STAGE_STATE_BOOT_ID_MAX])
-{
-	char path[PATH_UNDER_MAX];
-	size_t len;
-	char *d;
-
-	out[0] = '\0';
-	path_under(a->root, "/proc/sys/kernel/random/boot_id", path,
-		   sizeof(path));
-	if ((d = fsx_read(path, &len))) {
-		if (sscanf(d, "%63s", out) != 1)
-			out[0] = '\0';
-		free(d);
-	}
-}
-
 /*
  * GRUB rewrote the grubenv's blocks underneath a system that may have been
  * running all along (a resume from hibernation): drop the cached pages, so
@@ -221,12 +205,12 @@ static int esp_boot_ok(struct act *a, const struct tsctui_conf *c,
 		       int *strikes_out)
 {
 	struct guard_marks m;
-	char boot[STAGE_STATE_BOOT_ID_MAX], counted[STAGE_STATE_BOOT_ID_MAX],
+	char boot[BOOT_ID_MAX], counted[BOOT_ID_MAX],
 	     text[128];
 
 	if (esp_marks(a, c, &m, counted) != 0)
 		return -1;
-	this_boot(a, boot);
+	boot_id_read(a->root, boot);
 	if (m.synced) {
 		/* Confirmed: strikes first, synced last, so a kill between
 		 * leaves synced for the next run to confirm again. */

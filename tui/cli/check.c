@@ -15,7 +15,9 @@
 
 #include "../engine/rate.h"
 #include "../engine/reftick.h"
+#include "../action/module_load.h"
 #include "../engine/survey.h"
+#include "../model/rtc_plan.h"
 #include "../source/modules.h"
 #include "../source/system.h"
 #include "cli.h"
@@ -28,7 +30,7 @@ static double kernel_mhz(const struct globals *g)
 
 	system_read(g->root, g->kernel_log, &s);
 	if (s.have_klog)
-		mhz = klog_tsc_mhz(s.klog);
+		mhz = kernlog_tsc_mhz(s.klog);
 	system_free(&s);
 	return mhz;
 }
@@ -152,11 +154,11 @@ static int prepare_rtc(void)
 	struct sys_modules m;
 	const char *err;
 
-	read_modules("/", &m);
+	modules_read("/", &m);
 	switch (rtc_plan(&m, access("/dev/rtc0", F_OK) == 0, geteuid() == 0,
 			 true)) {
 	case RTC_LOAD:
-		if (modules_load("rtc_cmos", &err) != 0)
+		if (module_load("rtc_cmos", &err) != 0)
 			return app_fail("check: loading rtc_cmos: %s", err);
 		return 0;
 	case RTC_NEEDS_ROOT:

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "efivars.h"
+#include "efivar.h"
 #include "../util/fileio.h"
 #include "../util/fsx.h"
 #include "../util/path.h"

@@ -126,7 +126,7 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 	for (i = 0; i < nb; i++) {
 		b[i].klog = calloc(1, sizeof(*b[i].klog));
 		if (b[i].klog && acc[i].text)
-			klog_parse(acc[i].text, acc[i].len, b[i].klog);
+			kernlog_parse(acc[i].text, acc[i].len, b[i].klog);
 		free(acc[i].text);
 	}
 	free(acc);

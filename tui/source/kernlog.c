@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernlog.h"
 
@@ -12,12 +15,12 @@ static const char *const names[KLOG_KINDS] = {
 	"fw-bug-tsc-adjust", "tsc-adjust-compensate",
 };
 
-const char *klog_kind_name(enum klog_kind k)
+const char *kernlog_kind_name(enum klog_kind k)
 {
 	return (unsigned)k < KLOG_KINDS ? names[k] : "?";
 }
 
-double klog_tsc_mhz(const struct klog *k)
+double kernlog_tsc_mhz(const struct klog *k)
 {
 	if (k->refined_mhz > 0)
 		return k->refined_mhz;
@@ -26,7 +29,7 @@ double klog_tsc_mhz(const struct klog *k)
 	return k->detected_mhz;
 }
 
-double klog_ppm(const struct klog_event *e)
+double kernlog_ppm(const struct klog_event *e)
 {
 	if (!e->has_intervals || e->wd_ns <= 0)
 		return 0;
@@ -273,7 +276,7 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		s->k->detected_mhz = mhz_after(m, n, "Detected ");
 }
 
-void klog_parse(const char *text, size_t len, struct klog *out)
+void kernlog_parse(const char *text, size_t len, struct klog *out)
 {
 	struct state s = { .k = out, .sync_from = -1, .sync_to = -1 };
 	size_t pos = 0;
@@ -297,4 +300,49 @@ void klog_parse(const char *text, size_t len, struct klog *out)
 		line(&s, copy, strlen(copy), t);
 		pos = eol + 1;
 	}
+}
+
+const struct klog_event *kernlog_first(const struct klog *k,
+				       enum klog_kind kind)
+{
+	size_t i;
+
+	for (i = 0; k && i < k->n; i++)
+		if (k->ev[i].kind == kind)
+			return &k->ev[i];
+	return NULL;
+}
+
+/* /dev/kmsg returns one record per read() and refuses a buffer smaller
+ * than the record: the kernel formats a record into at most 8 KiB
+ * (CONSOLE_EXT_LOG_MAX), and one byte is kept for a newline. */
+#define KMSG_RECORD_MAX 8192
+/* What the log is read into, at most: 8 times the default kernel log
+ * buffer (CONFIG_LOG_BUF_SHIFT=17, 128 KiB).  Reading stops when full, so
+ * the boot's first records, where the TSC messages are, are kept. */
+#define KMSG_READ_MAX (1u << 20)
+
+char *kernlog_read_kmsg(size_t *len)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	size_t cap = KMSG_READ_MAX, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && n + KMSG_RECORD_MAX < cap) {
+		r = read(fd, buf + n, KMSG_RECORD_MAX - 1);
+		if (r < 0 && errno == EPIPE)
+			continue; /* overwritten records: skip */
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (buf[n - 1] != '\n')
+			buf[n++] = '\n';
+	}
+	close(fd);
+	*len = n;
+	return buf;
 }

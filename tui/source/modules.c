@@ -21,7 +21,7 @@ static void mark(struct sys_modules *m, const char *name, size_t n)
 		m->kvm_intel = true;
 }
 
-void parse_proc_modules(const char *text, struct sys_modules *m)
+void modules_parse_proc(const char *text, struct sys_modules *m)
 {
 	const char *line = text;
 
@@ -49,7 +49,7 @@ static void builtins(const char *root, struct sys_modules *m)
 	}
 }
 
-void read_modules(const char *root, struct sys_modules *m)
+void modules_read(const char *root, struct sys_modules *m)
 {
 	char path[4096];
 	size_t len;
@@ -79,41 +79,8 @@ void read_modules(const char *root, struct sys_modules *m)
 		}
 		kmod_unref(ctx);
 	} else if ((d = read_all(path, 1 << 20, &len))) {
-		parse_proc_modules(d, m);
+		modules_parse_proc(d, m);
 		free(d);
 	}
 	builtins(root, m);
-}
-
-enum rtc_plan rtc_plan(const struct sys_modules *m, bool have_rtc,
-		       bool is_root, bool asked)
-{
-	if (have_rtc)
-		return RTC_PRESENT;
-	if (!m->supported || m->rtc_cmos)
-		return RTC_UNSUPPORTED;
-	if (!asked)
-		return RTC_ASK;
-	return is_root ? RTC_LOAD : RTC_NEEDS_ROOT;
-}
-
-int modules_load(const char *name, const char **err)
-{
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
-	struct kmod_module *mod = NULL;
-	int rc = -1;
-
-	if (!ctx) {
-		*err = "libkmod could not start";
-		return -1;
-	}
-	if (kmod_module_new_from_name(ctx, name, &mod) == 0 &&
-	    kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
-					    NULL) == 0)
-		rc = 0;
-	else
-		*err = "modprobe failed";
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
-	return rc;
 }

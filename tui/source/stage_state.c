@@ -143,7 +143,7 @@ int stage_state_grub_marks(const struct tsctui_conf *c,
  * whose strike it includes (so a boot-ok killed and run again in the same
  * boot counts once). */
 static int esp_strikes(const char *root, const struct tsctui_conf *c, int *n,
-		       char boot[STAGE_STATE_BOOT_ID_MAX], char *err)
+		       char boot[BOOT_ID_MAX], char *err)
 {
 	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
 	const char *nl;
@@ -160,7 +160,7 @@ static int esp_strikes(const char *root, const struct tsctui_conf *c, int *n,
 		return fail(err, "cannot read %s: %s", sys, strerror(errno));
 	}
 	nl = memchr(d, '\n', len);
-	/* %63s: STAGE_STATE_BOOT_ID_MAX - 1 */
+	/* %63s: BOOT_ID_MAX - 1 */
 	if (!parse_strikes(d, nl ? (size_t)(nl - d) : len, n) ||
 	    (nl && nl[1] && sscanf(nl + 1, "boot %63s", boot) != 1)) {
 		free(d);
@@ -184,7 +184,7 @@ static bool esp_has(const char *root, const struct tsctui_conf *c,
 
 int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
 			  struct guard_marks *m,
-			  char boot[STAGE_STATE_BOOT_ID_MAX], char *err)
+			  char boot[BOOT_ID_MAX], char *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->pending = esp_has(root, c, "pending");
@@ -255,7 +255,7 @@ static int read_esp(const char *root, const struct tsctui_conf *c,
 		    struct stage_state *s, char *err)
 {
 	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
-	char boot[STAGE_STATE_BOOT_ID_MAX];
+	char boot[BOOT_ID_MAX];
 	const char *marker;
 	size_t len;
 	char *opt;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "boot_id.h"
 #include "config.h"
 
 #define ESP_STATE_DIR "/EFI/tsctui"
@@ -22,10 +23,6 @@
  * was: a strike.  This many trip the guard (systemd's boot assessment
  * gives an entry 3 tries too). */
 #define GUARD_MAX_STRIKES 3
-
-/* The ESP strikes file names the boot it last counted: "boot <boot_id>";
- * a boot_id is a 36-character UUID. */
-#define STAGE_STATE_BOOT_ID_MAX 64
 
 /* Room for one error sentence naming a file and what is wrong with it. */
 #define STAGE_STATE_ERR_MAX 1024
@@ -72,6 +69,6 @@ int stage_state_grub_marks(const struct tsctui_conf *c,
 /* boot: the boot_id the strikes file last counted, or "". */
 int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
 			  struct guard_marks *m,
-			  char boot[STAGE_STATE_BOOT_ID_MAX], char *err);
+			  char boot[BOOT_ID_MAX], char *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "../../common/report.h"
+#include "cpu.h"
 #include "cpumap.h"
 #include "kernlog.h"
 #include "modules.h"
@@ -23,16 +24,6 @@ struct sys_clocksource {
 	char current[32];
 	char available[8][32];
 	int navailable;
-};
-
-struct sys_cpu {
-	char vendor[16]; /* amd | hygon | intel | other | "" (unknown) */
-	unsigned family, model;
-	char model_name[96];
-	unsigned threads;
-	bool constant_tsc, nonstop_tsc, tsc_adjust, tsc_reliable,
-		tsc_known_freq, hypervisor;
-	bool invariant_tsc; /* constant_tsc and nonstop_tsc */
 };
 
 struct sys_cmdline {
@@ -90,12 +81,6 @@ struct sysinfo {
 	char notes[SYS_MAX_NOTES][160];
 };
 
-/* This boot's stage report, from the TsctuiReport variable (libefivar on
- * the live system, the efivarfs file under another root): 1 parsed into *r
- * (and, with text, the report's text, malloc'd, in *text), 0 absent, -1 not
- * a valid report. */
-int stage_report_read(const char *root, struct tsc_report *r, char **text,
-		      size_t *text_len);
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
 void system_free(struct sysinfo *s);
 
@@ -105,7 +90,6 @@ void system_free(struct sysinfo *s);
 bool source_read_line(const char *root, const char *sys, char *out,
 		      size_t cap);
 void read_clocksource(const char *root, struct sys_clocksource *cs);
-void parse_cpuinfo(const char *text, struct sys_cpu *cpu);
 void parse_cmdline(const char *text, struct sys_cmdline *c);
 /* Fills next_tsc from the boot configuration under root. */
 void read_next_cmdline(const char *root, struct sys_cmdline *c);

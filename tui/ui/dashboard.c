@@ -642,7 +642,7 @@ int dashboard_run(const struct globals *g)
 	refresh_system(d);
 	ec.simulate = g->simulate;
 	ec.interval_s = 2;
-	ec.kernel_mhz = d->sys.have_klog ? klog_tsc_mhz(d->sys.klog) : 0;
+	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
 	ec.clocksource = d->sys.cs.current;
 	/* Tests make surveys slow on purpose, to show keys still answer. */
 	ec.extra_ms = slow ? (unsigned)atoi(slow) : 0;

@@ -109,7 +109,7 @@ static int verdict_pair(enum tsc_verdict v)
 static void header(const struct ui_state *s)
 {
 	const struct sysinfo *y = s->sys;
-	double mhz = y->have_klog ? klog_tsc_mhz(y->klog) : 0;
+	double mhz = y->have_klog ? kernlog_tsc_mhz(y->klog) : 0;
 
 	put(0, 0, look(s, C_TITLE) | A_BOLD, "tsctui  %s %s  BIOS %s",
 	    y->machine.vendor[0] ? y->machine.vendor : "?", y->machine.product,
@@ -237,7 +237,7 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 			continue; /* the last switch says where it ended */
 		if (e->time >= 0)
 			put(y + used, 0, look(s, C_DIM), "[%9.3f]", e->time);
-		put(y + used++, 12, A_NORMAL, "%s %s%s", klog_kind_name(e->kind),
+		put(y + used++, 12, A_NORMAL, "%s %s%s", kernlog_kind_name(e->kind),
 		    e->kind == KLOG_WARP ? "" : e->text,
 		    e->kind == KLOG_WARP ? "(see above)" : "");
 	}

@@ -7,7 +7,7 @@
 
 #include "../util/fileio.h"
 #include "../util/path.h"
-#include "efivars.h"
+#include "efivar.h"
 
 /*
  * On the live system, through libefivar, as efibootmgr does.  Under another
