@@ -10,7 +10,7 @@
  *   - BLS entries (systemd-boot, or a Fedora root edited from outside):
  *     /etc/kernel/cmdline (seeded from /proc/cmdline, since creating it ends
  *     kernel-install's fallback) and the options line of every entry.
- * The setting itself is kept in /etc/tsctui/nowatchdog for the
+ * The setting itself is kept in NOWATCHDOG_SETTING for the
  * kernel-install plugin.  tsc=reliable is never added; where the user's
  * configuration has it, the message warns.
  */
@@ -28,10 +28,10 @@
 #include "actions.h"
 #include "../source/config.h"
 #include "../source/detect.h"
+#include "../source/kernel_cmdline.h"
 
 #define TOKEN "tsc=nowatchdog"
 #define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
-#define SETTING "/etc/tsctui/nowatchdog"
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
 /* A BLS entry's kernel arguments: "options" and a blank, then the words. */
 #define BLS_OPTIONS "options"
@@ -264,7 +264,7 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 				"changed", strerror(errno));
 	start = a->nledger;
 	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
-	    act_put(a, SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
+	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
 		goto undo;
 	if (method == KARG_GRUBBY) {
 		if (run_grubby(a, grubby(a), on) != 0)
@@ -314,13 +314,9 @@ undo:
 
 int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c)
 {
-	size_t len;
-	char *d = fsx_read(act_path(a, SETTING), &len);
 	const char *tool;
-	bool on = d && !strncmp(d, "on", 2);
 
-	free(d);
-	if (!on || strcmp(c->loader, "grub") || !(tool = grubby(a)))
+	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") || !(tool = grubby(a)))
 		return 0;
 	/* grubby's edits are not in the ledger: take the argument out the
 	 * way it went in. */

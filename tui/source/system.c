@@ -145,10 +145,11 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	}
 	path_under(root, "/proc/cmdline", path, sizeof(path));
 	if ((d = read_all(path, 1 << 16, &len))) {
-		parse_cmdline(d, &s->cmdline);
+		kernel_cmdline_parse(d, &s->cmdline);
 		free(d);
 	}
-	read_next_cmdline(root, &s->cmdline);
+	kernel_cmdline_read_next(root, &s->cmdline);
+	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
 	read_machine(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);

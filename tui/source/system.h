@@ -15,6 +15,7 @@
 #include "../../common/report.h"
 #include "cpu.h"
 #include "cpumap.h"
+#include "kernel_cmdline.h"
 #include "kernlog.h"
 #include "modules.h"
 
@@ -24,17 +25,6 @@ struct sys_clocksource {
 	char current[32];
 	char available[8][32];
 	int navailable;
-};
-
-struct sys_cmdline {
-	char tsc[4][32];     /* every tsc= value */
-	int ntsc;
-	/* What the next boot will get, from the configuration the boot path
-	 * reads (/etc/kernel/cmdline, /etc/default/grub and its drop-ins). */
-	char next_tsc[4][32];
-	int nnext;
-	char clocksource[32];
-	char tsc_early_khz[32];
 };
 
 struct sys_machine {
@@ -90,9 +80,6 @@ void system_free(struct sysinfo *s);
 bool source_read_line(const char *root, const char *sys, char *out,
 		      size_t cap);
 void read_clocksource(const char *root, struct sys_clocksource *cs);
-void parse_cmdline(const char *text, struct sys_cmdline *c);
-/* Fills next_tsc from the boot configuration under root. */
-void read_next_cmdline(const char *root, struct sys_cmdline *c);
 void read_machine(const char *root, struct sys_machine *m);
 
 #endif

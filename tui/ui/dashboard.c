@@ -114,21 +114,15 @@ static void load_history(struct dash *d)
 
 static void refresh_system(struct dash *d)
 {
-	char path[4096], bios[128] = "", *h;
+	char bios[128] = "";
 	const char *why;
-	size_t len;
 
 	system_free(&d->sys);
 	system_read(d->g->root, d->g->kernel_log, &d->sys);
 	history_last_sync_bios(d->g->root, bios, sizeof(bios));
 	diagnose(&d->sys, bios, &d->diag);
 	d->installed = conf_read(d->g->root, &d->conf, &why) > 0;
-	path_under(d->g->root, "/etc/tsctui/nowatchdog", path, sizeof(path));
-	d->ui.nowatchdog = false;
-	if ((h = read_all(path, 64, &len))) {
-		d->ui.nowatchdog = !strncmp(h, "on", 2);
-		free(h);
-	}
+	d->ui.nowatchdog = d->sys.cmdline.nowatchdog;
 	load_history(d);
 	d->refreshed = time(NULL);
 }
