@@ -195,7 +195,7 @@ $(BUILD)/tests/efi/%.efi: tests/efi/%.c
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
 TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
-	tui/source/cpu.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c \
+	tui/source/cpu.c tui/source/cpu_map.c tui/util/json.c tui/engine/hostcpu.c \
 	tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c \
 	tui/source/modules.c tui/model/rtc_plan.c tui/util/path.c \
 	tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c \

@@ -18,7 +18,7 @@ static void parse_file(const char *name)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/kernlog/%s",
 		 getenv("TOP") ? getenv("TOP") : ".", name);
-	d = read_all(path, 1u << 20, &len);
+	d = fileio_read_all(path, 1u << 20, &len);
 	assert_non_null(d);
 	kernlog_parse(d, len, &k);
 	free(d);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../source/config.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "act.h"
@@ -92,7 +93,7 @@ void act_changed(struct act *a, const char *sys, const char *what)
 
 /* ---- the ledger ---- */
 
-int ledger_load(struct act *a)
+int act_ledger_load(struct act *a)
 {
 	char *data, *line, *save = NULL, *sp;
 	size_t len;
@@ -130,7 +131,7 @@ int ledger_load(struct act *a)
 
 static int add(struct act *a, enum ledger_kind k, const char *sys)
 {
-	if (ledger_has(a, k, sys))
+	if (act_ledger_has(a, k, sys))
 		return 0;
 	if (a->nledger == ACT_MAX_LEDGER)
 		return act_fail(a, "too many changes to record");
@@ -139,7 +140,7 @@ static int add(struct act *a, enum ledger_kind k, const char *sys)
 	return 0;
 }
 
-bool ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
+bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
 {
 	size_t i;
 
@@ -158,7 +159,7 @@ static void forget(struct act *a, size_t i)
 	a->ledger_dirty = true;
 }
 
-int ledger_save(struct act *a)
+int act_ledger_save(struct act *a)
 {
 	char *out = NULL;
 	size_t len = 0, i;
@@ -193,7 +194,7 @@ static const char *backup_of(const char *sys)
 	return sysb;
 }
 
-int ledger_undo(struct act *a, size_t from)
+int act_ledger_undo(struct act *a, size_t from)
 {
 	int rc = 0;
 
@@ -304,8 +305,8 @@ static int parent_dirs(struct act *a, const char *sys)
 
 bool act_foreign(struct act *a, const char *sys)
 {
-	return fsx_exists(act_path(a, sys)) && !ledger_has(a, L_FILE, sys) &&
-	       !ledger_has(a, L_LINK, sys);
+	return fsx_exists(act_path(a, sys)) && !act_ledger_has(a, L_FILE, sys) &&
+	       !act_ledger_has(a, L_LINK, sys);
 }
 
 int act_put(struct act *a, const char *sys, const void *data, size_t len,
@@ -342,7 +343,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	char *old;
 	bool same;
 
-	if (ledger_has(a, L_FILE, sys))
+	if (act_ledger_has(a, L_FILE, sys))
 		return act_put(a, sys, data, len, mode);
 	/* act_path's buffers rotate; this one must outlive other calls. */
 	snprintf(p, sizeof(p), "%s", act_path(a, sys));
@@ -358,7 +359,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 		free(old);
 		return 0;
 	}
-	if (!ledger_has(a, L_BACKUP, sys)) {
+	if (!act_ledger_has(a, L_BACKUP, sys)) {
 		const char *bsys = backup_of(sys);
 		char bcopy[4096];
 
@@ -386,7 +387,7 @@ int act_link(struct act *a, const char *sys, const char *target)
 	n = readlink(act_path(a, sys), have, sizeof(have) - 1);
 	if (n >= 0) {
 		have[n] = '\0';
-		if (strcmp(have, target) == 0 && ledger_has(a, L_LINK, sys))
+		if (strcmp(have, target) == 0 && act_ledger_has(a, L_LINK, sys))
 			return 0;
 	}
 	if (act_foreign(a, sys))
@@ -417,4 +418,17 @@ int act_drop(struct act *a, const char *sys)
 		}
 	}
 	return 0;
+}
+
+int act_installed(struct act *a, struct tsctui_conf *c)
+{
+	const char *why = NULL;
+	int have = config_read(a->root, c, &why);
+
+	if (have < 0)
+		return act_fail(a, "%s", why);
+	if (have == 0)
+		return act_fail(a, "tsctui is not installed (run `tsctui "
+				"install` first)");
+	return act_ledger_load(a);
 }

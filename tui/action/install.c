@@ -19,7 +19,7 @@
 #include "../util/path.h"
 #include "actions.h"
 #include "../source/detect.h"
-#include "efientry.h"
+#include "efi_entry.h"
 #include "../format/grubenv.h"
 #include "stagecfg.h"
 
@@ -324,7 +324,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 
 /* Regenerates grub.cfg with the distribution's tool, on the live system;
  * under another root, says what to run inside it. */
-int regenerate_grub(struct act *a)
+int install_regenerate_grub(struct act *a)
 {
 	static const char *const tools[] = {
 		"update-grub",
@@ -427,7 +427,7 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 	return 0;
 }
 
-int action_install(struct act *a, const struct install_opts *o)
+int install_run(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
 	char efidir[4096], src[4300], unit[512], sys[4096], tscsync[512];
@@ -437,9 +437,9 @@ int action_install(struct act *a, const struct install_opts *o)
 	int have_old;
 
 	memset(&c, 0, sizeof(c));
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
-	have_old = conf_read(a->root, &old, &why);
+	have_old = config_read(a->root, &old, &why);
 	if (have_old < 0)
 		return act_fail(a, "%s", why);
 	if (!loader && !(loader = detect_loader(a->root, &why)))
@@ -493,7 +493,7 @@ int action_install(struct act *a, const struct install_opts *o)
 		snprintf(c.efi_entry, sizeof(c.efi_entry), "%s", old.efi_entry);
 		snprintf(c.efi_next, sizeof(c.efi_next), "%s", old.efi_next);
 	}
-	conf = conf_format(&c);
+	conf = config_format(&c);
 	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 		goto undo;
 	if (!strcmp(loader, "grub")) {
@@ -518,7 +518,7 @@ int action_install(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 && efi_entry_install(a, &c, o->next) != 0)
 			goto undo;
 		free(conf);
-		conf = conf_format(&c);
+		conf = config_format(&c);
 		if (!conf ||
 		    act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 			goto undo;
@@ -536,9 +536,9 @@ int action_install(struct act *a, const struct install_opts *o)
 	}
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto undo;
-	if (ledger_save(a) != 0)
+	if (act_ledger_save(a) != 0)
 		goto undo;
-	if (!strcmp(loader, "grub") && regenerate_grub(a) != 0)
+	if (!strcmp(loader, "grub") && install_regenerate_grub(a) != 0)
 		goto undo;
 	act_note(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
 	free(image);
@@ -550,7 +550,7 @@ undo:
 	/* NVRAM is not in the ledger: take a new entry back out first. */
 	if (have_old <= 0 && c.efi_entry[0])
 		efi_entry_uninstall(a, &c);
-	ledger_undo(a, start);
-	ledger_save(a);
+	act_ledger_undo(a, start);
+	act_ledger_save(a);
 	return -1;
 }

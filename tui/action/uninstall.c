@@ -16,7 +16,7 @@
 
 #include "../util/fsx.h"
 #include "actions.h"
-#include "efientry.h"
+#include "efi_entry.h"
 #include "../format/grubenv.h"
 #include "stagecfg.h"
 
@@ -44,7 +44,7 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 	bool exists;
 	char *orig;
 
-	if (!ledger_has(a, L_BACKUP, c->grubenv))
+	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
 		return 0;
 	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
 	orig = fsx_read(act_path(a, bsys), &len);
@@ -95,7 +95,7 @@ fail:
 	return act_fail(a, "cannot write %s: %s", c->grubenv, strerror(errno));
 }
 
-int action_uninstall(struct act *a, bool purge)
+int uninstall_run(struct act *a, bool purge)
 {
 	struct tsctui_conf c;
 	const char *why = NULL;
@@ -103,9 +103,9 @@ int action_uninstall(struct act *a, bool purge)
 	size_t i;
 	int have;
 
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
-	have = conf_read(a->root, &c, &why);
+	have = config_read(a->root, &c, &why);
 	if (have < 0)
 		return act_fail(a, "%s", why);
 	if (have == 0 && a->nledger == 0)
@@ -138,12 +138,12 @@ int action_uninstall(struct act *a, bool purge)
 	/* The ledger file goes first, so that its directory can go too; it is
 	 * written back if the replay fails half way. */
 	fsx_remove(act_path(a, TSCTUI_LEDGER));
-	if (ledger_undo(a, 0) != 0) {
+	if (act_ledger_undo(a, 0) != 0) {
 		a->ledger_dirty = true;
-		ledger_save(a);
+		act_ledger_save(a);
 		return -1;
 	}
-	if (have > 0 && !strcmp(c.loader, "grub") && regenerate_grub(a) != 0)
+	if (have > 0 && !strcmp(c.loader, "grub") && install_regenerate_grub(a) != 0)
 		return -1;
 	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;

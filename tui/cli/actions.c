@@ -107,7 +107,7 @@ int cmd_install(const struct globals *g, int argc, char **argv)
 	if (!o.key != !o.cert)
 		return app_fail("install: --key and --cert go together");
 	act_init(&a, g->root, "install");
-	return finish(&a, json, action_install(&a, &o));
+	return finish(&a, json, install_run(&a, &o));
 }
 
 static int take_purge(int c, const char *arg, void *ctx)
@@ -134,7 +134,7 @@ int cmd_uninstall(const struct globals *g, int argc, char **argv)
 		return app_fail("uninstall: unexpected argument '%s'",
 				argv[optind]);
 	act_init(&a, g->root, "uninstall");
-	return finish(&a, json, action_uninstall(&a, purge));
+	return finish(&a, json, uninstall_run(&a, purge));
 }
 
 static int take_allow(int c, const char *arg, void *ctx)
@@ -160,7 +160,7 @@ int cmd_mode(const struct globals *g, int argc, char **argv)
 	if (optind + 1 != argc)
 		return app_fail("mode: give one of off, measure, sync");
 	act_init(&a, g->root, "mode");
-	return finish(&a, json, action_mode(&a, argv[optind], allow));
+	return finish(&a, json, mode_set(&a, argv[optind], allow));
 }
 
 static int take_mode(int c, const char *arg, void *ctx)
@@ -176,7 +176,7 @@ static int guard_status(const struct globals *g, bool json)
 	struct tsctui_conf c;
 	struct stage_state s;
 	const char *why = NULL;
-	int have = conf_read(g->root, &c, &why);
+	int have = config_read(g->root, &c, &why);
 
 	if (have < 0)
 		return app_fail("guard: %s", why);
@@ -255,7 +255,7 @@ int cmd_guard(const struct globals *g, int argc, char **argv)
 		return app_fail("guard: unknown word '%s' (status or reset)",
 				argv[optind]);
 	act_init(&a, g->root, "guard reset");
-	return finish(&a, json, action_guard_reset(&a, mode));
+	return finish(&a, json, guard_reset(&a, mode));
 }
 
 int cmd_boot_ok(const struct globals *g, int argc, char **argv)
@@ -269,7 +269,7 @@ int cmd_boot_ok(const struct globals *g, int argc, char **argv)
 		return app_fail("boot-ok: unexpected argument '%s'",
 				argv[optind]);
 	act_init(&a, g->root, "boot-ok");
-	return finish(&a, json, action_boot_ok(&a));
+	return finish(&a, json, boot_ok_run(&a));
 }
 
 int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
@@ -283,5 +283,5 @@ int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
 		return app_fail("kernel-arg: give nowatchdog on|off");
 	act_init(&a, g->root, "kernel-arg");
 	return finish(&a, json,
-		      action_kernel_arg(&a, argv[optind], argv[optind + 1]));
+		      kernel_arg_set(&a, argv[optind], argv[optind + 1]));
 }

@@ -26,7 +26,7 @@ int cmd_bench(const struct globals *g, int argc, char **argv)
 					argv[optind - 1]);
 		json = true;
 	}
-	read_clocksource(g->root, &cs);
+	clocksource_read(g->root, &cs);
 	if (clockcost_measure(0, &cc) != 0)
 		return app_fail("bench: out of memory");
 	if (json) {

@@ -233,7 +233,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	}
 	if (!r)
 		return app_fail("check: out of memory");
-	read_clocksource(g->root, &cs);
+	clocksource_read(g->root, &cs);
 	if (load_rtc && prepare_rtc() != 0) {
 		free(r);
 		return EXIT_USAGE;
@@ -256,7 +256,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			rate_set_reference(&rate, kernel_mhz(g), r->tsc_hz);
 		if (reftick_sample(&ref, &t, &tsc))
 			rate_tick(&rate, tsc, t);
-		read_clocksource(g->root, &cs);
+		clocksource_read(g->root, &cs);
 		for (k = 0; k < r->nap; k++)
 			warps += r->ap[k].warps_bsp + r->ap[k].warps_ap;
 		if (warps || strcmp(cs.current, "tsc"))

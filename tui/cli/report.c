@@ -154,7 +154,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 			return app_fail("report: --root is too long");
 		file = path;
 	}
-	data = read_all(file, REPORT_MAX_INPUT, &len);
+	data = fileio_read_all(file, REPORT_MAX_INPUT, &len);
 	if (!data) {
 		if (errno == ENOENT && file == path)
 			return app_fail("report: no stage report in this boot "

@@ -313,7 +313,7 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 				argv[optind]);
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));
-	diagnose(&s, bios, &d);
+	diagnosis_make(&s, bios, &d);
 	if (prom)
 		status_prometheus(&s, &d);
 	else if (json)

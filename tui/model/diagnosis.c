@@ -73,7 +73,7 @@ static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 	return false;
 }
 
-bool diag_bsp_behind(const struct tsc_report *r, long long *by)
+bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
 {
 	uint32_t i;
 	long long min = 0;
@@ -163,7 +163,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 	}
 }
 
-void diagnose(const struct sysinfo *s, const char *last_sync_bios,
+void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	      struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
@@ -220,7 +220,7 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 			if (amd || !s->cpu.vendor[0])
 				add_rec(d, "install-measure");
 		} else if (!strcmp(s->stage.mode, "measure") &&
-			   diag_bsp_behind(r, &behind)) {
+			   diagnosis_bsp_behind(r, &behind)) {
 			grouped(behind, n, sizeof(n));
 			say(d, "; the stage measured the boot CPU at least %s "
 			    "cycles behind all the others, which sync mode "

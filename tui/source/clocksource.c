@@ -11,14 +11,14 @@
 
 #define CS_DIR "/sys/devices/system/clocksource/clocksource0/"
 
-void read_clocksource(const char *root, struct sys_clocksource *cs)
+void clocksource_read(const char *root, struct sys_clocksource *cs)
 {
 	char line[512], *tok, *save = NULL;
 
 	memset(cs, 0, sizeof(*cs));
-	source_read_line(root, CS_DIR "current_clocksource", cs->current,
+	system_read_line(root, CS_DIR "current_clocksource", cs->current,
 		  sizeof(cs->current));
-	if (!source_read_line(root, CS_DIR "available_clocksource", line,
+	if (!system_read_line(root, CS_DIR "available_clocksource", line,
 		       sizeof(line)))
 		return;
 	for (tok = strtok_r(line, " ", &save); tok && cs->navailable < 8;

@@ -86,7 +86,7 @@ char *cpu_read_cpuinfo(const char *root, size_t *len)
 
 	if (!path_under(root, "/proc/cpuinfo", path, sizeof(path)))
 		return NULL;
-	return read_all(path, CPUINFO_READ_MAX, len);
+	return fileio_read_all(path, CPUINFO_READ_MAX, len);
 }
 
 bool cpu_read(const char *root, struct sys_cpu *cpu)

@@ -36,10 +36,10 @@ static char *mounts(const char *root)
 	char *d;
 
 	path_under(root, "/proc/self/mounts", path, sizeof(path));
-	d = read_all(path, 1u << 22, &n);
+	d = fileio_read_all(path, 1u << 22, &n);
 	if (!d) {
 		path_under(root, "/proc/mounts", path, sizeof(path));
-		d = read_all(path, 1u << 22, &n);
+		d = fileio_read_all(path, 1u << 22, &n);
 	}
 	return d;
 }

@@ -26,7 +26,7 @@ static uint8_t *read_file(const char *root, const char *name,
 	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-%s", name, guid);
 	if (!path_under(root, sys, path, sizeof(path)))
 		return NULL;
-	data = (uint8_t *)read_all(path, 1u << 20, &n);
+	data = (uint8_t *)fileio_read_all(path, 1u << 20, &n);
 	if (!data || n < 4) {
 		free(data);
 		return NULL;

@@ -81,7 +81,7 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 
 	bios[0] = '\0';
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = read_all(path, HISTORY_READ_MAX, &len);
+	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		from_record(line, &r);
@@ -100,7 +100,7 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 	int n = 0;
 
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = read_all(path, HISTORY_READ_MAX, &len);
+	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL;
 	     line && n < max; line = strtok_r(NULL, "\n", &save))
 		from_record(line, &rows[n++]);

@@ -27,7 +27,7 @@ static void append(struct acc *a, const char *s, size_t n)
 	a->text[a->len] = '\0';
 }
 
-void dmi_bios_version(const char *msg, char *out, size_t cap)
+void journal_dmi_bios_version(const char *msg, char *out, size_t cap)
 {
 	const char *p = strstr(msg, ", BIOS ");
 	size_t n;
@@ -107,7 +107,7 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			nb++;
 		}
 		if (!b[i].bios[0] && strncmp(msg, "DMI: ", 5) == 0)
-			dmi_bios_version(msg, b[i].bios, sizeof(b[i].bios));
+			journal_dmi_bios_version(msg, b[i].bios, sizeof(b[i].bios));
 		{
 			char src[32];
 

@@ -115,12 +115,12 @@ void kernel_cmdline_read_next(const char *root, struct sys_cmdline *c)
 
 	c->nnext = 0;
 	path_under(root, "/etc/kernel/cmdline", path, sizeof(path));
-	if ((d = read_all(path, CONFIG_READ_MAX, &len))) {
+	if ((d = fileio_read_all(path, CONFIG_READ_MAX, &len))) {
 		next_tokens(c, d);
 		free(d);
 	}
 	path_under(root, "/etc/default/grub", path, sizeof(path));
-	if ((d = read_all(path, CONFIG_READ_MAX, &len))) {
+	if ((d = fileio_read_all(path, CONFIG_READ_MAX, &len))) {
 		next_tokens_shell(c, d);
 		free(d);
 	}
@@ -132,7 +132,7 @@ void kernel_cmdline_read_next(const char *root, struct sys_cmdline *c)
 		if (n < 5 || strcmp(e->d_name + n - 4, ".cfg"))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-		if ((d = read_all(file, CONFIG_READ_MAX, &len))) {
+		if ((d = fileio_read_all(file, CONFIG_READ_MAX, &len))) {
 			next_tokens_shell(c, d);
 			free(d);
 		}
@@ -150,7 +150,7 @@ bool kernel_cmdline_nowatchdog(const char *root)
 
 	if (!path_under(root, NOWATCHDOG_SETTING, path, sizeof(path)))
 		return false;
-	if ((d = read_all(path, SETTING_READ_MAX, &len))) {
+	if ((d = fileio_read_all(path, SETTING_READ_MAX, &len))) {
 		on = !strncmp(d, "on", strlen("on"));
 		free(d);
 	}

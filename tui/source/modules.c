@@ -78,7 +78,7 @@ void modules_read(const char *root, struct sys_modules *m)
 			kmod_module_unref_list(list);
 		}
 		kmod_unref(ctx);
-	} else if ((d = read_all(path, 1 << 20, &len))) {
+	} else if ((d = fileio_read_all(path, 1 << 20, &len))) {
 		modules_parse_proc(d, m);
 		free(d);
 	}

@@ -16,7 +16,7 @@
 #include "system.h"
 
 /* A small file under root, first line, trailing blanks trimmed. */
-bool source_read_line(const char *root, const char *sys, char *out,
+bool system_read_line(const char *root, const char *sys, char *out,
 		      size_t cap)
 {
 	char path[4096];
@@ -26,7 +26,7 @@ bool source_read_line(const char *root, const char *sys, char *out,
 	out[0] = '\0';
 	if (!path_under(root, sys, path, sizeof(path)))
 		return false;
-	d = read_all(path, 1 << 16, &len);
+	d = fileio_read_all(path, 1 << 16, &len);
 	if (!d)
 		return false;
 	d[strcspn(d, "\n")] = '\0';
@@ -59,7 +59,7 @@ static void read_klog(const char *root, const char *file, struct sysinfo *s)
 	if (!s->klog)
 		return;
 	if (file) {
-		d = read_all(file, 64u << 20, &len);
+		d = fileio_read_all(file, 64u << 20, &len);
 		if (!d)
 			note(s, "cannot read the kernel log %s: %s", file,
 			     strerror(errno));
@@ -88,7 +88,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 	int rc;
 
 	snprintf(st->loader, sizeof(st->loader), "none");
-	if (conf_read(root, &c, &why) > 0) {
+	if (config_read(root, &c, &why) > 0) {
 		st->installed = true;
 		snprintf(st->loader, sizeof(st->loader), "%s", c.loader);
 		if (stage_state_read(root, &c, &ss, &why) == 0) {
@@ -120,7 +120,7 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	size_t len;
 
 	memset(s, 0, sizeof(*s));
-	read_clocksource(root, &s->cs);
+	clocksource_read(root, &s->cs);
 	if (!s->cs.current[0])
 		note(s, "no clocksource in /sys under %s", root);
 	if ((d = cpu_read_cpuinfo(root, &len))) {
@@ -144,13 +144,13 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 		s->cpu.hypervisor = ci.hypervisor || s->cpu.hypervisor;
 	}
 	path_under(root, "/proc/cmdline", path, sizeof(path));
-	if ((d = read_all(path, 1 << 16, &len))) {
+	if ((d = fileio_read_all(path, 1 << 16, &len))) {
 		kernel_cmdline_parse(d, &s->cmdline);
 		free(d);
 	}
 	kernel_cmdline_read_next(root, &s->cmdline);
 	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
-	read_machine(root, &s->machine);
+	machine_read(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);
 	{

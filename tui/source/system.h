@@ -14,7 +14,7 @@
 
 #include "../../common/report.h"
 #include "cpu.h"
-#include "cpumap.h"
+#include "cpu_map.h"
 #include "kernel_cmdline.h"
 #include "kernlog.h"
 #include "modules.h"
@@ -77,9 +77,9 @@ void system_free(struct sysinfo *s);
 /* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
  * machine.c), for tests and the dashboard. */
 /* First line of a small file under root, trailing blanks trimmed. */
-bool source_read_line(const char *root, const char *sys, char *out,
+bool system_read_line(const char *root, const char *sys, char *out,
 		      size_t cap);
-void read_clocksource(const char *root, struct sys_clocksource *cs);
-void read_machine(const char *root, struct sys_machine *m);
+void clocksource_read(const char *root, struct sys_clocksource *cs);
+void machine_read(const char *root, struct sys_machine *m);
 
 #endif

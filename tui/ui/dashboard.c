@@ -120,8 +120,8 @@ static void refresh_system(struct dash *d)
 	system_free(&d->sys);
 	system_read(d->g->root, d->g->kernel_log, &d->sys);
 	history_last_sync_bios(d->g->root, bios, sizeof(bios));
-	diagnose(&d->sys, bios, &d->diag);
-	d->installed = conf_read(d->g->root, &d->conf, &why) > 0;
+	diagnosis_make(&d->sys, bios, &d->diag);
+	d->installed = config_read(d->g->root, &d->conf, &why) > 0;
 	d->ui.nowatchdog = d->sys.cmdline.nowatchdog;
 	load_history(d);
 	d->refreshed = time(NULL);
@@ -260,7 +260,7 @@ static void describe(struct dash *d, enum pending p, const char *arg)
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Uninstall tsctui and restore every file it changed?");
 		act_init(&a, d->g->root, "read");
-		if (ledger_load(&a) == 0)
+		if (act_ledger_load(&a) == 0)
 			for (i = a.nledger; i-- > 0;)
 				addl(u->confirm, &u->nconfirm, "%s %s",
 				     a.ledger[i].kind == L_BACKUP ? "restore"
@@ -294,20 +294,20 @@ static void run_pending(struct dash *d)
 	act_init(&a, d->g->root, "dashboard");
 	switch (d->pending) {
 	case P_MODE:
-		rc = action_mode(&a, d->arg, false);
+		rc = mode_set(&a, d->arg, false);
 		break;
 	case P_GUARD:
-		rc = action_guard_reset(&a, d->arg);
+		rc = guard_reset(&a, d->arg);
 		break;
 	case P_KARG:
-		rc = action_kernel_arg(&a, "nowatchdog", d->arg);
+		rc = kernel_arg_set(&a, "nowatchdog", d->arg);
 		break;
 	case P_INSTALL:
 		io.loader = d->arg;
-		rc = action_install(&a, &io);
+		rc = install_run(&a, &io);
 		break;
 	case P_UNINSTALL:
-		rc = action_uninstall(&a, false);
+		rc = uninstall_run(&a, false);
 		break;
 	case P_NONE:
 		break;
@@ -418,7 +418,7 @@ static void setup(struct dash *d)
 		     "boot it, and start tsctui again: the report will show "
 		     "every core's offset.");
 	} else if (!strcmp(s->stage.mode, "measure") &&
-		   diag_bsp_behind(r, &behind)) {
+		   diagnosis_bsp_behind(r, &behind)) {
 		u->setup_step = 4;
 		addl(u->setup, &u->nsetup, "3. The report: the boot CPU is at "
 		     "least %lld cycles behind all the others.", behind);

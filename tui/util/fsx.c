@@ -30,7 +30,7 @@ bool fsx_is_dir(const char *path)
 
 char *fsx_read(const char *path, size_t *len)
 {
-	return read_all(path, FSX_MAX, len);
+	return fileio_read_all(path, FSX_MAX, len);
 }
 
 static int sync_dir_of(const char *path)

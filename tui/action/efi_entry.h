@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef TSCTUI_ACTION_EFIENTRY_H
-#define TSCTUI_ACTION_EFIENTRY_H
+#ifndef TSCTUI_ACTION_EFI_ENTRY_H
+#define TSCTUI_ACTION_EFI_ENTRY_H
 
 #include "act.h"
 #include "../source/config.h"

@@ -7,7 +7,7 @@
 #include "../util/fileio.h"
 #include "../util/path.h"
 #include "cpu.h"
-#include "cpumap.h"
+#include "cpu_map.h"
 
 /* The value of "key : value" if line is that key's line. */
 static const char *value_of(const char *line, const char *key)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* tsctui mode, guard reset and boot-ok: small changes to the stage's state
- * where the installed path keeps it. */
+/* tsctui boot-ok, once per boot (tsctui-boot.service): this boot reached
+ * Linux.  The guard learns it (stagecfg_boot_ok), this boot's report is
+ * kept in /run, and the boot history gains a record. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,107 +9,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../common/cpuid.h"
 #include "../format/history_record.h"
 #include "../source/boot_id.h"
 #include "../source/history.h"
 #include "../source/stage_report.h"
 #include "../source/system.h"
 #include "../util/fsx.h"
-#include "../util/path.h"
 #include "actions.h"
 #include "stagecfg.h"
-
-static int installed(struct act *a, struct tsctui_conf *c)
-{
-	const char *why = NULL;
-	int have = conf_read(a->root, c, &why);
-
-	if (have < 0)
-		return act_fail(a, "%s", why);
-	if (have == 0)
-		return act_fail(a, "tsctui is not installed (run `tsctui "
-				"install` first)");
-	return ledger_load(a);
-}
-
-/*
- * The stage's sync gate (common/cpuid.c), applied to the managed system's
- * /proc/cpuinfo: the one rule, so `mode sync` refuses exactly what the
- * stage would; when the list is the only objection, say that
- * --allow-any-cpu lifts it.
- */
-static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
-{
-	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
-	struct sys_cpu cpu = { 0 };
-	const char *reason;
-
-	cpu_read(root, &cpu);
-	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
-	ci.family = cpu.family;
-	ci.invariant_tsc = cpu.invariant_tsc;
-	ci.tsc_adjust = cpu.tsc_adjust;
-	ci.hypervisor = cpu.hypervisor;
-	if (tsc_sync_allowed(&ci, allow_any, &reason))
-		return true;
-	if (!allow_any && tsc_sync_allowed(&ci, true, &reason))
-		snprintf(why, cap, "sync is tested on AMD families 17h/19h/1Ah "
-			 "and Hygon 18h, not on %s family %xh; add "
-			 "--allow-any-cpu to try it anyway",
-			 cpu.vendor[0] ? cpu.vendor : "an unknown CPU",
-			 cpu.family);
-	else
-		snprintf(why, cap, "sync refused: %s", reason);
-	return false;
-}
-
-int action_mode(struct act *a, const char *mode, bool allow_any)
-{
-	struct tsctui_conf c;
-	char why[256];
-	int rc;
-
-	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
-	    strcmp(mode, "sync"))
-		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
-				mode);
-	if (installed(a, &c) != 0)
-		return -1;
-	if (!strcmp(mode, "sync") &&
-	    !sync_gate(a->root, allow_any, why, sizeof(why)))
-		return act_fail(a, "%s", why);
-	rc = stagecfg_write(a, &c, mode, allow_any ? "allow=any-cpu" : "",
-			    false);
-	if (rc == 0)
-		rc = ledger_save(a);
-	if (rc == 0) {
-		act_note(a, "mode %s from the next boot", mode);
-		if (!strcmp(mode, "sync"))
-			act_note(a, "the hang guard disables the stage if a "
-				 "boot never reaches Linux");
-	}
-	return rc;
-}
-
-int action_guard_reset(struct act *a, const char *mode)
-{
-	struct tsctui_conf c;
-	int rc;
-
-	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
-	    strcmp(mode, "sync"))
-		return act_fail(a, "unknown mode '%s'", mode);
-	if (installed(a, &c) != 0)
-		return -1;
-	rc = stagecfg_write(a, &c, mode, "", true);
-	if (rc == 0)
-		rc = ledger_save(a);
-	if (rc == 0)
-		act_note(a, "hang guard cleared; mode %s from the next boot",
-			 mode);
-	return rc;
-}
 
 /* One history record per boot: what the firmware, the stage and the kernel
  * did (format/history_record.h). */
@@ -155,7 +63,7 @@ static int append_history(struct act *a, const char *mode,
 	return 0;
 }
 
-int action_boot_ok(struct act *a)
+int boot_ok_run(struct act *a)
 {
 	struct tsctui_conf c;
 	struct tsc_report *r;
@@ -163,9 +71,9 @@ int action_boot_ok(struct act *a)
 	int strikes;
 	size_t len;
 
-	if (installed(a, &c) != 0)
+	if (act_installed(a, &c) != 0)
 		return -1;
-	if (stagecfg_boot_ok(a, &c, &strikes) != 0 || ledger_save(a) != 0)
+	if (stagecfg_boot_ok(a, &c, &strikes) != 0 || act_ledger_save(a) != 0)
 		return -1;
 	/* This boot's report, kept where status and the dashboard look. */
 	r = calloc(1, sizeof(*r));

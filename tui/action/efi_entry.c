@@ -22,7 +22,7 @@
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "../source/detect.h"
-#include "efientry.h"
+#include "efi_entry.h"
 
 #define LOAD_OPTION_ACTIVE 0x1
 #define NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | \

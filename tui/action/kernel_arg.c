@@ -217,7 +217,7 @@ static void warn_reliable(struct act *a)
 int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 		      enum karg_method *m, const char **why)
 {
-	int have = conf_read(a->root, c, why);
+	int have = config_read(a->root, c, why);
 
 	if (have < 0)
 		return -1;
@@ -240,7 +240,7 @@ int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 	return 0;
 }
 
-int action_kernel_arg(struct act *a, const char *name, const char *onoff)
+int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 {
 	struct tsctui_conf c;
 	enum karg_method method;
@@ -255,7 +255,7 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
 		return act_fail(a, "say on or off, not '%s'", onoff);
 	on = !strcmp(onoff, "on");
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
 	if (kernel_arg_method(a, &c, &method, &why) != 0)
 		return act_fail(a, "%s", why);
@@ -291,7 +291,7 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 		}
 		/* grub.cfg from the distribution's tool, as install does;
 		 * if that fails, the drop-in change is undone. */
-		if (regenerate_grub(a) != 0)
+		if (install_regenerate_grub(a) != 0)
 			goto undo;
 	} else {
 		if (!strcmp(c.loader, "systemd-boot") &&
@@ -300,15 +300,15 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 		if (edit_entries(a, &c, on) != 0)
 			goto undo;
 	}
-	if (ledger_save(a) != 0)
+	if (act_ledger_save(a) != 0)
 		goto undo;
 	act_note(a, "%s %s from the next boot", TOKEN,
 		 on ? "added" : "removed");
 	warn_reliable(a);
 	return 0;
 undo:
-	ledger_undo(a, start);
-	ledger_save(a);
+	act_ledger_undo(a, start);
+	act_ledger_save(a);
 	return -1;
 }
 
