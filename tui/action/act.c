@@ -35,7 +35,7 @@ void act_free(struct act *a)
 /* The result lives until 7 more calls; copy it to keep it longer. */
 const char *act_path(struct act *a, const char *sys)
 {
-	static char bufs[8][4096];
+	static char bufs[8][PATH_UNDER_MAX];
 	static int next;
 	char *b = bufs[next++ % 8];
 
@@ -188,7 +188,7 @@ int act_ledger_save(struct act *a)
 
 static const char *backup_of(const char *sys)
 {
-	static char sysb[4096];
+	static char sysb[PATH_UNDER_MAX];
 
 	snprintf(sysb, sizeof(sysb), "%s%s", TSCTUI_BACKUP, sys);
 	return sysb;
@@ -201,7 +201,7 @@ int act_ledger_undo(struct act *a, size_t from)
 	while (a->nledger > from) {
 		size_t i = a->nledger - 1;
 		struct ledger_entry *e = &a->ledger[i];
-		char p[4096];
+		char p[PATH_UNDER_MAX];
 
 		snprintf(p, sizeof(p), "%s", act_path(a, e->path));
 
@@ -224,7 +224,7 @@ int act_ledger_undo(struct act *a, size_t from)
 					      e->path, strerror(errno));
 			break;
 		case L_BACKUP: {
-			char bsys[4096], b[4096];
+			char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX];
 			struct stat st;
 			mode_t mode = 0644;
 
@@ -241,7 +241,7 @@ int act_ledger_undo(struct act *a, size_t from)
 			fsx_remove(b);
 			/* The backup's directories go with it. */
 			{
-				char d[4096], *slash;
+				char d[PATH_UNDER_MAX], *slash;
 
 				snprintf(d, sizeof(d), "%s", b);
 				while ((slash = strrchr(d, '/')) &&
@@ -266,7 +266,7 @@ int act_ledger_undo(struct act *a, size_t from)
 
 int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 {
-	char part[4096];
+	char part[PATH_UNDER_MAX];
 	size_t i, n = strlen(sys);
 
 	if (n >= sizeof(part))
@@ -293,7 +293,7 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 
 static int parent_dirs(struct act *a, const char *sys)
 {
-	char dir[4096], *slash;
+	char dir[PATH_UNDER_MAX], *slash;
 
 	snprintf(dir, sizeof(dir), "%s", sys);
 	slash = strrchr(dir, '/');
@@ -338,7 +338,7 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	       mode_t mode)
 {
-	char p[4096];
+	char p[PATH_UNDER_MAX];
 	size_t have;
 	char *old;
 	bool same;
@@ -361,7 +361,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	}
 	if (!act_ledger_has(a, L_BACKUP, sys)) {
 		const char *bsys = backup_of(sys);
-		char bcopy[4096];
+		char bcopy[PATH_UNDER_MAX];
 
 		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
 		if (parent_dirs(a, bcopy) != 0 ||
@@ -381,7 +381,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 
 int act_link(struct act *a, const char *sys, const char *target)
 {
-	char have[4096];
+	char have[PATH_UNDER_MAX];
 	ssize_t n;
 
 	n = readlink(act_path(a, sys), have, sizeof(have) - 1);

@@ -14,13 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../format/grubenv.h"
+#include "../source/detect.h"
 #include "../source/efivar.h"
+#include "../source/stage_state.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
-#include "../source/detect.h"
 #include "efi_entry.h"
-#include "../format/grubenv.h"
 #include "stagecfg.h"
 
 #ifndef TSCTUI_LIBDIR
@@ -32,6 +33,8 @@ static const char *const unit_dirs[] = {
 	"/usr/lib/systemd/system", "/lib/systemd/system",
 };
 #define UNIT "tsctui-boot.service"
+/* Where systemd-boot loads drivers from, on the ESP. */
+#define SD_DRIVERS_DIR "/EFI/systemd/drivers"
 /* Offline-update boots never reach multi-user.target: without the second
  * link they would look like hung boots to the guard. */
 static const char *const unit_wanted_by[] = { "multi-user.target",
@@ -102,8 +105,7 @@ static int find_tscsync(struct act *a, const struct tsctui_conf *c,
 				 c->grubenv);
 		free(d);
 	}
-	snprintf(sys, sizeof(sys), "%s/EFI/systemd/drivers/tscsyncx64.efi",
-		 strcmp(c->esp, "/") ? c->esp : "");
+	path_join(c->esp, SD_DRIVERS_DIR "/tscsyncx64.efi", sys, sizeof(sys));
 	if (!what[0] && c->esp[0] && fsx_exists(act_path(a, sys)))
 		snprintf(what, cap, "%s is installed", sys);
 	if (!what[0] && efivar_any(a->root, "TscSyncResult-"))
@@ -188,7 +190,7 @@ static const struct {
 static bool find_key(struct act *a, struct install_opts *o, bool *mok,
 		     bool *der)
 {
-	static char key[4096], cert[4096];
+	static char key[PATH_UNDER_MAX], cert[PATH_UNDER_MAX];
 	size_t i;
 
 	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
@@ -430,7 +432,7 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 int install_run(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
-	char efidir[4096], src[4300], unit[512], sys[4096], tscsync[512];
+	char efidir[PATH_UNDER_MAX], src[4300], unit[512], sys[PATH_UNDER_MAX], tscsync[512];
 	const char *which, *why = NULL, *loader = o->loader;
 	size_t len, start;
 	char *image = NULL, *conf = NULL;
@@ -497,8 +499,7 @@ int install_run(struct act *a, const struct install_opts *o)
 	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 		goto undo;
 	if (!strcmp(loader, "grub")) {
-		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 		/* A fresh install starts measuring, with a clear guard; a
@@ -511,8 +512,7 @@ int install_run(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 &&
 		    stagecfg_write(a, &c, "measure", "", true) != 0)
 			goto undo;
-		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 		if (have_old <= 0 && efi_entry_install(a, &c, o->next) != 0)
@@ -528,9 +528,8 @@ int install_run(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 &&
 		    stagecfg_write(a, &c, "measure", "", true) != 0)
 			goto undo;
-		snprintf(sys, sizeof(sys),
-			 "%s/EFI/systemd/drivers/tsctuix64.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		path_join(c.esp, SD_DRIVERS_DIR "/tsctuix64.efi", sys,
+			  sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 	}

@@ -33,6 +33,11 @@
 #define TOKEN "tsc=nowatchdog"
 #define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
+/* Room for a kernel command line: x86's COMMAND_LINE_SIZE is 2048, and a
+ * BLS options line or /etc/kernel/cmdline is no longer than what it
+ * becomes. */
+#define KERNEL_CMDLINE_MAX 4096
+
 /* A BLS entry's kernel arguments: "options" and a blank, then the words. */
 #define BLS_OPTIONS "options"
 
@@ -69,8 +74,7 @@ static size_t entry_dirs(struct act *a, const struct tsctui_conf *c,
 	size_t n = 0;
 
 	if (c->esp[0]) {
-		snprintf(dirs[n], 512, "%s/loader/entries",
-			 strcmp(c->esp, "/") ? c->esp : "");
+		path_join(c->esp, "/loader/entries", dirs[n], 512);
 		if (fsx_is_dir(act_path(a, dirs[n])))
 			n++;
 	}
@@ -99,7 +103,7 @@ static int edit_entry(struct act *a, const char *sys, bool on)
 	}
 	for (line = strtok_r(d, "\n", &save), i = 0; line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char edited[4096];
+		char edited[KERNEL_CMDLINE_MAX];
 
 		const size_t n = strlen(BLS_OPTIONS);
 
@@ -154,7 +158,7 @@ static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on)
 /* /etc/kernel/cmdline: seeded from /proc/cmdline the first time. */
 static int edit_kernel_cmdline(struct act *a, bool on)
 {
-	char edited[4096], path[4096];
+	char edited[KERNEL_CMDLINE_MAX], path[PATH_UNDER_MAX];
 	size_t len;
 	char *d = fsx_read(act_path(a, KERNEL_CMDLINE), &len);
 

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../format/grubenv.h"
 #include "../util/fsx.h"
+#include "../util/path.h"
 #include "actions.h"
 #include "efi_entry.h"
-#include "../format/grubenv.h"
 #include "stagecfg.h"
 
 static bool same_vars(const struct grubenv *x, const struct grubenv *y)
@@ -37,7 +38,7 @@ static bool same_vars(const struct grubenv *x, const struct grubenv *y)
  * replay then has nothing left to do for it. */
 static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 {
-	char bsys[4096], block[GRUBENV_SIZE];
+	char bsys[PATH_UNDER_MAX], block[GRUBENV_SIZE];
 	struct grubenv now, before;
 	const char *why;
 	size_t i, len;
@@ -99,7 +100,7 @@ int uninstall_run(struct act *a, bool purge)
 {
 	struct tsctui_conf c;
 	const char *why = NULL;
-	char sys[4096];
+	char sys[PATH_UNDER_MAX];
 	size_t i;
 	int have;
 

@@ -23,7 +23,7 @@ static const struct key keys[] = {
 
 int config_read(const char *root, struct tsctui_conf *c, const char **why)
 {
-	char path[4096], *data, *line, *save = NULL, *eq;
+	char path[PATH_UNDER_MAX], *data, *line, *save = NULL, *eq;
 	size_t len, i;
 
 	memset(c, 0, sizeof(*c));

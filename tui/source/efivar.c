@@ -19,7 +19,7 @@
 static uint8_t *read_file(const char *root, const char *name,
 			  const char *guid, size_t *len, uint32_t *attrs)
 {
-	char sys[512], path[4096];
+	char sys[512], path[PATH_UNDER_MAX];
 	uint8_t *data;
 	size_t n;
 
@@ -110,7 +110,7 @@ int efivar_secure_boot(const char *root)
 
 int efivar_any(const char *root, const char *prefix)
 {
-	char path[4096];
+	char path[PATH_UNDER_MAX];
 	struct dirent *e;
 	DIR *d;
 	int found = 0;

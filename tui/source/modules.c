@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <libkmod.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +10,22 @@
 #include "../util/path.h"
 #include "modules.h"
 
+/* The modules that matter, and the flag each sets. */
+#define MODULE(f) { #f, offsetof(struct sys_modules, f) }
+static const struct {
+	const char *name;
+	size_t flag;
+} known[] = { MODULE(msr), MODULE(rtc_cmos), MODULE(kvm_amd),
+	      MODULE(kvm_intel) };
+#define NKNOWN (sizeof(known) / sizeof(known[0]))
+
 static void mark(struct sys_modules *m, const char *name, size_t n)
 {
-	if (n == 3 && !memcmp(name, "msr", 3))
-		m->msr = true;
-	else if (n == 8 && !memcmp(name, "rtc_cmos", 8))
-		m->rtc_cmos = true;
-	else if (n == 7 && !memcmp(name, "kvm_amd", 7))
-		m->kvm_amd = true;
-	else if (n == 9 && !memcmp(name, "kvm_intel", 9))
-		m->kvm_intel = true;
+	size_t i;
+
+	for (i = 0; i < NKNOWN; i++)
+		if (n == strlen(known[i].name) && !memcmp(name, known[i].name, n))
+			*(bool *)((char *)m + known[i].flag) = true;
 }
 
 void modules_parse_proc(const char *text, struct sys_modules *m)
@@ -36,22 +43,20 @@ void modules_parse_proc(const char *text, struct sys_modules *m)
 /* Built into the kernel: /sys/module/<name> without a /proc/modules line. */
 static void builtins(const char *root, struct sys_modules *m)
 {
-	static const char *const names[] = { "msr", "rtc_cmos", "kvm_amd",
-					     "kvm_intel" };
-	char sys[64], path[4096];
+	char sys[64], path[PATH_UNDER_MAX];
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
-		snprintf(sys, sizeof(sys), "/sys/module/%s", names[i]);
+	for (i = 0; i < NKNOWN; i++) {
+		snprintf(sys, sizeof(sys), "/sys/module/%s", known[i].name);
 		if (path_under(root, sys, path, sizeof(path)) &&
 		    access(path, F_OK) == 0)
-			mark(m, names[i], strlen(names[i]));
+			mark(m, known[i].name, strlen(known[i].name));
 	}
 }
 
 void modules_read(const char *root, struct sys_modules *m)
 {
-	char path[4096];
+	char path[PATH_UNDER_MAX];
 	size_t len;
 	char *d;
 
