@@ -18,11 +18,13 @@
 #define STRIKES_MAX 999
 
 const char *const stage_state_guard_files[] = {
-    "pending", "disabled",   "synced", "probation",
-    "strikes", "hibernated", NULL};
+	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
+	NULL
+};
 const char *const stage_state_grub_vars[] = {
-    "tsctui_mode",   "tsctui_options",	 "tsctui_pending", "tsctui_tripped",
-    "tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL};
+	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
+	"tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL
+};
 
 void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
 			  char *out, size_t cap)
@@ -35,7 +37,7 @@ void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
 
 /* The sentence for err; returns -1. */
 static int fail(char *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 static int fail(char *err, const char *fmt, ...)
 {
 	va_list ap;
