@@ -48,7 +48,8 @@ static void e595_warp(void **s)
 	assert_true(fabs(w->time - 0.174311) < 1e-9);
 	assert_true(fabs(kernlog_tsc_mhz(&k) - 2096.066) < 1e-9);
 	/* 6601281288 cycles at 2096.066 MHz: 3.149 s. */
-	assert_true(fabs(w->cycles / (kernlog_tsc_mhz(&k) * 1e6) - 3.149) < 5e-4);
+	assert_true(fabs(w->cycles / (kernlog_tsc_mhz(&k) * 1e6) - 3.149) <
+		    5e-4);
 	u = first(KLOG_UNSTABLE);
 	assert_non_null(u);
 	assert_string_equal(u->text, "check_tsc_sync_source failed");

@@ -305,7 +305,8 @@ static int parent_dirs(struct act *a, const char *sys)
 
 bool act_foreign(struct act *a, const char *sys)
 {
-	return fsx_exists(act_path(a, sys)) && !act_ledger_has(a, L_FILE, sys) &&
+	return fsx_exists(act_path(a, sys)) &&
+	       !act_ledger_has(a, L_FILE, sys) &&
 	       !act_ledger_has(a, L_LINK, sys);
 }
 

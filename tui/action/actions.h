@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The actions that change the system (ARCHITECTURE 4.3), one file each
  * (install.c, uninstall.c, mode.c, guard.c, boot_ok.c, kernel_arg.c); the
- * CLI and the dashboard both call these.  Each returns 0, or -1 with a->error set and
- * the system as it was. */
+ * CLI and the dashboard both call these.  Each returns 0, or -1 with
+ * a->error set and the system as it was. */
 #ifndef TSCTUI_ACTION_ACTIONS_H
 #define TSCTUI_ACTION_ACTIONS_H
 

@@ -432,7 +432,8 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 int install_run(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
-	char efidir[PATH_UNDER_MAX], src[4300], unit[512], sys[PATH_UNDER_MAX], tscsync[512];
+	char efidir[PATH_UNDER_MAX], src[4300], unit[512], sys[PATH_UNDER_MAX],
+		tscsync[512];
 	const char *which, *why = NULL, *loader = o->loader;
 	size_t len, start;
 	char *image = NULL, *conf = NULL;

@@ -268,7 +268,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 				"changed", strerror(errno));
 	start = a->nledger;
 	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
-	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
+	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
+		    0644) != 0)
 		goto undo;
 	if (method == KARG_GRUBBY) {
 		if (run_grubby(a, grubby(a), on) != 0)
@@ -320,7 +321,8 @@ int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c)
 {
 	const char *tool;
 
-	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") || !(tool = grubby(a)))
+	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") ||
+	    !(tool = grubby(a)))
 		return 0;
 	/* grubby's edits are not in the ledger: take the argument out the
 	 * way it went in. */

@@ -127,7 +127,8 @@ int uninstall_run(struct act *a, bool purge)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
-		stage_state_esp_file(&c, stage_state_guard_files[i], sys, sizeof(sys));
+		stage_state_esp_file(&c, stage_state_guard_files[i], sys,
+				     sizeof(sys));
 		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
 			act_changed(a, sys, "removed");
 	}
@@ -144,7 +145,8 @@ int uninstall_run(struct act *a, bool purge)
 		act_ledger_save(a);
 		return -1;
 	}
-	if (have > 0 && !strcmp(c.loader, "grub") && install_regenerate_grub(a) != 0)
+	if (have > 0 && !strcmp(c.loader, "grub") &&
+	    install_regenerate_grub(a) != 0)
 		return -1;
 	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;

@@ -164,7 +164,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 }
 
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-	      struct diagnosis *d)
+		    struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);

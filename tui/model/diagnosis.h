@@ -30,6 +30,6 @@ struct diagnosis {
 bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by);
 
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-	      struct diagnosis *d);
+		    struct diagnosis *d);
 
 #endif

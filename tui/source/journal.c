@@ -110,8 +110,10 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			b[nb].first_us = (long long)real;
 			nb++;
 		}
-		if (!b[i].bios[0] && strncmp(msg, DMI_LINE, strlen(DMI_LINE)) == 0)
-			journal_dmi_bios_version(msg, b[i].bios, sizeof(b[i].bios));
+		if (!b[i].bios[0] &&
+		    strncmp(msg, DMI_LINE, strlen(DMI_LINE)) == 0)
+			journal_dmi_bios_version(msg, b[i].bios,
+						 sizeof(b[i].bios));
 		{
 			char src[32];
 

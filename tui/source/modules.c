@@ -24,7 +24,8 @@ static void mark(struct sys_modules *m, const char *name, size_t n)
 	size_t i;
 
 	for (i = 0; i < NKNOWN; i++)
-		if (n == strlen(known[i].name) && !memcmp(name, known[i].name, n))
+		if (n == strlen(known[i].name) &&
+		    !memcmp(name, known[i].name, n))
 			*(bool *)((char *)m + known[i].flag) = true;
 }
 

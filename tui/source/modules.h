@@ -2,9 +2,10 @@
 /*
  * Kernel modules that matter here: msr, rtc_cmos (the RTC the rate check
  * counts against), kvm_amd / kvm_intel (a KVM host, whose guests lose their
- * fast clock with it): which are there.  On the live system through libkmod; under another
- * root from that root's /proc/modules.  A kernel without module support has
- * no /proc/modules: that is said, not failed on.
+ * fast clock with it): which are there.  On the live system through
+ * libkmod; under another root from that root's /proc/modules.  A kernel
+ * without module support has no /proc/modules: that is said, not failed
+ * on.
  */
 #ifndef TSCTUI_SOURCE_MODULES_H
 #define TSCTUI_SOURCE_MODULES_H

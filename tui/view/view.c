@@ -237,7 +237,8 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 			continue; /* the last switch says where it ended */
 		if (e->time >= 0)
 			put(y + used, 0, look(s, C_DIM), "[%9.3f]", e->time);
-		put(y + used++, 12, A_NORMAL, "%s %s%s", kernlog_kind_name(e->kind),
+		put(y + used++, 12, A_NORMAL, "%s %s%s",
+		    kernlog_kind_name(e->kind),
 		    e->kind == KLOG_WARP ? "" : e->text,
 		    e->kind == KLOG_WARP ? "(see above)" : "");
 	}
