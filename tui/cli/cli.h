@@ -24,6 +24,16 @@ int cmd_bench(const struct globals *g, int argc, char **argv);
 int cmd_history(const struct globals *g, int argc, char **argv);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
+/* What the action subcommands share (cli/actions.c): what the action
+ * changed, printed (or its --json object), and the exit status for rc;
+ * and their options: --json, extra, each extra one handed to take. */
+struct act;
+struct option;
+int actions_finish(struct act *a, bool json, int rc);
+int actions_parse(int argc, char **argv, const struct option *extra,
+		  bool *json, int (*take)(int c, const char *arg, void *ctx),
+		  void *ctx);
+
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */
 /* m: Linux CPU numbers by APIC ID (linux_cpu), or NULL when none apply. */
 void report_json(struct json *j, const char *key, const struct tsc_report *r,
