@@ -21,9 +21,13 @@
 
 #define SYS_MAX_NOTES 8
 
+/* x86 offers tsc, hpet, acpi_pm (and kvm-clock, hyperv_clocksource_tsc_page
+ * in guests): eight is room for all of them. */
+#define CS_MAX 8
+
 struct sys_clocksource {
 	char current[32];
-	char available[8][32];
+	char available[CS_MAX][32];
 	int navailable;
 };
 
