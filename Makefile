@@ -194,23 +194,31 @@ $(BUILD)/tests/efi/%.efi: tests/efi/%.c
 		$(@D)/$*.so $@
 
 # Unit tests link the sanitized common/ and the pieces of tui/ they test.
-TUI_TESTABLE := tui/source/stage_report.c tui/source/cpumap.c tui/util/json.c tui/engine/hostcpu.c tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c tui/source/modules.c tui/util/path.c tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c tui/engine/clockcost.c tui/view/why.c tui/model/setup.c tui/model/setup_check.c tui/model/diagnosis.c
+TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
+	tui/source/cpu.c tui/source/cpu_map.c tui/util/json.c tui/engine/hostcpu.c \
+	tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c \
+	tui/source/modules.c tui/model/rtc_plan.c tui/util/path.c \
+	tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c \
+	tui/engine/clockcost.c tui/model/diagnosis.c \
+	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
+	tui/view/why.c tui/model/setup.c tui/model/setup_check.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
 $(BUILD)/test/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@
 $(BUILD)/tests/%: $(BUILD)/test/unit/%.o $(COMMON_TEST_OBJ) $(TUI_TESTABLE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ -lcmocka -lm -lkmod
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ -lcmocka $(TUI_LIBS)
 
 FUZZ_TUI_OBJ := $(BUILD)/test/tui/source/stage_report.o \
-	$(BUILD)/test/tui/source/kernlog.o
+	$(BUILD)/test/tui/source/efivar.o $(BUILD)/test/tui/util/fileio.o \
+	$(BUILD)/test/tui/util/path.o $(BUILD)/test/tui/source/kernlog.o
 $(BUILD)/test/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@
 $(FUZZ_BIN): $(BUILD)/test/fuzz/fuzz_parsers.o $(COMMON_TEST_OBJ) $(FUZZ_TUI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 -include $(shell find $(BUILD)/linux $(BUILD)/efi $(BUILD)/test -type f \
 	-name '*.d' 2>/dev/null)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tsctui: the command line.  Global options may stand anywhere; the first
  * other word names the subcommand, which parses the rest. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,18 +82,6 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 unhealthy, 2 usage or input error.\n";
 
-int cli_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tsctui: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
 struct command {
 	const char *name;
 	int (*run)(const struct globals *g, int argc, char **argv);
@@ -141,7 +128,7 @@ static int take_global(struct globals *g, int argc, char **argv, int *i)
 		return 1;
 	}
 	if (*i + 1 >= argc) {
-		cli_fail("%s needs a value", name);
+		app_fail("%s needs a value", name);
 		return -1;
 	}
 	*dst = argv[++*i];
@@ -157,7 +144,7 @@ int main(int argc, char **argv)
 	size_t k;
 
 	if (!rest)
-		return cli_fail("out of memory");
+		return app_fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);
@@ -183,7 +170,7 @@ int main(int argc, char **argv)
 		}
 		if (!cmd) {
 			free(rest);
-			return cli_fail("unknown option '%s' (see tsctui --help)",
+			return app_fail("unknown option '%s' (see tsctui --help)",
 					argv[i]);
 		}
 		rest[nrest++] = argv[i];
@@ -200,5 +187,5 @@ int main(int argc, char **argv)
 		}
 	}
 	free(rest);
-	return cli_fail("unknown command '%s' (see tsctui --help)", cmd);
+	return app_fail("unknown command '%s' (see tsctui --help)", cmd);
 }

@@ -14,7 +14,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, HERE)
 import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 

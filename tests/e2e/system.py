@@ -37,7 +37,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 import ovmfvars  # noqa: E402
 import qemu  # noqa: E402

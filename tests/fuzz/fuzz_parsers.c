@@ -133,7 +133,7 @@ int main(void)
 		memcpy(copy, buf, n);
 		len = n;
 		report_find(copy, &len, blocks, 8);
-		klog_parse(buf, n, &kl);
+		kernlog_parse(buf, n, &kl);
 	}
 	printf("# %u inputs, %u parsed as reports, %u round trips\n", INPUTS,
 	       parsed, roundtrips);

@@ -13,7 +13,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 

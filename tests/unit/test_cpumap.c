@@ -1,10 +1,10 @@
-/* Linux CPU numbers by APIC ID (tui/source/cpumap.c): the stage's report
+/* Linux CPU numbers by APIC ID (tui/source/cpu_map.c): the stage's report
  * numbers CPUs in MP services order, the kernel in its own. */
 #include "cm.h"
 #include <stdio.h>
 #include <string.h>
 
-#include "../../tui/source/cpumap.h"
+#include "../../tui/source/cpu_map.h"
 
 /* AMD Zen with SMT: Linux CPUs 0-3 are the first threads (APIC IDs
  * 0,2,4,6), 4-7 their siblings (1,3,5,7). */

@@ -18,9 +18,9 @@ static void parse_file(const char *name)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/kernlog/%s",
 		 getenv("TOP") ? getenv("TOP") : ".", name);
-	d = read_all(path, 1u << 20, &len);
+	d = fileio_read_all(path, 1u << 20, &len);
 	assert_non_null(d);
-	klog_parse(d, len, &k);
+	kernlog_parse(d, len, &k);
 	free(d);
 }
 
@@ -46,9 +46,10 @@ static void e595_warp(void **s)
 	assert_int_equal(w->cpus[0], 0);
 	assert_int_equal(w->cpus[1], 2);
 	assert_true(fabs(w->time - 0.174311) < 1e-9);
-	assert_true(fabs(klog_tsc_mhz(&k) - 2096.066) < 1e-9);
+	assert_true(fabs(kernlog_tsc_mhz(&k) - 2096.066) < 1e-9);
 	/* 6601281288 cycles at 2096.066 MHz: 3.149 s. */
-	assert_true(fabs(w->cycles / (klog_tsc_mhz(&k) * 1e6) - 3.149) < 5e-4);
+	assert_true(fabs(w->cycles / (kernlog_tsc_mhz(&k) * 1e6) - 3.149) <
+		    5e-4);
 	u = first(KLOG_UNSTABLE);
 	assert_non_null(u);
 	assert_string_equal(u->text, "check_tsc_sync_source failed");
@@ -69,9 +70,9 @@ static void e595_watchdog_journal(void **s)
 	assert_int_equal(w->wd_ns, 495136113);
 	assert_int_equal(w->cs_ns, 496026671);
 	assert_int_equal(w->cpus[0], 3);
-	assert_true(fabs(klog_ppm(w) - 1798.6) < 0.05);
+	assert_true(fabs(kernlog_ppm(w) - 1798.6) < 0.05);
 	assert_string_equal(k.watchdog, "hpet");
-	assert_true(fabs(klog_tsc_mhz(&k) - 2096.073) < 1e-9);
+	assert_true(fabs(kernlog_tsc_mhz(&k) - 2096.073) < 1e-9);
 	assert_non_null(first(KLOG_FOUND_UNSTABLE));
 	assert_string_equal(first(KLOG_UNSTABLE)->text, "clocksource watchdog");
 	/* journalctl short lines carry no boot time */
@@ -88,7 +89,7 @@ static void e595_watchdog_pair(void **s)
 	assert_non_null(w);
 	assert_int_equal(w->wd_ns, 495426793);
 	assert_int_equal(w->cs_ns, 495006210);
-	assert_true(fabs(klog_ppm(w) - (-848.9)) < 0.05);
+	assert_true(fabs(kernlog_ppm(w) - (-848.9)) < 0.05);
 	assert_non_null(first(KLOG_FREQUENCY_SKEW));
 	assert_true(fabs(w->time - 4.218722) < 1e-9);
 }
@@ -122,7 +123,7 @@ static void intel_adjust(void **s)
 	assert_int_equal(c->cpus[0], 2);
 	assert_int_equal(c->cycles, 86522);
 	assert_int_equal(first(KLOG_WARP)->cycles, 3072);
-	assert_true(fabs(klog_tsc_mhz(&k) - 2899.886) < 1e-9);
+	assert_true(fabs(kernlog_tsc_mhz(&k) - 2899.886) < 1e-9);
 }
 
 static void kvm_and_healthy(void **s)
@@ -146,7 +147,7 @@ static void kmsg_records(void **s)
 		" SUBSYSTEM=cpu\n";
 
 	(void)s;
-	klog_parse(kmsg, sizeof(kmsg) - 1, &k);
+	kernlog_parse(kmsg, sizeof(kmsg) - 1, &k);
 	assert_int_equal(k.n, 1);
 	assert_int_equal(k.ev[0].cycles, 6601281288LL);
 	assert_true(fabs(k.ev[0].time - 0.174311) < 1e-9);
@@ -159,9 +160,9 @@ static void garbage(void **s)
 				   "Marking TSC unstable due to \n";
 
 	(void)s;
-	klog_parse(junk, sizeof(junk) - 1, &k);
+	kernlog_parse(junk, sizeof(junk) - 1, &k);
 	assert_int_equal(k.n, 1); /* only the empty-reason unstable line */
-	klog_parse("", 0, &k);
+	kernlog_parse("", 0, &k);
 	assert_int_equal(k.n, 0);
 }
 

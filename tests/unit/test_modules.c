@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../tui/model/rtc_plan.h"
 #include "../../tui/source/modules.h"
 
 static void proc_modules(void **s)
@@ -12,7 +13,7 @@ static void proc_modules(void **s)
 	struct sys_modules m = { 0 };
 
 	(void)s;
-	parse_proc_modules("kvm_amd 155648 0 - Live 0x0000000000000000\n"
+	modules_parse_proc("kvm_amd 155648 0 - Live 0x0000000000000000\n"
 			   "kvm 1146880 1 kvm_amd, Live 0x0\n"
 			   "msr 16384 0 - Live 0x0\n", &m);
 	assert_true(m.kvm_amd && m.msr);
@@ -28,7 +29,7 @@ static void roots(void **s)
 
 	(void)s;
 	assert_non_null(mkdtemp(tmpl));
-	read_modules(tmpl, &m);
+	modules_read(tmpl, &m);
 	assert_false(m.supported);
 	snprintf(path, sizeof(path), "%s/proc", tmpl);
 	mkdir(path, 0755);
@@ -46,7 +47,7 @@ static void roots(void **s)
 		mkdir(p2, 0755);
 		mkdir(path, 0755);
 	}
-	read_modules(tmpl, &m);
+	modules_read(tmpl, &m);
 	assert_true(m.supported && m.kvm_intel);
 	/* Built in: in /sys/module, not in /proc/modules. */
 	assert_true(m.rtc_cmos);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../source/config.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "act.h"
@@ -34,7 +35,7 @@ void act_free(struct act *a)
 /* The result lives until 7 more calls; copy it to keep it longer. */
 const char *act_path(struct act *a, const char *sys)
 {
-	static char bufs[8][4096];
+	static char bufs[8][PATH_UNDER_MAX];
 	static int next;
 	char *b = bufs[next++ % 8];
 
@@ -92,7 +93,7 @@ void act_changed(struct act *a, const char *sys, const char *what)
 
 /* ---- the ledger ---- */
 
-int ledger_load(struct act *a)
+int act_ledger_load(struct act *a)
 {
 	char *data, *line, *save = NULL, *sp;
 	size_t len;
@@ -130,7 +131,7 @@ int ledger_load(struct act *a)
 
 static int add(struct act *a, enum ledger_kind k, const char *sys)
 {
-	if (ledger_has(a, k, sys))
+	if (act_ledger_has(a, k, sys))
 		return 0;
 	if (a->nledger == ACT_MAX_LEDGER)
 		return act_fail(a, "too many changes to record");
@@ -139,7 +140,7 @@ static int add(struct act *a, enum ledger_kind k, const char *sys)
 	return 0;
 }
 
-bool ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
+bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
 {
 	size_t i;
 
@@ -158,7 +159,7 @@ static void forget(struct act *a, size_t i)
 	a->ledger_dirty = true;
 }
 
-int ledger_save(struct act *a)
+int act_ledger_save(struct act *a)
 {
 	char *out = NULL;
 	size_t len = 0, i;
@@ -187,20 +188,20 @@ int ledger_save(struct act *a)
 
 static const char *backup_of(const char *sys)
 {
-	static char sysb[4096];
+	static char sysb[PATH_UNDER_MAX];
 
 	snprintf(sysb, sizeof(sysb), "%s%s", TSCTUI_BACKUP, sys);
 	return sysb;
 }
 
-int ledger_undo(struct act *a, size_t from)
+int act_ledger_undo(struct act *a, size_t from)
 {
 	int rc = 0;
 
 	while (a->nledger > from) {
 		size_t i = a->nledger - 1;
 		struct ledger_entry *e = &a->ledger[i];
-		char p[4096];
+		char p[PATH_UNDER_MAX];
 
 		snprintf(p, sizeof(p), "%s", act_path(a, e->path));
 
@@ -223,7 +224,7 @@ int ledger_undo(struct act *a, size_t from)
 					      e->path, strerror(errno));
 			break;
 		case L_BACKUP: {
-			char bsys[4096], b[4096];
+			char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX];
 			struct stat st;
 			mode_t mode = 0644;
 
@@ -240,7 +241,7 @@ int ledger_undo(struct act *a, size_t from)
 			fsx_remove(b);
 			/* The backup's directories go with it. */
 			{
-				char d[4096], *slash;
+				char d[PATH_UNDER_MAX], *slash;
 
 				snprintf(d, sizeof(d), "%s", b);
 				while ((slash = strrchr(d, '/')) &&
@@ -265,7 +266,7 @@ int ledger_undo(struct act *a, size_t from)
 
 int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 {
-	char part[4096];
+	char part[PATH_UNDER_MAX];
 	size_t i, n = strlen(sys);
 
 	if (n >= sizeof(part))
@@ -292,7 +293,7 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 
 static int parent_dirs(struct act *a, const char *sys)
 {
-	char dir[4096], *slash;
+	char dir[PATH_UNDER_MAX], *slash;
 
 	snprintf(dir, sizeof(dir), "%s", sys);
 	slash = strrchr(dir, '/');
@@ -304,8 +305,9 @@ static int parent_dirs(struct act *a, const char *sys)
 
 bool act_foreign(struct act *a, const char *sys)
 {
-	return fsx_exists(act_path(a, sys)) && !ledger_has(a, L_FILE, sys) &&
-	       !ledger_has(a, L_LINK, sys);
+	return fsx_exists(act_path(a, sys)) &&
+	       !act_ledger_has(a, L_FILE, sys) &&
+	       !act_ledger_has(a, L_LINK, sys);
 }
 
 int act_put(struct act *a, const char *sys, const void *data, size_t len,
@@ -337,12 +339,12 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	       mode_t mode)
 {
-	char p[4096];
+	char p[PATH_UNDER_MAX];
 	size_t have;
 	char *old;
 	bool same;
 
-	if (ledger_has(a, L_FILE, sys))
+	if (act_ledger_has(a, L_FILE, sys))
 		return act_put(a, sys, data, len, mode);
 	/* act_path's buffers rotate; this one must outlive other calls. */
 	snprintf(p, sizeof(p), "%s", act_path(a, sys));
@@ -358,9 +360,9 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 		free(old);
 		return 0;
 	}
-	if (!ledger_has(a, L_BACKUP, sys)) {
+	if (!act_ledger_has(a, L_BACKUP, sys)) {
 		const char *bsys = backup_of(sys);
-		char bcopy[4096];
+		char bcopy[PATH_UNDER_MAX];
 
 		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
 		if (parent_dirs(a, bcopy) != 0 ||
@@ -380,13 +382,13 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 
 int act_link(struct act *a, const char *sys, const char *target)
 {
-	char have[4096];
+	char have[PATH_UNDER_MAX];
 	ssize_t n;
 
 	n = readlink(act_path(a, sys), have, sizeof(have) - 1);
 	if (n >= 0) {
 		have[n] = '\0';
-		if (strcmp(have, target) == 0 && ledger_has(a, L_LINK, sys))
+		if (strcmp(have, target) == 0 && act_ledger_has(a, L_LINK, sys))
 			return 0;
 	}
 	if (act_foreign(a, sys))
@@ -417,4 +419,17 @@ int act_drop(struct act *a, const char *sys)
 		}
 	}
 	return 0;
+}
+
+int act_installed(struct act *a, struct tsctui_conf *c)
+{
+	const char *why = NULL;
+	int have = config_read(a->root, c, &why);
+
+	if (have < 0)
+		return act_fail(a, "%s", why);
+	if (have == 0)
+		return act_fail(a, "tsctui is not installed (run `tsctui "
+				"install` first)");
+	return act_ledger_load(a);
 }

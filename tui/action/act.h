@@ -56,11 +56,16 @@ void act_note(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void act_changed(struct act *a, const char *sys, const char *what);
 
-int ledger_load(struct act *a);
-int ledger_save(struct act *a);
-bool ledger_has(const struct act *a, enum ledger_kind k, const char *sys);
+int act_ledger_load(struct act *a);
+int act_ledger_save(struct act *a);
+bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys);
 /* Undoes the entries from index `from` on, newest first. */
-int ledger_undo(struct act *a, size_t from);
+int act_ledger_undo(struct act *a, size_t from);
+
+/* Reads the configuration install wrote, and the ledger: 0, or -1 with
+ * the error when tsctui is not installed or the files are unreadable. */
+struct tsctui_conf;
+int act_installed(struct act *a, struct tsctui_conf *c);
 
 /* Creates the missing directories of sys (and sys itself), recorded. */
 int act_mkdirs(struct act *a, const char *sys, mode_t mode);

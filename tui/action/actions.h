@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The actions that change the system (ARCHITECTURE 4.3); the CLI and the
- * dashboard both call these.  Each returns 0, or -1 with a->error set and
- * the system as it was. */
+/* The actions that change the system (ARCHITECTURE 4.3), one file each
+ * (install.c, uninstall.c, mode.c, guard.c, boot_ok.c, kernel_arg.c); the
+ * CLI and the dashboard both call these.  Each returns 0, or -1 with
+ * a->error set and the system as it was. */
 #ifndef TSCTUI_ACTION_ACTIONS_H
 #define TSCTUI_ACTION_ACTIONS_H
 
@@ -16,19 +17,19 @@ struct install_opts {
 	const char *key, *cert;
 };
 
-int action_install(struct act *a, const struct install_opts *o);
-int action_uninstall(struct act *a, bool purge);
+int install_run(struct act *a, const struct install_opts *o);
+int uninstall_run(struct act *a, bool purge);
 /* grub.cfg from the distribution's tool (live system), or the command to
  * run inside the target (another --root). */
-int regenerate_grub(struct act *a);
+int install_regenerate_grub(struct act *a);
 /* mode off|measure|sync; sync on a CPU outside the supported list needs
  * allow_any (which is also passed to the stage). */
-int action_mode(struct act *a, const char *mode, bool allow_any);
-int action_guard_reset(struct act *a, const char *mode);
-int action_boot_ok(struct act *a);
+int mode_set(struct act *a, const char *mode, bool allow_any);
+int guard_reset(struct act *a, const char *mode);
+int boot_ok_run(struct act *a);
 /* kernel-arg nowatchdog on|off */
 struct tsctui_conf;
-int action_kernel_arg(struct act *a, const char *name, const char *onoff);
+int kernel_arg_set(struct act *a, const char *name, const char *onoff);
 /* How kernel-arg changes the command line here: grubby (Fedora family),
  * Debian's grub.d drop-in plus update-grub, or BLS entries plus
  * /etc/kernel/cmdline.  Fills c (the configuration, or the detected loader

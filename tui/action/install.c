@@ -14,13 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../source/efivars.h"
+#include "../format/grubenv.h"
+#include "../source/detect.h"
+#include "../source/efivar.h"
+#include "../source/stage_state.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
-#include "detect.h"
-#include "efientry.h"
-#include "grubenv.h"
+#include "efi_entry.h"
 #include "stagecfg.h"
 
 #ifndef TSCTUI_LIBDIR
@@ -32,6 +33,8 @@ static const char *const unit_dirs[] = {
 	"/usr/lib/systemd/system", "/lib/systemd/system",
 };
 #define UNIT "tsctui-boot.service"
+/* Where systemd-boot loads drivers from, on the ESP. */
+#define SD_DRIVERS_DIR "/EFI/systemd/drivers"
 /* Offline-update boots never reach multi-user.target: without the second
  * link they would look like hung boots to the guard. */
 static const char *const unit_wanted_by[] = { "multi-user.target",
@@ -102,8 +105,7 @@ static int find_tscsync(struct act *a, const struct tsctui_conf *c,
 				 c->grubenv);
 		free(d);
 	}
-	snprintf(sys, sizeof(sys), "%s/EFI/systemd/drivers/tscsyncx64.efi",
-		 strcmp(c->esp, "/") ? c->esp : "");
+	path_join(c->esp, SD_DRIVERS_DIR "/tscsyncx64.efi", sys, sizeof(sys));
 	if (!what[0] && c->esp[0] && fsx_exists(act_path(a, sys)))
 		snprintf(what, cap, "%s is installed", sys);
 	if (!what[0] && efivar_any(a->root, "TscSyncResult-"))
@@ -188,7 +190,7 @@ static const struct {
 static bool find_key(struct act *a, struct install_opts *o, bool *mok,
 		     bool *der)
 {
-	static char key[4096], cert[4096];
+	static char key[PATH_UNDER_MAX], cert[PATH_UNDER_MAX];
 	size_t i;
 
 	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
@@ -324,7 +326,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 
 /* Regenerates grub.cfg with the distribution's tool, on the live system;
  * under another root, says what to run inside it. */
-int regenerate_grub(struct act *a)
+int install_regenerate_grub(struct act *a)
 {
 	static const char *const tools[] = {
 		"update-grub",
@@ -427,19 +429,20 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 	return 0;
 }
 
-int action_install(struct act *a, const struct install_opts *o)
+int install_run(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
-	char efidir[4096], src[4300], unit[512], sys[4096], tscsync[512];
+	char efidir[PATH_UNDER_MAX], src[4300], unit[512], sys[PATH_UNDER_MAX],
+		tscsync[512];
 	const char *which, *why = NULL, *loader = o->loader;
 	size_t len, start;
 	char *image = NULL, *conf = NULL;
 	int have_old;
 
 	memset(&c, 0, sizeof(c));
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
-	have_old = conf_read(a->root, &old, &why);
+	have_old = config_read(a->root, &old, &why);
 	if (have_old < 0)
 		return act_fail(a, "%s", why);
 	if (!loader && !(loader = detect_loader(a->root, &why)))
@@ -493,12 +496,11 @@ int action_install(struct act *a, const struct install_opts *o)
 		snprintf(c.efi_entry, sizeof(c.efi_entry), "%s", old.efi_entry);
 		snprintf(c.efi_next, sizeof(c.efi_next), "%s", old.efi_next);
 	}
-	conf = conf_format(&c);
+	conf = config_format(&c);
 	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 		goto undo;
 	if (!strcmp(loader, "grub")) {
-		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 		/* A fresh install starts measuring, with a clear guard; a
@@ -511,14 +513,13 @@ int action_install(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 &&
 		    stagecfg_write(a, &c, "measure", "", true) != 0)
 			goto undo;
-		snprintf(sys, sizeof(sys), "%s" ESP_STATE_DIR "/tsctui.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 		if (have_old <= 0 && efi_entry_install(a, &c, o->next) != 0)
 			goto undo;
 		free(conf);
-		conf = conf_format(&c);
+		conf = config_format(&c);
 		if (!conf ||
 		    act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 			goto undo;
@@ -528,17 +529,16 @@ int action_install(struct act *a, const struct install_opts *o)
 		if (have_old <= 0 &&
 		    stagecfg_write(a, &c, "measure", "", true) != 0)
 			goto undo;
-		snprintf(sys, sizeof(sys),
-			 "%s/EFI/systemd/drivers/tsctuix64.efi",
-			 strcmp(c.esp, "/") ? c.esp : "");
+		path_join(c.esp, SD_DRIVERS_DIR "/tsctuix64.efi", sys,
+			  sizeof(sys));
 		if (act_put(a, sys, image, len, 0644) != 0)
 			goto undo;
 	}
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto undo;
-	if (ledger_save(a) != 0)
+	if (act_ledger_save(a) != 0)
 		goto undo;
-	if (!strcmp(loader, "grub") && regenerate_grub(a) != 0)
+	if (!strcmp(loader, "grub") && install_regenerate_grub(a) != 0)
 		goto undo;
 	act_note(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
 	free(image);
@@ -550,7 +550,7 @@ undo:
 	/* NVRAM is not in the ledger: take a new entry back out first. */
 	if (have_old <= 0 && c.efi_entry[0])
 		efi_entry_uninstall(a, &c);
-	ledger_undo(a, start);
-	ledger_save(a);
+	act_ledger_undo(a, start);
+	act_ledger_save(a);
 	return -1;
 }

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../format/grubenv.h"
 #include "../util/fsx.h"
+#include "../util/path.h"
 #include "actions.h"
-#include "efientry.h"
-#include "grubenv.h"
+#include "efi_entry.h"
 #include "stagecfg.h"
 
 static bool same_vars(const struct grubenv *x, const struct grubenv *y)
@@ -37,14 +38,14 @@ static bool same_vars(const struct grubenv *x, const struct grubenv *y)
  * replay then has nothing left to do for it. */
 static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 {
-	char bsys[4096], block[GRUBENV_SIZE];
+	char bsys[PATH_UNDER_MAX], block[GRUBENV_SIZE];
 	struct grubenv now, before;
 	const char *why;
 	size_t i, len;
 	bool exists;
 	char *orig;
 
-	if (!ledger_has(a, L_BACKUP, c->grubenv))
+	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
 		return 0;
 	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
 	orig = fsx_read(act_path(a, bsys), &len);
@@ -59,8 +60,8 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 		grubenv_free(&before);
 		return -1;
 	}
-	for (i = 0; stagecfg_grub_vars[i]; i++)
-		grubenv_unset(&now, stagecfg_grub_vars[i]);
+	for (i = 0; stage_state_grub_vars[i]; i++)
+		grubenv_unset(&now, stage_state_grub_vars[i]);
 	if (same_vars(&now, &before)) {
 		if (fsx_write_atomic(act_path(a, c->grubenv), orig, len, 0644))
 			goto fail;
@@ -95,17 +96,17 @@ fail:
 	return act_fail(a, "cannot write %s: %s", c->grubenv, strerror(errno));
 }
 
-int action_uninstall(struct act *a, bool purge)
+int uninstall_run(struct act *a, bool purge)
 {
 	struct tsctui_conf c;
 	const char *why = NULL;
-	char sys[4096];
+	char sys[PATH_UNDER_MAX];
 	size_t i;
 	int have;
 
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
-	have = conf_read(a->root, &c, &why);
+	have = config_read(a->root, &c, &why);
 	if (have < 0)
 		return act_fail(a, "%s", why);
 	if (have == 0 && a->nledger == 0)
@@ -125,8 +126,9 @@ int action_uninstall(struct act *a, bool purge)
 	    efi_entry_uninstall(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
-	for (i = 0; have > 0 && stagecfg_guard_files[i]; i++) {
-		stagecfg_esp_file(&c, stagecfg_guard_files[i], sys, sizeof(sys));
+	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
+		stage_state_esp_file(&c, stage_state_guard_files[i], sys,
+				     sizeof(sys));
 		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
 			act_changed(a, sys, "removed");
 	}
@@ -138,12 +140,13 @@ int action_uninstall(struct act *a, bool purge)
 	/* The ledger file goes first, so that its directory can go too; it is
 	 * written back if the replay fails half way. */
 	fsx_remove(act_path(a, TSCTUI_LEDGER));
-	if (ledger_undo(a, 0) != 0) {
+	if (act_ledger_undo(a, 0) != 0) {
 		a->ledger_dirty = true;
-		ledger_save(a);
+		act_ledger_save(a);
 		return -1;
 	}
-	if (have > 0 && !strcmp(c.loader, "grub") && regenerate_grub(a) != 0)
+	if (have > 0 && !strcmp(c.loader, "grub") &&
+	    install_regenerate_grub(a) != 0)
 		return -1;
 	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;

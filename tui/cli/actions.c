@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The subcommands that change the system: install, uninstall, mode, guard,
- * boot-ok.  Each prints what it changed, or with --json the object of
+/* What the subcommands that change the system share (install.c,
+ * uninstall.c, mode.c, guard.c, boot_ok.c, kernel_arg.c): their options,
+ * and the report of what changed, or with --json the object of
  * ARCHITECTURE 4.3; a refusal is one line on stderr and exit status 2. */
 #include <getopt.h>
 #include <string.h>
 
-#include "../action/actions.h"
-#include "../action/config.h"
-#include "../action/stagecfg.h"
+#include "../action/act.h"
 #include "cli.h"
 
-static int finish(struct act *a, bool json, int rc)
+int actions_finish(struct act *a, bool json, int rc)
 {
 	size_t i;
 
@@ -40,15 +39,16 @@ static int finish(struct act *a, bool json, int rc)
 			printf("%s\n", a->message);
 	}
 	if (rc != 0)
-		cli_fail("%s: %s", a->name, a->error);
+		app_fail("%s: %s", a->name, a->error);
 	act_free(a);
 	return rc == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
+
 /* Options every action takes: --json, and for some one positional word. */
-static int parse(int argc, char **argv, const struct option *extra,
-		 bool *json, int (*take)(int c, const char *arg, void *ctx),
-		 void *ctx)
+int actions_parse(int argc, char **argv, const struct option *extra,
+		  bool *json, int (*take)(int c, const char *arg, void *ctx),
+		  void *ctx)
 {
 	struct option opts[16];
 	int n = 0, c;
@@ -65,223 +65,8 @@ static int parse(int argc, char **argv, const struct option *extra,
 			continue;
 		}
 		if (c == '?' || !take || take(c, optarg, ctx) != 0)
-			return cli_fail("%s: unknown option '%s'", argv[0],
+			return app_fail("%s: unknown option '%s'", argv[0],
 					argv[optind - 1]);
 	}
 	return 0;
-}
-
-static int take_install(int c, const char *arg, void *ctx)
-{
-	struct install_opts *o = ctx;
-
-	switch (c) {
-	case 'l': o->loader = arg; return 0;
-	case 'e': o->esp = arg; return 0;
-	case 'n': o->next = arg; return 0;
-	case 'k': o->key = arg; return 0;
-	case 'c': o->cert = arg; return 0;
-	}
-	return -1;
-}
-
-int cmd_install(const struct globals *g, int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "loader", required_argument, NULL, 'l' },
-		{ "esp", required_argument, NULL, 'e' },
-		{ "next", required_argument, NULL, 'n' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "cert", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct install_opts o = { 0 };
-	bool json = g->json;
-	struct act a;
-
-	if (parse(argc, argv, extra, &json, take_install, &o))
-		return EXIT_USAGE;
-	if (optind < argc)
-		return cli_fail("install: unexpected argument '%s'",
-				argv[optind]);
-	if (!o.key != !o.cert)
-		return cli_fail("install: --key and --cert go together");
-	act_init(&a, g->root, "install");
-	return finish(&a, json, action_install(&a, &o));
-}
-
-static int take_purge(int c, const char *arg, void *ctx)
-{
-	(void)arg;
-	if (c != 'p')
-		return -1;
-	*(bool *)ctx = true;
-	return 0;
-}
-
-int cmd_uninstall(const struct globals *g, int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "purge", no_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool json = g->json, purge = false;
-	struct act a;
-
-	if (parse(argc, argv, extra, &json, take_purge, &purge))
-		return EXIT_USAGE;
-	if (optind < argc)
-		return cli_fail("uninstall: unexpected argument '%s'",
-				argv[optind]);
-	act_init(&a, g->root, "uninstall");
-	return finish(&a, json, action_uninstall(&a, purge));
-}
-
-static int take_allow(int c, const char *arg, void *ctx)
-{
-	(void)arg;
-	if (c != 'a')
-		return -1;
-	*(bool *)ctx = true;
-	return 0;
-}
-
-int cmd_mode(const struct globals *g, int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "allow-any-cpu", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool json = g->json, allow = false;
-	struct act a;
-
-	if (parse(argc, argv, extra, &json, take_allow, &allow))
-		return EXIT_USAGE;
-	if (optind + 1 != argc)
-		return cli_fail("mode: give one of off, measure, sync");
-	act_init(&a, g->root, "mode");
-	return finish(&a, json, action_mode(&a, argv[optind], allow));
-}
-
-static int take_mode(int c, const char *arg, void *ctx)
-{
-	if (c != 'm')
-		return -1;
-	*(const char **)ctx = arg;
-	return 0;
-}
-
-static int guard_status(const struct globals *g, bool json)
-{
-	struct tsctui_conf c;
-	struct stage_state s;
-	const char *why = NULL;
-	int have = conf_read(g->root, &c, &why);
-
-	if (have < 0)
-		return cli_fail("guard: %s", why);
-	if (have == 0)
-		return cli_fail("guard: tsctui is not installed");
-	if (stagecfg_read(g->root, &c, &s, &why) != 0)
-		return cli_fail("guard: %s", why);
-	if (json) {
-		struct json j;
-
-		json_init(&j, stdout, true);
-		json_obj(&j, NULL);
-		json_str(&j, "guard", s.guard);
-		json_str(&j, "loader", c.loader);
-		if (s.since[0])
-			json_str(&j, "since", s.since);
-		else
-			json_null(&j, "since");
-		json_obj_end(&j);
-		json_end(&j);
-		return EXIT_OK;
-	}
-	if (s.marks.tripped && s.marks.strikes >= GUARD_MAX_STRIKES)
-		printf("tripped%s%s: %d sync boots in a row were not confirmed "
-		       "by Linux (each followed by a measure-only boot that "
-		       "was), and the hang guard disabled the stage; `tsctui "
-		       "guard reset` re-enables it in measure mode\n",
-		       s.since[0] ? " since " : "", s.since, s.marks.strikes);
-	else if (s.marks.tripped)
-		printf("tripped%s%s: a boot never reached Linux, and the hang "
-		       "guard disabled the stage; `tsctui guard reset` "
-		       "re-enables it in measure mode\n",
-		       s.since[0] ? " since " : "", s.since);
-	else if (s.marks.pending)
-		printf("pending: this boot has not been marked good yet (the "
-		       "tsctui-boot service does that; a GRUB block or stage "
-		       "of an earlier version leaves pending set until then)\n");
-	else if (s.marks.probation)
-		printf("pending: probation: the last sync boot was not "
-		       "confirmed by Linux, so this boot measured only; the "
-		       "tsctui-boot service counts a strike\n");
-	else if (s.marks.synced)
-		printf("pending: this sync boot has not been confirmed yet "
-		       "(the tsctui-boot service does that)\n");
-	else
-		printf("clear\n");
-	if (s.marks.strikes && !(s.marks.tripped &&
-				 s.marks.strikes >= GUARD_MAX_STRIKES))
-		printf("strikes: %d of %d (a sync boot not confirmed by Linux, "
-		       "then a measure-only boot that was; a confirmed sync "
-		       "boot resets them)\n", s.marks.strikes,
-		       GUARD_MAX_STRIKES);
-	if (s.marks.hibernated)
-		printf("hibernated: the sleep hook marked the ESP; the stage "
-		       "does nothing until the system resumes\n");
-	return EXIT_OK;
-}
-
-int cmd_guard(const struct globals *g, int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *mode = "measure";
-	bool json = g->json;
-	struct act a;
-
-	if (parse(argc, argv, extra, &json, take_mode, &mode))
-		return EXIT_USAGE;
-	if (optind + 1 != argc)
-		return cli_fail("guard: give status or reset");
-	if (!strcmp(argv[optind], "status"))
-		return guard_status(g, json);
-	if (strcmp(argv[optind], "reset"))
-		return cli_fail("guard: unknown word '%s' (status or reset)",
-				argv[optind]);
-	act_init(&a, g->root, "guard reset");
-	return finish(&a, json, action_guard_reset(&a, mode));
-}
-
-int cmd_boot_ok(const struct globals *g, int argc, char **argv)
-{
-	bool json = g->json;
-	struct act a;
-
-	if (parse(argc, argv, NULL, &json, NULL, NULL))
-		return EXIT_USAGE;
-	if (optind < argc)
-		return cli_fail("boot-ok: unexpected argument '%s'",
-				argv[optind]);
-	act_init(&a, g->root, "boot-ok");
-	return finish(&a, json, action_boot_ok(&a));
-}
-
-int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
-{
-	bool json = g->json;
-	struct act a;
-
-	if (parse(argc, argv, NULL, &json, NULL, NULL))
-		return EXIT_USAGE;
-	if (optind + 2 != argc)
-		return cli_fail("kernel-arg: give nowatchdog on|off");
-	act_init(&a, g->root, "kernel-arg");
-	return finish(&a, json,
-		      action_kernel_arg(&a, argv[optind], argv[optind + 1]));
 }

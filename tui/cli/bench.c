@@ -22,13 +22,13 @@ int cmd_bench(const struct globals *g, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c != 'j')
-			return cli_fail("bench: unknown option '%s'",
+			return app_fail("bench: unknown option '%s'",
 					argv[optind - 1]);
 		json = true;
 	}
-	read_clocksource(g->root, &cs);
+	clocksource_read(g->root, &cs);
 	if (clockcost_measure(0, &cc) != 0)
-		return cli_fail("bench: out of memory");
+		return app_fail("bench: out of memory");
 	if (json) {
 		struct json j;
 

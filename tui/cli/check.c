@@ -15,7 +15,9 @@
 
 #include "../engine/rate.h"
 #include "../engine/reftick.h"
+#include "../action/module_load.h"
 #include "../engine/survey.h"
+#include "../model/rtc_plan.h"
 #include "../source/modules.h"
 #include "../source/system.h"
 #include "cli.h"
@@ -28,7 +30,7 @@ static double kernel_mhz(const struct globals *g)
 
 	system_read(g->root, g->kernel_log, &s);
 	if (s.have_klog)
-		mhz = klog_tsc_mhz(s.klog);
+		mhz = kernlog_tsc_mhz(s.klog);
 	system_free(&s);
 	return mhz;
 }
@@ -152,15 +154,15 @@ static int prepare_rtc(void)
 	struct sys_modules m;
 	const char *err;
 
-	read_modules("/", &m);
+	modules_read("/", &m);
 	switch (rtc_plan(&m, access("/dev/rtc0", F_OK) == 0, geteuid() == 0,
 			 true)) {
 	case RTC_LOAD:
-		if (modules_load("rtc_cmos", &err) != 0)
-			return cli_fail("check: loading rtc_cmos: %s", err);
+		if (module_load("rtc_cmos", &err) != 0)
+			return app_fail("check: loading rtc_cmos: %s", err);
 		return 0;
 	case RTC_NEEDS_ROOT:
-		return cli_fail("check: loading rtc_cmos needs root");
+		return app_fail("check: loading rtc_cmos needs root");
 	case RTC_UNSUPPORTED:
 		fprintf(stderr, "tsctui: check: no RTC, and %s\n",
 			m.supported ? "rtc_cmos is loaded without one"
@@ -202,7 +204,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			interval = strtod(optarg, &end);
 			if (*end || !(interval >= 0) || interval > 86400) {
 				free(r);
-				return cli_fail("check: --interval takes "
+				return app_fail("check: --interval takes "
 						"seconds, 0 to 86400");
 			}
 			break;
@@ -210,7 +212,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			samples = strtol(optarg, &end, 10);
 			if (*end || samples < 1 || samples > 1000000) {
 				free(r);
-				return cli_fail("check: --samples takes a "
+				return app_fail("check: --samples takes a "
 						"count from 1");
 			}
 			break;
@@ -225,13 +227,13 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			break;
 		default:
 			free(r);
-			return cli_fail("check: unknown option '%s'",
+			return app_fail("check: unknown option '%s'",
 					argv[optind - 1]);
 		}
 	}
 	if (!r)
-		return cli_fail("check: out of memory");
-	read_clocksource(g->root, &cs);
+		return app_fail("check: out of memory");
+	clocksource_read(g->root, &cs);
 	if (load_rtc && prepare_rtc() != 0) {
 		free(r);
 		return EXIT_USAGE;
@@ -248,13 +250,13 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 		if (survey_run(g->simulate, 0, r, &err) != 0) {
 			reftick_close(&ref);
 			free(r);
-			return cli_fail("check: %s", err);
+			return app_fail("check: %s", err);
 		}
 		if (rate.ref_mhz <= 0)
 			rate_set_reference(&rate, kernel_mhz(g), r->tsc_hz);
 		if (reftick_sample(&ref, &t, &tsc))
 			rate_tick(&rate, tsc, t);
-		read_clocksource(g->root, &cs);
+		clocksource_read(g->root, &cs);
 		for (k = 0; k < r->nap; k++)
 			warps += r->ap[k].warps_bsp + r->ap[k].warps_ap;
 		if (warps || strcmp(cs.current, "tsc"))

@@ -7,23 +7,9 @@
 #include <stdio.h>
 
 #include "../../common/report.h"
-#include "../source/cpumap.h"
+#include "../app.h"
+#include "../source/cpu_map.h"
 #include "../util/json.h"
-
-#define TSCTUI_VERSION "0.1.0"
-
-/* Exit statuses (ARCHITECTURE 4.3). */
-enum { EXIT_OK = 0, EXIT_UNHEALTHY = 1, EXIT_USAGE = 2 };
-
-struct globals {
-	const char *root;	/* "/" unless --root */
-	const char *kernel_log; /* --kernel-log FILE or NULL */
-	const char *simulate;	/* --simulate SPEC or NULL */
-	bool json;
-};
-
-/* A one-line error on stderr; returns EXIT_USAGE. */
-int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_report(const struct globals *g, int argc, char **argv);
 int cmd_install(const struct globals *g, int argc, char **argv);
@@ -36,9 +22,17 @@ int cmd_status(const struct globals *g, int argc, char **argv);
 int cmd_check(const struct globals *g, int argc, char **argv);
 int cmd_bench(const struct globals *g, int argc, char **argv);
 int cmd_history(const struct globals *g, int argc, char **argv);
-/* The dashboard (tui/ui/dashboard.c). */
-int dashboard_run(const struct globals *g);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
+
+/* What the action subcommands share (cli/actions.c): what the action
+ * changed, printed (or its --json object), and the exit status for rc;
+ * and their options: --json, extra, each extra one handed to take. */
+struct act;
+struct option;
+int actions_finish(struct act *a, bool json, int rc);
+int actions_parse(int argc, char **argv, const struct option *extra,
+		  bool *json, int (*take)(int c, const char *arg, void *ctx),
+		  void *ctx);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */
 /* m: Linux CPU numbers by APIC ID (linux_cpu), or NULL when none apply. */

@@ -53,13 +53,13 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c != 'j') {
 			free(rows);
-			return cli_fail("history: unknown option '%s'",
+			return app_fail("history: unknown option '%s'",
 					argv[optind - 1]);
 		}
 		json = true;
 	}
 	if (!rows)
-		return cli_fail("history: out of memory");
+		return app_fail("history: out of memory");
 	n = history_rows(g->root, rows, HISTORY_MAX);
 	json_init(&j, stdout, true);
 	if (json)

@@ -105,7 +105,7 @@ static int parse_one(const char *src, const char *text, size_t len,
 	uint32_t line;
 
 	if (!tsc_report_parse(text, len, r, &err, &line))
-		return cli_fail("%s: invalid report at line %u: %s", src, line,
+		return app_fail("%s: invalid report at line %u: %s", src, line,
 				err);
 	return EXIT_OK;
 }
@@ -142,31 +142,31 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 			all = true;
 			break;
 		default:
-			return cli_fail("report: unknown option '%s'",
+			return app_fail("report: unknown option '%s'",
 					argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return cli_fail("report: unexpected argument '%s'", argv[optind]);
+		return app_fail("report: unexpected argument '%s'", argv[optind]);
 	if (!file) {
 		if (!path_under(g->root, "/sys/firmware/efi/efivars/" STAGE_REPORT_VAR,
 				path, sizeof(path)))
-			return cli_fail("report: --root is too long");
+			return app_fail("report: --root is too long");
 		file = path;
 	}
-	data = read_all(file, REPORT_MAX_INPUT, &len);
+	data = fileio_read_all(file, REPORT_MAX_INPUT, &len);
 	if (!data) {
 		if (errno == ENOENT && file == path)
-			return cli_fail("report: no stage report in this boot "
+			return app_fail("report: no stage report in this boot "
 					"(%s is absent): the stage did not run",
 					STAGE_REPORT_VAR);
-		return cli_fail("report: cannot read %s: %s", file,
+		return app_fail("report: cannot read %s: %s", file,
 				strerror(errno));
 	}
 	n = report_find(data, &len, blocks, REPORT_MAX_BLOCKS);
 	if (n == 0) {
 		free(data);
-		return cli_fail("report: %s holds no tsctui report", file);
+		return app_fail("report: %s holds no tsctui report", file);
 	}
 	r = malloc(sizeof(*r));
 	m = malloc(sizeof(*m));
@@ -174,7 +174,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		free(r);
 		free(m);
 		free(data);
-		return cli_fail("report: out of memory");
+		return app_fail("report: out of memory");
 	}
 	/* This boot's report meets this system's numbering; a file may come
 	 * from another boot or machine, whose CPUs this one cannot name. */

@@ -53,7 +53,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 
 	(void)g;
 	if (!o || !r || !h) {
-		rc = cli_fail("simulate: out of memory");
+		rc = app_fail("simulate: out of memory");
 		goto out;
 	}
 	tsc_options_init(o);
@@ -62,7 +62,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		switch (c) {
 		case 'c':
 			if (parse_cpus(optarg, &ncpus) != 0) {
-				rc = cli_fail("simulate: --cpus takes 1 to %d",
+				rc = app_fail("simulate: --cpus takes 1 to %d",
 					      TSC_MAX_CPUS);
 				goto out;
 			}
@@ -70,7 +70,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		case 'm':
 			if (!tsc_mode_from(optarg, strlen(optarg), &mode) ||
 			    mode == TSC_MODE_OFF) {
-				rc = cli_fail("simulate: --mode is measure or "
+				rc = app_fail("simulate: --mode is measure or "
 					      "sync, not '%s'", optarg);
 				goto out;
 			}
@@ -82,13 +82,13 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 			reference = true;
 			break;
 		default:
-			rc = cli_fail("simulate: unknown option '%s'",
+			rc = app_fail("simulate: unknown option '%s'",
 				      argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (ncpus == 0) {
-		rc = cli_fail("simulate: --cpus N is required");
+		rc = app_fail("simulate: --cpus N is required");
 		goto out;
 	}
 	/* SPEC tokens: separate arguments, or one with spaces or commas. */
@@ -96,7 +96,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		tsc_options_parse(o, argv[i], strlen(argv[i]), true);
 	if (hostcpu_init(h, ncpus, o, seed, &err) != 0 ||
 	    hostcpu_pin_bsp(h) != 0) {
-		rc = cli_fail("simulate: %s", err ? err : "cannot pin to a CPU");
+		rc = app_fail("simulate: %s", err ? err : "cannot pin to a CPU");
 		goto out;
 	}
 	hostcpu_platform(h, &pf, true, true);
@@ -116,7 +116,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 	hostcpu_destroy(h);
 
 	if (tsc_report_write(r, text, sizeof(text)) == 0) {
-		rc = cli_fail("simulate: report does not fit");
+		rc = app_fail("simulate: report does not fit");
 		goto out;
 	}
 	fputs(text, stdout);

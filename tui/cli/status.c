@@ -13,7 +13,7 @@ static void event_json(struct json *j, const struct klog_event *e,
 		       double mhz, const char *watchdog)
 {
 	json_obj(j, NULL);
-	json_str(j, "kind", klog_kind_name(e->kind));
+	json_str(j, "kind", kernlog_kind_name(e->kind));
 	if (e->time >= 0)
 		json_num(j, "time", e->time, 6);
 	else
@@ -34,7 +34,7 @@ static void event_json(struct json *j, const struct klog_event *e,
 		if (e->has_intervals) {
 			json_i64(j, "wd_interval_ns", e->wd_ns);
 			json_i64(j, "cs_interval_ns", e->cs_ns);
-			json_num(j, "ppm", klog_ppm(e), 1);
+			json_num(j, "ppm", kernlog_ppm(e), 1);
 		}
 		if (watchdog[0])
 			json_str(j, "watchdog", watchdog);
@@ -105,8 +105,8 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_obj(&j, "kernel");
-	if (s->have_klog && klog_tsc_mhz(s->klog) > 0)
-		json_num(&j, "tsc_mhz", klog_tsc_mhz(s->klog), 3);
+	if (s->have_klog && kernlog_tsc_mhz(s->klog) > 0)
+		json_num(&j, "tsc_mhz", kernlog_tsc_mhz(s->klog), 3);
 	else
 		json_null(&j, "tsc_mhz");
 	json_arr(&j, "cmdline_tsc");
@@ -120,7 +120,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_bool(&j, "log", s->have_klog);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
-		event_json(&j, &s->klog->ev[i], klog_tsc_mhz(s->klog),
+		event_json(&j, &s->klog->ev[i], kernlog_tsc_mhz(s->klog),
 			   s->klog->watchdog);
 	json_arr_end(&j);
 	json_str(&j, "verdict", d->kernel_verdict[0] ? d->kernel_verdict
@@ -205,15 +205,10 @@ static void metric(const char *name, const char *type, const char *help)
 static void status_prometheus(const struct sysinfo *s,
 			      const struct diagnosis *d)
 {
-	const struct klog_event *w = NULL, *wd = NULL;
-	size_t i;
+	const struct klog *k = s->have_klog ? s->klog : NULL;
+	const struct klog_event *w = kernlog_first(k, KLOG_WARP),
+				*wd = kernlog_first(k, KLOG_WATCHDOG_SKEW);
 
-	for (i = 0; s->have_klog && i < s->klog->n; i++) {
-		if (s->klog->ev[i].kind == KLOG_WARP && !w)
-			w = &s->klog->ev[i];
-		if (s->klog->ev[i].kind == KLOG_WATCHDOG_SKEW && !wd)
-			wd = &s->klog->ev[i];
-	}
 	metric("tsctui_clocksource_tsc", "gauge",
 	       "1 when the kernel's current clocksource is tsc");
 	printf("tsctui_clocksource_tsc %d\n", !strcmp(s->cs.current, "tsc"));
@@ -228,10 +223,10 @@ static void status_prometheus(const struct sysinfo *s,
 	metric("tsctui_watchdog_skew_ppm", "gauge",
 	       "Skew for which the clocksource watchdog dropped the TSC");
 	printf("tsctui_watchdog_skew_ppm %.1f\n",
-	       wd && wd->has_intervals ? klog_ppm(wd) : 0.0);
+	       wd && wd->has_intervals ? kernlog_ppm(wd) : 0.0);
 	metric("tsctui_tsc_mhz", "gauge", "The kernel's TSC calibration");
 	printf("tsctui_tsc_mhz %.3f\n",
-	       s->have_klog ? klog_tsc_mhz(s->klog) : 0.0);
+	       s->have_klog ? kernlog_tsc_mhz(s->klog) : 0.0);
 	metric("tsctui_stage_installed", "gauge",
 	       "1 when the tsctui UEFI stage is installed");
 	printf("tsctui_stage_installed %d\n", s->stage.installed);
@@ -310,15 +305,15 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		else if (c == 'p')
 			prom = true;
 		else
-			return cli_fail("status: unknown option '%s'",
+			return app_fail("status: unknown option '%s'",
 					argv[optind - 1]);
 	}
 	if (optind < argc)
-		return cli_fail("status: unexpected argument '%s'",
+		return app_fail("status: unexpected argument '%s'",
 				argv[optind]);
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));
-	diagnose(&s, bios, &d);
+	diagnosis_make(&s, bios, &d);
 	if (prom)
 		status_prometheus(&s, &d);
 	else if (json)

@@ -47,14 +47,7 @@ static void grouped(long long v, char *out, size_t cap)
 static const struct klog_event *find(const struct sysinfo *s,
 				     enum klog_kind k)
 {
-	size_t i;
-
-	if (!s->have_klog)
-		return NULL;
-	for (i = 0; i < s->klog->n; i++)
-		if (s->klog->ev[i].kind == k)
-			return &s->klog->ev[i];
-	return NULL;
+	return s->have_klog ? kernlog_first(s->klog, k) : NULL;
 }
 
 static bool unstable_because(const struct sysinfo *s, const char *why)
@@ -80,7 +73,7 @@ static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 	return false;
 }
 
-bool diag_bsp_behind(const struct tsc_report *r, long long *by)
+bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
 {
 	uint32_t i;
 	long long min = 0;
@@ -142,7 +135,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
-	double mhz = s->have_klog ? klog_tsc_mhz(s->klog) : 0;
+	double mhz = s->have_klog ? kernlog_tsc_mhz(s->klog) : 0;
 	char n[32];
 
 	if (w) {
@@ -159,7 +152,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 		if (wd && wd->time >= 0)
 			verdict_add(d, " %.0f s after boot", wd->time);
 		if (wd && wd->has_intervals)
-			verdict_add(d, ": %+.0f ppm against %s", klog_ppm(wd),
+			verdict_add(d, ": %+.0f ppm against %s", kernlog_ppm(wd),
 				    s->klog->watchdog[0] ? s->klog->watchdog
 							 : "the watchdog");
 	} else if (!strcmp(s->cs.current, "tsc")) {
@@ -170,8 +163,8 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 	}
 }
 
-void diagnose(const struct sysinfo *s, const char *last_sync_bios,
-	      struct diagnosis *d)
+void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
+		    struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
@@ -227,7 +220,7 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 			if (amd || !s->cpu.vendor[0])
 				add_rec(d, "install-measure");
 		} else if (!strcmp(s->stage.mode, "measure") &&
-			   diag_bsp_behind(r, &behind)) {
+			   diagnosis_bsp_behind(r, &behind)) {
 			grouped(behind, n, sizeof(n));
 			say(d, "; the stage measured the boot CPU at least %s "
 			    "cycles behind all the others, which sync mode "
@@ -250,7 +243,7 @@ void diagnose(const struct sysinfo *s, const char *last_sync_bios,
 		    "watchdog dropped the TSC");
 		if (wd && wd->has_intervals)
 			say(d, " for a skew of %+.1f ppm against %s",
-			    klog_ppm(wd), s->klog->watchdog[0]
+			    kernlog_ppm(wd), s->klog->watchdog[0]
 						  ? s->klog->watchdog
 						  : "its reference");
 		if (cmdline_tsc(s, "nowatchdog")) {

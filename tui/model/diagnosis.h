@@ -27,9 +27,9 @@ struct diagnosis {
 /* The stage measured the BSP behind every AP, beyond each estimate's
  * uncertainty: the E595/Legion pattern, which sync mode fixes.  *by: the
  * smallest such lead, in cycles. */
-bool diag_bsp_behind(const struct tsc_report *r, long long *by);
+bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by);
 
-void diagnose(const struct sysinfo *s, const char *last_sync_bios,
-	      struct diagnosis *d);
+void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
+		    struct diagnosis *d);
 
 #endif

@@ -36,7 +36,7 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 		step(out, SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
 	else if (measure && !r)
 		step(out, SETUP_MEASURE_BOOT, 3, SETUP_ENTER_NOTHING);
-	else if (measure && diag_bsp_behind(r, &out->behind))
+	else if (measure && diagnosis_bsp_behind(r, &out->behind))
 		step(out, SETUP_SYNC, 4, SETUP_ENTER_SYNC);
 	else if (!strcmp(s->stage.mode, "sync"))
 		synced(d, nowatchdog, checking, out);

@@ -5,7 +5,11 @@
 
 #include "../util/fileio.h"
 #include "../util/path.h"
-#include "system.h"
+#include "cpu.h"
+
+/* A 256-thread machine's cpuinfo is about 400 KiB; 4 MiB leaves room
+ * for the largest. */
+#define CPUINFO_READ_MAX (4u << 20)
 
 /* /proc/cpuinfo: vendor, family, model, threads, the TSC flags. */
 
@@ -39,7 +43,7 @@ static const char *field(const char *text, const char *key)
 	return NULL;
 }
 
-void parse_cpuinfo(const char *text, struct sys_cpu *cpu)
+void cpu_parse(const char *text, struct sys_cpu *cpu)
 {
 	const char *p;
 	char vendor[32] = "", flags[4096] = "";
@@ -75,3 +79,25 @@ void parse_cpuinfo(const char *text, struct sys_cpu *cpu)
 	cpu->invariant_tsc = cpu->constant_tsc && cpu->nonstop_tsc;
 }
 
+
+char *cpu_read_cpuinfo(const char *root, size_t *len)
+{
+	char path[PATH_UNDER_MAX];
+
+	if (!path_under(root, "/proc/cpuinfo", path, sizeof(path)))
+		return NULL;
+	return fileio_read_all(path, CPUINFO_READ_MAX, len);
+}
+
+bool cpu_read(const char *root, struct sys_cpu *cpu)
+{
+	size_t len;
+	char *d = cpu_read_cpuinfo(root, &len);
+
+	memset(cpu, 0, sizeof(*cpu));
+	if (!d)
+		return false;
+	cpu_parse(d, cpu);
+	free(d);
+	return true;
+}

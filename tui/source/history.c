@@ -7,40 +7,49 @@
 #include <string.h>
 #include <time.h>
 
+#include "../format/history_record.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
 #include "history.h"
 #include "journal.h"
 
+/* A record is about 250 bytes: 64 MiB is some 250,000 boots, a machine
+ * booted 20 times a day for 30 years.  A larger file is not one tsctui
+ * wrote. */
+#define HISTORY_READ_MAX (64u << 20)
+
 static void from_record(char *line, struct hist_row *r)
 {
-	char *tok, *save = NULL;
+	struct history_record rec;
 
+	history_record_parse(line, &rec);
 	memset(r, 0, sizeof(*r));
 	r->source = "tsctui";
-	for (tok = strtok_r(line, "\t", &save); tok;
-	     tok = strtok_r(NULL, "\t", &save)) {
-		char *v = strchr(tok, '=');
+	snprintf(r->boot_id, sizeof(r->boot_id), "%s", rec.boot_id);
+	r->time = rec.time;
+	snprintf(r->bios, sizeof(r->bios), "%s", rec.bios_version);
+	snprintf(r->mode, sizeof(r->mode), "%s", rec.stage_mode);
+	snprintf(r->result, sizeof(r->result), "%s", rec.stage_result);
+	r->warp = rec.warp_cycles;
+	snprintf(r->ppm, sizeof(r->ppm), "%s", rec.watchdog_ppm);
+	snprintf(r->cs, sizeof(r->cs), "%s", rec.clocksource);
+}
 
-		if (!v)
-			continue;
-		*v++ = '\0';
-		if (!strcmp(tok, "boot_id"))
-			snprintf(r->boot_id, sizeof(r->boot_id), "%s", v);
-		else if (!strcmp(tok, "time"))
-			r->time = atoll(v);
-		else if (!strcmp(tok, "bios_version"))
-			snprintf(r->bios, sizeof(r->bios), "%s", v);
-		else if (!strcmp(tok, "stage_mode"))
-			snprintf(r->mode, sizeof(r->mode), "%s", v);
-		else if (!strcmp(tok, "stage_result"))
-			snprintf(r->result, sizeof(r->result), "%s", v);
-		else if (!strcmp(tok, "warp_cycles"))
-			r->warp = atoll(v);
-		else if (!strcmp(tok, "watchdog_ppm"))
-			snprintf(r->ppm, sizeof(r->ppm), "%s", v);
-		else if (!strcmp(tok, "clocksource"))
-			snprintf(r->cs, sizeof(r->cs), "%s", v);
+void history_kernel_facts(const struct klog *k, long long *warp, char *ppm,
+			  size_t cap)
+{
+	size_t i;
+
+	*warp = 0;
+	snprintf(ppm, cap, "-");
+	for (i = 0; k && i < k->n; i++) {
+		const struct klog_event *e = &k->ev[i];
+
+		if (e->kind == KLOG_WARP && !*warp)
+			*warp = e->cycles;
+		if (e->kind == KLOG_WATCHDOG_SKEW && e->has_intervals &&
+		    !strcmp(ppm, "-"))
+			snprintf(ppm, cap, "%.1f", kernlog_ppm(e));
 	}
 }
 
@@ -55,15 +64,10 @@ static void from_journal(const struct journal_boot *b, struct hist_row *r)
 	snprintf(r->bios, sizeof(r->bios), "%s", b->bios);
 	snprintf(r->mode, sizeof(r->mode), "-");
 	snprintf(r->result, sizeof(r->result), "-");
-	snprintf(r->ppm, sizeof(r->ppm), "-");
+	history_kernel_facts(b->klog, &r->warp, r->ppm, sizeof(r->ppm));
 	for (i = 0; b->klog && i < b->klog->n; i++) {
 		const struct klog_event *e = &b->klog->ev[i];
 
-		if (e->kind == KLOG_WARP && !r->warp)
-			r->warp = e->cycles;
-		if (e->kind == KLOG_WATCHDOG_SKEW && e->has_intervals &&
-		    !strcmp(r->ppm, "-"))
-			snprintf(r->ppm, sizeof(r->ppm), "%.1f", klog_ppm(e));
 		if (e->kind == KLOG_SWITCH)
 			snprintf(r->cs, sizeof(r->cs), "%s", e->text);
 	}
@@ -71,13 +75,13 @@ static void from_journal(const struct journal_boot *b, struct hist_row *r)
 
 void history_last_sync_bios(const char *root, char *bios, size_t cap)
 {
-	char path[4096], *data, *line, *save = NULL;
+	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
 	struct hist_row r;
 	size_t len = 0;
 
 	bios[0] = '\0';
-	path_under(root, "/var/lib/tsctui/history", path, sizeof(path));
-	data = read_all(path, 64u << 20, &len);
+	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
+	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		from_record(line, &r);
@@ -89,20 +93,20 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 
 int history_rows(const char *root, struct hist_row *rows, int max)
 {
-	char path[4096], *data, *line, *save = NULL;
+	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
 	struct journal_boot *boots = NULL;
 	size_t len = 0, nb = 0, i;
 	const char *err;
 	int n = 0;
 
-	path_under(root, "/var/lib/tsctui/history", path, sizeof(path));
-	data = read_all(path, 64u << 20, &len);
+	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
+	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL;
 	     line && n < max; line = strtok_r(NULL, "\n", &save))
 		from_record(line, &rows[n++]);
 	free(data);
 	if (n == 0) {
-		char dir[4096];
+		char dir[PATH_UNDER_MAX];
 
 		path_under(root, "/var/log/journal", dir, sizeof(dir));
 		if (journal_boots(strcmp(root, "/") ? dir : NULL, &boots, &nb,

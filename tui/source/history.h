@@ -7,7 +7,7 @@
 #define HISTORY_MAX 4096
 
 struct hist_row {
-	char boot_id[40], bios[64], mode[16], result[24], ppm[24], cs[32];
+	char boot_id[64], bios[64], mode[16], result[32], ppm[32], cs[32];
 	long long time, warp;
 	const char *source; /* "tsctui" or "journal" */
 };
@@ -20,6 +20,12 @@ void history_row_text(const struct hist_row *r, char *out, size_t cap);
 /* The BIOS version of the most recent boot tsctui recorded with the stage
  * in sync mode (for the diagnosis); "" when none. */
 void history_last_sync_bios(const char *root, char *bios, size_t cap);
+
+/* What a boot's kernel log says, as a history record keeps it: the first
+ * warp's cycles (0 none) and the first watchdog skew's ppm ("-" none). */
+struct klog;
+void history_kernel_facts(const struct klog *k, long long *warp, char *ppm,
+			  size_t cap);
 
 /* Up to max rows, oldest first; 0 when nothing is recorded anywhere. */
 int history_rows(const char *root, struct hist_row *rows, int max);

@@ -27,15 +27,19 @@ static void append(struct acc *a, const char *s, size_t n)
 	a->text[a->len] = '\0';
 }
 
-void dmi_bios_version(const char *msg, char *out, size_t cap)
+/* The kernel's DMI line: "DMI: <vendor> <product>, BIOS <version> <date>". */
+#define DMI_LINE "DMI: "
+#define DMI_BIOS ", BIOS "
+
+void journal_dmi_bios_version(const char *msg, char *out, size_t cap)
 {
-	const char *p = strstr(msg, ", BIOS ");
+	const char *p = strstr(msg, DMI_BIOS);
 	size_t n;
 
 	out[0] = '\0';
 	if (!p)
 		return;
-	p += 7;
+	p += strlen(DMI_BIOS);
 	n = strcspn(p, "\n");
 	/* The release date comes last, " mm/dd/yyyy"; what precedes it is the
 	 * version as DMI has it, "(1.28 )" and all, the same string as
@@ -106,8 +110,10 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			b[nb].first_us = (long long)real;
 			nb++;
 		}
-		if (!b[i].bios[0] && strncmp(msg, "DMI: ", 5) == 0)
-			dmi_bios_version(msg, b[i].bios, sizeof(b[i].bios));
+		if (!b[i].bios[0] &&
+		    strncmp(msg, DMI_LINE, strlen(DMI_LINE)) == 0)
+			journal_dmi_bios_version(msg, b[i].bios,
+						 sizeof(b[i].bios));
 		{
 			char src[32];
 
@@ -126,7 +132,7 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 	for (i = 0; i < nb; i++) {
 		b[i].klog = calloc(1, sizeof(*b[i].klog));
 		if (b[i].klog && acc[i].text)
-			klog_parse(acc[i].text, acc[i].len, b[i].klog);
+			kernlog_parse(acc[i].text, acc[i].len, b[i].klog);
 		free(acc[i].text);
 	}
 	free(acc);

@@ -26,6 +26,6 @@ void journal_free(struct journal_boot *boots, size_t n);
 
 /* "DMI: LENOVO 20NE/20NE, BIOS R11ET36W (1.28 ) 06/30/2023" -> the BIOS
  * version "R11ET36W (1.28 )"; "" when the line has none. */
-void dmi_bios_version(const char *msg, char *out, size_t cap);
+void journal_dmi_bios_version(const char *msg, char *out, size_t cap);
 
 #endif

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernlog.h"
 
@@ -12,12 +15,12 @@ static const char *const names[KLOG_KINDS] = {
 	"fw-bug-tsc-adjust", "tsc-adjust-compensate",
 };
 
-const char *klog_kind_name(enum klog_kind k)
+const char *kernlog_kind_name(enum klog_kind k)
 {
 	return (unsigned)k < KLOG_KINDS ? names[k] : "?";
 }
 
-double klog_tsc_mhz(const struct klog *k)
+double kernlog_tsc_mhz(const struct klog *k)
 {
 	if (k->refined_mhz > 0)
 		return k->refined_mhz;
@@ -26,7 +29,7 @@ double klog_tsc_mhz(const struct klog *k)
 	return k->detected_mhz;
 }
 
-double klog_ppm(const struct klog_event *e)
+double kernlog_ppm(const struct klog_event *e)
 {
 	if (!e->has_intervals || e->wd_ns <= 0)
 		return 0;
@@ -63,6 +66,16 @@ static void copy_text(struct klog_event *e, const char *s, size_t n)
 	e->text[n] = '\0';
 }
 
+/* What journalctl puts between the host name and the message. */
+#define JOURNAL_KERNEL " kernel: "
+
+/* journalctl's short date, "Nov 29 10:00:00 ", before the host name. */
+#define JOURNAL_DATE_LEN 16
+/* After short-monotonic's "[ t]": the host name (at most 64 characters,
+ * HOST_NAME_MAX) and JOURNAL_KERNEL, with room to spare.  Further away,
+ * " kernel: " is part of the message. */
+#define JOURNAL_HOST_SPAN 80
+
 /* Strips the prefixes: "[ t] ", "<6>[ t] ", journal "Mon dd hh:mm:ss host
  * kernel: ", kmsg "6,123,4567890,-;".  Returns the message; *t the time. */
 static const char *message(const char *line, size_t *len, double *t)
@@ -88,9 +101,9 @@ static const char *message(const char *line, size_t *len, double *t)
 	if (p[0] == '<' && (q = memchr(p, '>', (size_t)(end - p))))
 		p = q + 1;
 	/* journalctl short: "Nov 29 10:00:00 host kernel: " */
-	if (end - p > 16 && p[3] == ' ' && p[6] == ' ' && p[9] == ':' &&
-	    (q = strstr(p, " kernel: ")) && q < end)
-		p = q + 9;
+	if (end - p > JOURNAL_DATE_LEN && p[3] == ' ' && p[6] == ' ' &&
+	    p[9] == ':' && (q = strstr(p, JOURNAL_KERNEL)) && q < end)
+		p = q + strlen(JOURNAL_KERNEL);
 	while (p < end && *p == ' ')
 		p++;
 	if (p < end && *p == '[' && (q = memchr(p, ']', (size_t)(end - p))) &&
@@ -100,9 +113,9 @@ static const char *message(const char *line, size_t *len, double *t)
 		*t = strtod(buf, NULL);
 		p = q + 1;
 		/* short-monotonic: "[ t] host kernel: " */
-		q = strstr(p, " kernel: ");
-		if (q && q < end && q - p < 80)
-			p = q + 9;
+		q = strstr(p, JOURNAL_KERNEL);
+		if (q && q < end && q - p < JOURNAL_HOST_SPAN)
+			p = q + strlen(JOURNAL_KERNEL);
 	}
 	while (p < end && *p == ' ')
 		p++;
@@ -120,11 +133,19 @@ static const char *find(const char *s, size_t n, const char *needle)
 	return NULL;
 }
 
-static double mhz_after(const char *s, size_t n, const char *needle)
+/* Just past needle in s, or NULL: where a message's number starts. */
+static const char *after(const char *s, size_t n, const char *needle)
 {
 	const char *p = find(s, n, needle);
 
-	return p ? strtod(p + strlen(needle), NULL) : 0;
+	return p ? p + strlen(needle) : NULL;
+}
+
+static double mhz_after(const char *s, size_t n, const char *needle)
+{
+	const char *p = after(s, n, needle);
+
+	return p ? strtod(p, NULL) : 0;
 }
 
 /* One message (NUL-terminated copy in m). */
@@ -137,8 +158,8 @@ static void line(struct state *s, const char *m, size_t n, double t)
 
 	/* The watchdog's lines after its "skew is too large" line. */
 	if (s->skew) {
-		if ((p = find(m, n, "wd_nsec: ")) &&
-		    sscanf(p + 9, "%lld", &v) == 1) {
+		if ((p = after(m, n, "wd_nsec: ")) &&
+		    sscanf(p, "%lld", &v) == 1) {
 			const char *q = memchr(m, '\'', n);
 
 			s->skew->wd_ns = v;
@@ -146,8 +167,8 @@ static void line(struct state *s, const char *m, size_t n, double t)
 				s->k->watchdog[0] = '\0';
 			return;
 		}
-		if ((p = find(m, n, "cs_nsec: ")) &&
-		    sscanf(p + 9, "%lld", &v) == 1) {
+		if ((p = after(m, n, "cs_nsec: ")) &&
+		    sscanf(p, "%lld", &v) == 1) {
 			s->skew->cs_ns = v;
 			s->skew->has_intervals = s->skew->wd_ns > 0;
 			return;
@@ -159,8 +180,8 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		s->sync_to = b;
 		return;
 	}
-	if ((p = find(m, n, "Measured ")) && find(m, n, "cycles TSC warp") &&
-	    sscanf(p + 9, "%lld", &v) == 1 && (e = add(s, KLOG_WARP, t))) {
+	if ((p = after(m, n, "Measured ")) && find(m, n, "cycles TSC warp") &&
+	    sscanf(p, "%lld", &v) == 1 && (e = add(s, KLOG_WARP, t))) {
 		e->cycles = v;
 		e->cpus[0] = s->sync_from;
 		e->cpus[1] = s->sync_to;
@@ -170,53 +191,52 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		add(s, KLOG_WARP_RANDOM, t);
 		return;
 	}
-	if ((p = find(m, n, "Marking TSC unstable due to ")) &&
+	if ((p = after(m, n, "Marking TSC unstable due to ")) &&
 	    (e = add(s, KLOG_UNSTABLE, t))) {
-		p += 28;
 		copy_text(e, p, n - (size_t)(p - m));
 		return;
 	}
 	if ((p = find(m, n, "Marking clocksource 'tsc' as unstable because "
 			    "the skew is too large")) &&
 	    (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
-		if ((p = find(m, n, "watchdog on CPU")))
-			sscanf(p + 15, "%d", &e->cpus[0]);
+		if ((p = after(m, n, "watchdog on CPU")))
+			sscanf(p, "%d", &e->cpus[0]);
 		s->skew = e;
 		return;
 	}
 	/* Newer kernels: one line with the skew and the watchdog interval. */
-	if ((p = find(m, n, "Clocksource 'tsc' skewed ")) &&
-	    sscanf(p + 25, "%lld", &v) == 1) {
-		const char *q = find(m, n, "interval of ");
+	if ((p = after(m, n, "Clocksource 'tsc' skewed ")) &&
+	    sscanf(p, "%lld", &v) == 1) {
+		const char *q = after(m, n, "interval of ");
 		long long wd;
 
 		e = s->skew ? s->skew : add(s, KLOG_WATCHDOG_SKEW, t);
-		if (e && q && sscanf(q + 12, "%lld", &wd) == 1) {
+		if (e && q && sscanf(q, "%lld", &wd) == 1) {
 			e->wd_ns = wd;
 			e->cs_ns = wd + v;
 			e->has_intervals = true;
 		}
-		if ((q = find(m, n, "over watchdog '")))
-			sscanf(q + 15, "%31[^']", s->k->watchdog);
+		if ((q = after(m, n, "over watchdog '")))
+			sscanf(q, "%31[^']", s->k->watchdog);
 		return;
 	}
 	/* The field report's pair. */
-	if ((p = find(m, n, "Watchdog ")) && find(m, n, " interval: ") &&
+	if ((p = after(m, n, "Watchdog ")) && find(m, n, " interval: ") &&
 	    !find(m, n, "remote")) {
-		const char *q = find(m, n, " interval: ");
+		const char *q = after(m, n, " interval: ");
 
 		e = s->skew;
 		if (!e || e->wd_ns) {
 			e = add(s, KLOG_WATCHDOG_SKEW, t);
 			s->skew = e;
 		}
-		if (e && sscanf(q + 11, "%lld", &v) == 1)
+		if (e && sscanf(q, "%lld", &v) == 1)
 			e->wd_ns = v;
-		sscanf(p + 9, "%31s", s->k->watchdog);
+		sscanf(p, "%31s", s->k->watchdog);
 		return;
 	}
-	if ((p = find(m, n, "Clocksource tsc interval: ")) && s->skew &&
-	    sscanf(p + 26, "%lld", &v) == 1) {
+	if ((p = after(m, n, "Clocksource tsc interval: ")) && s->skew &&
+	    sscanf(p, "%lld", &v) == 1) {
 		s->skew->cs_ns = v;
 		s->skew->has_intervals = s->skew->wd_ns > 0;
 		return;
@@ -228,10 +248,10 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		add(s, KLOG_FREQUENCY_SKEW, t);
 		return;
 	}
-	if ((p = find(m, n, "Watchdog remote CPU ")) &&
+	if ((p = after(m, n, "Watchdog remote CPU ")) &&
 	    find(m, n, "read timed out") && (e = add(s, KLOG_WATCHDOG_TIMEOUT,
 						      t))) {
-		sscanf(p + 20, "%d", &e->cpus[0]);
+		sscanf(p, "%d", &e->cpus[0]);
 		return;
 	}
 	if (find(m, n, "excessive read-back delay") &&
@@ -239,9 +259,9 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		copy_text(e, m, n);
 		return;
 	}
-	if ((p = find(m, n, "Switched to clocksource ")) &&
+	if ((p = after(m, n, "Switched to clocksource ")) &&
 	    (e = add(s, KLOG_SWITCH, t))) {
-		sscanf(p + 24, "%95s", e->text);
+		sscanf(p, "%95s", e->text);
 		s->skew = NULL;
 		return;
 	}
@@ -254,14 +274,14 @@ static void line(struct state *s, const char *m, size_t n, double t)
 	    find(m, n, "TSC ADJUST differs")) {
 		if ((e = add(s, KLOG_FW_BUG_ADJUST, t))) {
 			copy_text(e, m, n);
-			if ((p = find(m, n, "CPU")))
-				sscanf(p + 3, "%d", &e->cpus[0]);
+			if ((p = after(m, n, "CPU")))
+				sscanf(p, "%d", &e->cpus[0]);
 		}
 		return;
 	}
-	if ((p = find(m, n, "TSC ADJUST compensate: CPU")) &&
+	if ((p = after(m, n, "TSC ADJUST compensate: CPU")) &&
 	    (e = add(s, KLOG_ADJUST_COMPENSATE, t))) {
-		if (sscanf(p + 26, "%d observed %lld", &e->cpus[0], &v) == 2)
+		if (sscanf(p, "%d observed %lld", &e->cpus[0], &v) == 2)
 			e->cycles = v;
 		return;
 	}
@@ -273,7 +293,7 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		s->k->detected_mhz = mhz_after(m, n, "Detected ");
 }
 
-void klog_parse(const char *text, size_t len, struct klog *out)
+void kernlog_parse(const char *text, size_t len, struct klog *out)
 {
 	struct state s = { .k = out, .sync_from = -1, .sync_to = -1 };
 	size_t pos = 0;
@@ -297,4 +317,49 @@ void klog_parse(const char *text, size_t len, struct klog *out)
 		line(&s, copy, strlen(copy), t);
 		pos = eol + 1;
 	}
+}
+
+const struct klog_event *kernlog_first(const struct klog *k,
+				       enum klog_kind kind)
+{
+	size_t i;
+
+	for (i = 0; k && i < k->n; i++)
+		if (k->ev[i].kind == kind)
+			return &k->ev[i];
+	return NULL;
+}
+
+/* /dev/kmsg returns one record per read() and refuses a buffer smaller
+ * than the record: the kernel formats a record into at most 8 KiB
+ * (CONSOLE_EXT_LOG_MAX), and one byte is kept for a newline. */
+#define KMSG_RECORD_MAX 8192
+/* What the log is read into, at most: 8 times the default kernel log
+ * buffer (CONFIG_LOG_BUF_SHIFT=17, 128 KiB).  Reading stops when full, so
+ * the boot's first records, where the TSC messages are, are kept. */
+#define KMSG_READ_MAX (1u << 20)
+
+char *kernlog_read_kmsg(size_t *len)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	size_t cap = KMSG_READ_MAX, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && n + KMSG_RECORD_MAX < cap) {
+		r = read(fd, buf + n, KMSG_RECORD_MAX - 1);
+		if (r < 0 && errno == EPIPE)
+			continue; /* overwritten records: skip */
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (buf[n - 1] != '\n')
+			buf[n++] = '\n';
+	}
+	close(fd);
+	*len = n;
+	return buf;
 }

@@ -4,7 +4,8 @@
  * text ("[    3.149285] ..."), journalctl -k text (short or
  * short-monotonic), or /dev/kmsg records.  The wordings are those of
  * arch/x86/kernel/tsc.c, tsc_sync.c and kernel/time/clocksource.c across
- * 5.x and 6.x (REFERENCE.md).  Pure: text in, events out.
+ * 5.x and 6.x (REFERENCE.md).  The parser is pure, text in and events
+ * out; kernlog_read_kmsg reads the live log's text.
  */
 #ifndef TSCTUI_SOURCE_KERNLOG_H
 #define TSCTUI_SOURCE_KERNLOG_H
@@ -51,11 +52,17 @@ struct klog {
 	char watchdog[32];	 /* the watchdog clocksource named, if any */
 };
 
-const char *klog_kind_name(enum klog_kind k);
-void klog_parse(const char *text, size_t len, struct klog *out);
+const char *kernlog_kind_name(enum klog_kind k);
+void kernlog_parse(const char *text, size_t len, struct klog *out);
 /* The kernel's TSC rate: refined, else detected TSC, else processor. */
-double klog_tsc_mhz(const struct klog *k);
+double kernlog_tsc_mhz(const struct klog *k);
 /* A watchdog event's skew in ppm, (cs - wd) / wd. */
-double klog_ppm(const struct klog_event *e);
+double kernlog_ppm(const struct klog_event *e);
+/* The first event of a kind (the earliest in the log), or NULL. */
+const struct klog_event *kernlog_first(const struct klog *k,
+				       enum klog_kind kind);
+/* The live log: every record /dev/kmsg still holds, without blocking,
+ * one per line; malloc'd, NULL with errno when it cannot be opened. */
+char *kernlog_read_kmsg(size_t *len);
 
 #endif

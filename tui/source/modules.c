@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <libkmod.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +10,26 @@
 #include "../util/path.h"
 #include "modules.h"
 
+/* The modules that matter, and the flag each sets. */
+#define MODULE(f) { #f, offsetof(struct sys_modules, f) }
+static const struct {
+	const char *name;
+	size_t flag;
+} known[] = { MODULE(msr), MODULE(rtc_cmos), MODULE(kvm_amd),
+	      MODULE(kvm_intel) };
+#define NKNOWN (sizeof(known) / sizeof(known[0]))
+
 static void mark(struct sys_modules *m, const char *name, size_t n)
 {
-	if (n == 3 && !memcmp(name, "msr", 3))
-		m->msr = true;
-	else if (n == 8 && !memcmp(name, "rtc_cmos", 8))
-		m->rtc_cmos = true;
-	else if (n == 7 && !memcmp(name, "kvm_amd", 7))
-		m->kvm_amd = true;
-	else if (n == 9 && !memcmp(name, "kvm_intel", 9))
-		m->kvm_intel = true;
+	size_t i;
+
+	for (i = 0; i < NKNOWN; i++)
+		if (n == strlen(known[i].name) &&
+		    !memcmp(name, known[i].name, n))
+			*(bool *)((char *)m + known[i].flag) = true;
 }
 
-void parse_proc_modules(const char *text, struct sys_modules *m)
+void modules_parse_proc(const char *text, struct sys_modules *m)
 {
 	const char *line = text;
 
@@ -36,22 +44,20 @@ void parse_proc_modules(const char *text, struct sys_modules *m)
 /* Built into the kernel: /sys/module/<name> without a /proc/modules line. */
 static void builtins(const char *root, struct sys_modules *m)
 {
-	static const char *const names[] = { "msr", "rtc_cmos", "kvm_amd",
-					     "kvm_intel" };
-	char sys[64], path[4096];
+	char sys[64], path[PATH_UNDER_MAX];
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
-		snprintf(sys, sizeof(sys), "/sys/module/%s", names[i]);
+	for (i = 0; i < NKNOWN; i++) {
+		snprintf(sys, sizeof(sys), "/sys/module/%s", known[i].name);
 		if (path_under(root, sys, path, sizeof(path)) &&
 		    access(path, F_OK) == 0)
-			mark(m, names[i], strlen(names[i]));
+			mark(m, known[i].name, strlen(known[i].name));
 	}
 }
 
-void read_modules(const char *root, struct sys_modules *m)
+void modules_read(const char *root, struct sys_modules *m)
 {
-	char path[4096];
+	char path[PATH_UNDER_MAX];
 	size_t len;
 	char *d;
 
@@ -78,42 +84,9 @@ void read_modules(const char *root, struct sys_modules *m)
 			kmod_module_unref_list(list);
 		}
 		kmod_unref(ctx);
-	} else if ((d = read_all(path, 1 << 20, &len))) {
-		parse_proc_modules(d, m);
+	} else if ((d = fileio_read_all(path, 1 << 20, &len))) {
+		modules_parse_proc(d, m);
 		free(d);
 	}
 	builtins(root, m);
-}
-
-enum rtc_plan rtc_plan(const struct sys_modules *m, bool have_rtc,
-		       bool is_root, bool asked)
-{
-	if (have_rtc)
-		return RTC_PRESENT;
-	if (!m->supported || m->rtc_cmos)
-		return RTC_UNSUPPORTED;
-	if (!asked)
-		return RTC_ASK;
-	return is_root ? RTC_LOAD : RTC_NEEDS_ROOT;
-}
-
-int modules_load(const char *name, const char **err)
-{
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
-	struct kmod_module *mod = NULL;
-	int rc = -1;
-
-	if (!ctx) {
-		*err = "libkmod could not start";
-		return -1;
-	}
-	if (kmod_module_new_from_name(ctx, name, &mod) == 0 &&
-	    kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
-					    NULL) == 0)
-		rc = 0;
-	else
-		*err = "modprobe failed";
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
-	return rc;
 }

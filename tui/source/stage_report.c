@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
 #include <string.h>
 
+#include "efivar.h"
 #include "stage_report.h"
 
 static size_t strip_terminal(char *s, size_t n)
@@ -91,4 +93,32 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 		pos = eol < n ? eol + 1 : eol;
 	}
 	return count;
+}
+
+int stage_report_read(const char *root, struct tsc_report *r, char **text,
+		      size_t *text_len)
+{
+	struct report_block b;
+	const char *why;
+	uint32_t line;
+	size_t len;
+	uint8_t *raw;
+	int rc = -1;
+
+	raw = efivar_read(root, STAGE_REPORT_NAME, STAGE_REPORT_GUID, &len,
+			  NULL);
+	if (!raw)
+		return 0;
+	if (report_find((char *)raw, &len, &b, 1) == 1 &&
+	    tsc_report_parse((char *)raw + b.pos, b.len, r, &why, &line)) {
+		rc = 1;
+		if (text) {
+			memmove(raw, raw + b.pos, b.len);
+			*text = (char *)raw;
+			*text_len = b.len;
+			return rc;
+		}
+	}
+	free(raw);
+	return rc;
 }

@@ -30,4 +30,11 @@ struct report_block {
 size_t report_find(char *data, size_t *len, struct report_block *blocks,
 		   size_t max);
 
+/* This boot's stage report, from the TsctuiReport variable (libefivar on
+ * the live system, the efivarfs file under another root): 1 parsed into *r
+ * (and, with text, the report's text, malloc'd, in *text), 0 absent, -1 not
+ * a valid report. */
+int stage_report_read(const char *root, struct tsc_report *r, char **text,
+		      size_t *text_len);
+
 #endif

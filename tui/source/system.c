@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,16 +7,16 @@
 #include <unistd.h>
 
 #include "../../common/cpuid.h"
-#include "../action/config.h"
-#include "../action/stagecfg.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
-#include "efivars.h"
+#include "config.h"
+#include "efivar.h"
 #include "stage_report.h"
+#include "stage_state.h"
 #include "system.h"
 
 /* A small file under root, first line, trailing blanks trimmed. */
-bool source_read_line(const char *root, const char *sys, char *out,
+bool system_read_line(const char *root, const char *sys, char *out,
 		      size_t cap)
 {
 	char path[4096];
@@ -27,7 +26,7 @@ bool source_read_line(const char *root, const char *sys, char *out,
 	out[0] = '\0';
 	if (!path_under(root, sys, path, sizeof(path)))
 		return false;
-	d = read_all(path, 1 << 16, &len);
+	d = fileio_read_all(path, 1 << 16, &len);
 	if (!d)
 		return false;
 	d[strcspn(d, "\n")] = '\0';
@@ -51,32 +50,6 @@ static void note(struct sysinfo *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The live log: every record /dev/kmsg still holds, without blocking. */
-static char *read_kmsg(size_t *len)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	size_t cap = 1 << 20, n = 0;
-	char *buf;
-	ssize_t r;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	while (buf && n + 8192 < cap) {
-		r = read(fd, buf + n, 8191);
-		if (r < 0 && errno == EPIPE)
-			continue; /* overwritten records: skip */
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (buf[n - 1] != '\n')
-			buf[n++] = '\n';
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 static void read_klog(const char *root, const char *file, struct sysinfo *s)
 {
 	size_t len = 0;
@@ -86,12 +59,12 @@ static void read_klog(const char *root, const char *file, struct sysinfo *s)
 	if (!s->klog)
 		return;
 	if (file) {
-		d = read_all(file, 64u << 20, &len);
+		d = fileio_read_all(file, 64u << 20, &len);
 		if (!d)
 			note(s, "cannot read the kernel log %s: %s", file,
 			     strerror(errno));
 	} else if (!strcmp(root, "/")) {
-		d = read_kmsg(&len);
+		d = kernlog_read_kmsg(&len);
 		if (!d)
 			note(s, "cannot read /dev/kmsg (%s): the kernel's TSC "
 			     "messages need root or --kernel-log FILE",
@@ -100,7 +73,7 @@ static void read_klog(const char *root, const char *file, struct sysinfo *s)
 		note(s, "no kernel log for another root: give --kernel-log");
 	}
 	if (d) {
-		klog_parse(d, len, s->klog);
+		kernlog_parse(d, len, s->klog);
 		s->have_klog = true;
 		free(d);
 	}
@@ -115,10 +88,10 @@ static void read_stage(const char *root, struct sysinfo *s)
 	int rc;
 
 	snprintf(st->loader, sizeof(st->loader), "none");
-	if (conf_read(root, &c, &why) > 0) {
+	if (config_read(root, &c, &why) > 0) {
 		st->installed = true;
 		snprintf(st->loader, sizeof(st->loader), "%s", c.loader);
-		if (stagecfg_read(root, &c, &ss, &why) == 0) {
+		if (stage_state_read(root, &c, &ss, &why) == 0) {
 			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
 			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);
 			snprintf(st->since, sizeof(st->since), "%s", ss.since);
@@ -141,46 +114,17 @@ static void read_stage(const char *root, struct sysinfo *s)
 		     "report");
 }
 
-int stage_report_read(const char *root, struct tsc_report *r, char **text,
-		      size_t *text_len)
-{
-	struct report_block b;
-	const char *why;
-	uint32_t line;
-	size_t len;
-	uint8_t *raw;
-	int rc = -1;
-
-	raw = efivar_read(root, STAGE_REPORT_NAME, STAGE_REPORT_GUID, &len,
-			  NULL);
-	if (!raw)
-		return 0;
-	if (report_find((char *)raw, &len, &b, 1) == 1 &&
-	    tsc_report_parse((char *)raw + b.pos, b.len, r, &why, &line)) {
-		rc = 1;
-		if (text) {
-			memmove(raw, raw + b.pos, b.len);
-			*text = (char *)raw;
-			*text_len = b.len;
-			return rc;
-		}
-	}
-	free(raw);
-	return rc;
-}
-
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 {
 	char path[4096], *d;
 	size_t len;
 
 	memset(s, 0, sizeof(*s));
-	read_clocksource(root, &s->cs);
+	clocksource_read(root, &s->cs);
 	if (!s->cs.current[0])
 		note(s, "no clocksource in /sys under %s", root);
-	path_under(root, "/proc/cpuinfo", path, sizeof(path));
-	if ((d = read_all(path, 4u << 20, &len))) {
-		parse_cpuinfo(d, &s->cpu);
+	if ((d = cpu_read_cpuinfo(root, &len))) {
+		cpu_parse(d, &s->cpu);
 		cpu_map_parse(d, &s->cpumap);
 		free(d);
 	} else {
@@ -200,12 +144,13 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 		s->cpu.hypervisor = ci.hypervisor || s->cpu.hypervisor;
 	}
 	path_under(root, "/proc/cmdline", path, sizeof(path));
-	if ((d = read_all(path, 1 << 16, &len))) {
-		parse_cmdline(d, &s->cmdline);
+	if ((d = fileio_read_all(path, 1 << 16, &len))) {
+		kernel_cmdline_parse(d, &s->cmdline);
 		free(d);
 	}
-	read_next_cmdline(root, &s->cmdline);
-	read_machine(root, &s->machine);
+	kernel_cmdline_read_next(root, &s->cmdline);
+	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
+	machine_read(root, &s->machine);
 	read_klog(root, kernel_log, s);
 	read_stage(root, s);
 	{
@@ -219,7 +164,7 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 		s->efi.nboot_order = efivar_boot_order(root, s->efi.boot_order,
 						       32);
 	}
-	read_modules(root, &s->modules);
+	modules_read(root, &s->modules);
 	if (!s->modules.supported)
 		note(s, "this kernel has no module support (no /proc/modules): "
 		     "the modules tsctui would load must be built in");

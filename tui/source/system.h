@@ -13,37 +13,22 @@
 #include <stdbool.h>
 
 #include "../../common/report.h"
-#include "cpumap.h"
+#include "cpu.h"
+#include "cpu_map.h"
+#include "kernel_cmdline.h"
 #include "kernlog.h"
 #include "modules.h"
 
 #define SYS_MAX_NOTES 8
 
+/* x86 offers tsc, hpet, acpi_pm (and kvm-clock, hyperv_clocksource_tsc_page
+ * in guests): eight is room for all of them. */
+#define CS_MAX 8
+
 struct sys_clocksource {
 	char current[32];
-	char available[8][32];
+	char available[CS_MAX][32];
 	int navailable;
-};
-
-struct sys_cpu {
-	char vendor[16]; /* amd | hygon | intel | other | "" (unknown) */
-	unsigned family, model;
-	char model_name[96];
-	unsigned threads;
-	bool constant_tsc, nonstop_tsc, tsc_adjust, tsc_reliable,
-		tsc_known_freq, hypervisor;
-	bool invariant_tsc; /* constant_tsc and nonstop_tsc */
-};
-
-struct sys_cmdline {
-	char tsc[4][32];     /* every tsc= value */
-	int ntsc;
-	/* What the next boot will get, from the configuration the boot path
-	 * reads (/etc/kernel/cmdline, /etc/default/grub and its drop-ins). */
-	char next_tsc[4][32];
-	int nnext;
-	char clocksource[32];
-	char tsc_early_khz[32];
 };
 
 struct sys_machine {
@@ -90,25 +75,15 @@ struct sysinfo {
 	char notes[SYS_MAX_NOTES][160];
 };
 
-/* This boot's stage report, from the TsctuiReport variable (libefivar on
- * the live system, the efivarfs file under another root): 1 parsed into *r
- * (and, with text, the report's text, malloc'd, in *text), 0 absent, -1 not
- * a valid report. */
-int stage_report_read(const char *root, struct tsc_report *r, char **text,
-		      size_t *text_len);
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
 void system_free(struct sysinfo *s);
 
 /* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
  * machine.c), for tests and the dashboard. */
 /* First line of a small file under root, trailing blanks trimmed. */
-bool source_read_line(const char *root, const char *sys, char *out,
+bool system_read_line(const char *root, const char *sys, char *out,
 		      size_t cap);
-void read_clocksource(const char *root, struct sys_clocksource *cs);
-void parse_cpuinfo(const char *text, struct sys_cpu *cpu);
-void parse_cmdline(const char *text, struct sys_cmdline *c);
-/* Fills next_tsc from the boot configuration under root. */
-void read_next_cmdline(const char *root, struct sys_cmdline *c);
-void read_machine(const char *root, struct sys_machine *m);
+void clocksource_read(const char *root, struct sys_clocksource *cs);
+void machine_read(const char *root, struct sys_machine *m);
 
 #endif

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../action/actions.h"
-#include "../action/detect.h"
+#include "../source/detect.h"
 #include "../action/stagecfg.h"
 #include "../view/draw.h"
 #include "dashboard.h"
@@ -25,7 +25,7 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	u->nconfirm = 0;
 	d->pending = p;
 	snprintf(d->arg, sizeof(d->arg), "%s", arg);
-	stagecfg_esp_file(&d->conf, "options", esp_file, sizeof(esp_file));
+	stage_state_esp_file(&d->conf, "options", esp_file, sizeof(esp_file));
 	switch (p) {
 	case P_MODE:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
@@ -147,7 +147,7 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Uninstall tsctui and restore every file it changed?");
 		act_init(&a, d->root, "read");
-		if (ledger_load(&a) == 0)
+		if (act_ledger_load(&a) == 0)
 			for (i = a.nledger; i-- > 0;)
 				draw_addl(u->confirm, &u->nconfirm, "%s %s",
 				     a.ledger[i].kind == L_BACKUP ? "restore"
@@ -180,20 +180,20 @@ void confirm_run(struct dash *d)
 	act_init(&a, d->root, "dashboard");
 	switch (d->pending) {
 	case P_MODE:
-		rc = action_mode(&a, d->arg, false);
+		rc = mode_set(&a, d->arg, false);
 		break;
 	case P_GUARD:
-		rc = action_guard_reset(&a, d->arg);
+		rc = guard_reset(&a, d->arg);
 		break;
 	case P_KARG:
-		rc = action_kernel_arg(&a, "nowatchdog", d->arg);
+		rc = kernel_arg_set(&a, "nowatchdog", d->arg);
 		break;
 	case P_INSTALL:
 		io.loader = d->arg;
-		rc = action_install(&a, &io);
+		rc = install_run(&a, &io);
 		break;
 	case P_UNINSTALL:
-		rc = action_uninstall(&a, false);
+		rc = uninstall_run(&a, false);
 		break;
 	case P_NONE:
 		break;

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../action/stagecfg.h"
-#include "../cli/cli.h"
+#include "../source/stage_state.h"
+#include "../app.h"
 #include "../model/setup.h"
 #include "../source/history.h"
 #include "../util/fileio.h"
@@ -66,21 +66,15 @@ static void load_history(struct dash *d)
 
 void dashboard_refresh(struct dash *d)
 {
-	char path[4096], bios[128] = "", *h;
+	char bios[128] = "";
 	const char *why;
-	size_t len;
 
 	system_free(&d->sys);
 	system_read(d->root, d->kernel_log, &d->sys);
 	history_last_sync_bios(d->root, bios, sizeof(bios));
-	diagnose(&d->sys, bios, &d->diag);
-	d->installed = conf_read(d->root, &d->conf, &why) > 0;
-	path_under(d->root, "/etc/tsctui/nowatchdog", path, sizeof(path));
-	d->ui.nowatchdog = false;
-	if ((h = read_all(path, 64, &len))) {
-		d->ui.nowatchdog = !strncmp(h, "on", 2);
-		free(h);
-	}
+	diagnosis_make(&d->sys, bios, &d->diag);
+	d->installed = config_read(d->root, &d->conf, &why) > 0;
+	d->ui.nowatchdog = d->sys.cmdline.nowatchdog;
 	d->ui.struck_out = d->sys.stage.strikes >= GUARD_MAX_STRIKES;
 	load_history(d);
 	dashboard_setup_step(d);
@@ -153,10 +147,10 @@ int dashboard_run(const struct globals *g)
 	const char *slow = getenv("TSCTUI_ENGINE_EXTRA_MS");
 
 	if (!d)
-		return cli_fail("out of memory");
+		return app_fail("out of memory");
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		free(d);
-		return cli_fail("the dashboard needs a terminal; for scripts "
+		return app_fail("the dashboard needs a terminal; for scripts "
 				"use tsctui status (see tsctui --help)");
 	}
 	d->root = g->root;
@@ -164,7 +158,7 @@ int dashboard_run(const struct globals *g)
 	dashboard_refresh(d);
 	ec.simulate = g->simulate;
 	ec.interval_s = 2;
-	ec.kernel_mhz = d->sys.have_klog ? klog_tsc_mhz(d->sys.klog) : 0;
+	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
 	ec.clocksource = d->sys.cs.current;
 	/* Tests make surveys slow on purpose, to show keys still answer. */
 	ec.extra_ms = slow ? (unsigned)atoi(slow) : 0;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "../action/config.h"
+#include "../source/config.h"
 #include "../model/setup_check.h"
 #include "../view/view.h"
 

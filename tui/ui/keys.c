@@ -7,7 +7,7 @@
 #include <curses.h>
 #include <stdio.h>
 
-#include "../action/detect.h"
+#include "../source/detect.h"
 #include "dashboard.h"
 
 #define KEY_ESC 27

@@ -7,7 +7,7 @@
 
 #include "fileio.h"
 
-char *read_all(const char *path, size_t max, size_t *len)
+char *fileio_read_all(const char *path, size_t max, size_t *len)
 {
 	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	size_t cap = 4096, n = 0;

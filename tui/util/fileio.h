@@ -7,6 +7,6 @@
 /* Reads a whole file ("-": standard input), at most max bytes, into a
  * malloc'd buffer with a NUL after the data.  Returns NULL with errno set;
  * EFBIG when the input is larger than max. */
-char *read_all(const char *path, size_t max, size_t *len);
+char *fileio_read_all(const char *path, size_t max, size_t *len);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "fileio.h"
 #include "fsx.h"
+#include "path.h"
 
 /* Files the actions touch are small; this only stops a runaway. */
 #define FSX_MAX (256u << 20)
@@ -30,7 +31,7 @@ bool fsx_is_dir(const char *path)
 
 char *fsx_read(const char *path, size_t *len)
 {
-	return read_all(path, FSX_MAX, len);
+	return fileio_read_all(path, FSX_MAX, len);
 }
 
 static int sync_dir_of(const char *path)
@@ -56,7 +57,7 @@ static int sync_dir_of(const char *path)
 int fsx_write_atomic(const char *path, const void *data, size_t len,
 		     mode_t mode)
 {
-	char tmp[4096];
+	char tmp[PATH_UNDER_MAX];
 	const char *p = data;
 	size_t done = 0;
 	int fd, saved;
@@ -121,7 +122,7 @@ int fsx_remove(const char *path)
 
 bool fsx_dir_writable(const char *dir)
 {
-	char probe[4096];
+	char probe[PATH_UNDER_MAX];
 	int fd;
 
 	if (snprintf(probe, sizeof(probe), "%s/.tsctui-probe-%d", dir,

@@ -16,3 +16,10 @@ char *path_under(const char *root, const char *abs, char *buf, size_t cap)
 	n = snprintf(buf, cap, "%.*s%s", (int)rl, root, abs);
 	return n < 0 || (size_t)n >= cap ? NULL : buf;
 }
+
+char *path_join(const char *dir, const char *rel, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s%s", strcmp(dir, "/") ? dir : "", rel);
+
+	return n < 0 || (size_t)n >= cap ? NULL : out;
+}

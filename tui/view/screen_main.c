@@ -16,7 +16,7 @@
 static void header(const struct ui_state *s)
 {
 	const struct sysinfo *y = s->sys;
-	double mhz = y->have_klog ? klog_tsc_mhz(y->klog) : 0;
+	double mhz = y->have_klog ? kernlog_tsc_mhz(y->klog) : 0;
 
 	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "tsctui  %s %s  BIOS %s",
 		 y->machine.vendor[0] ? y->machine.vendor : "?",
@@ -159,7 +159,7 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 			draw_put(y + used, 0, draw_look(s, C_DIM), "[%9.3f]",
 				 e->time);
 		draw_put(y + used++, 12, A_NORMAL, "%s %s%s",
-			 klog_kind_name(e->kind),
+			 kernlog_kind_name(e->kind),
 			 e->kind == KLOG_WARP ? "" : e->text,
 			 e->kind == KLOG_WARP ? "(see above)" : "");
 	}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef TSCTUI_ACTION_EFIENTRY_H
-#define TSCTUI_ACTION_EFIENTRY_H
+#ifndef TSCTUI_ACTION_EFI_ENTRY_H
+#define TSCTUI_ACTION_EFI_ENTRY_H
 
 #include "act.h"
-#include "config.h"
+#include "../source/config.h"
 
 /* Creates the entry (first in BootOrder) and records the old BootOrder;
  * fills c->efi_entry and c->efi_next.  next: --next, or NULL to choose. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../source/efivars.h"
+#include "efivar.h"
 #include "../util/fileio.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
@@ -31,15 +31,15 @@ static void unescape(char *s)
 
 static char *mounts(const char *root)
 {
-	char path[4096];
+	char path[PATH_UNDER_MAX];
 	size_t n;
 	char *d;
 
 	path_under(root, "/proc/self/mounts", path, sizeof(path));
-	d = read_all(path, 1u << 22, &n);
+	d = fileio_read_all(path, 1u << 22, &n);
 	if (!d) {
 		path_under(root, "/proc/mounts", path, sizeof(path));
-		d = read_all(path, 1u << 22, &n);
+		d = fileio_read_all(path, 1u << 22, &n);
 	}
 	return d;
 }
@@ -90,7 +90,7 @@ static const char *base(const char *p)
 bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 		    char *name, size_t cap)
 {
-	char dir[4096], link[4400], target[4096];
+	char dir[PATH_UNDER_MAX], link[4400], target[PATH_UNDER_MAX];
 	struct dirent *e;
 	bool found = false;
 	DIR *d;
@@ -122,11 +122,16 @@ bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 	return detect_link_to(root, "/dev/disk/by-uuid", dev, uuid, cap);
 }
 
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 const char *detect_loader(const char *root, const char **why)
 {
 	char *info = efivar_string(root, "LoaderInfo", GUID_SD_LOADER);
-	char p1[4096], p2[4096];
-	bool sd = info && strncmp(info, "systemd-boot", 12) == 0;
+	char p1[PATH_UNDER_MAX], p2[PATH_UNDER_MAX];
+	bool sd = info && starts(info, "systemd-boot");
 
 	free(info);
 	if (sd)
@@ -176,7 +181,7 @@ bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 
 bool detect_grubenv(const char *root, char *path, size_t cap)
 {
-	char p[4096];
+	char p[PATH_UNDER_MAX];
 
 	path_under(root, "/boot/grub", p, sizeof(p));
 	if (fsx_is_dir(p)) {
@@ -201,11 +206,10 @@ const char *detect_grubenv_unwritable(const char *root, const char *sys)
 		return "the grubenv is on btrfs, which GRUB cannot write";
 	if (strcmp(m.type, "zfs") == 0)
 		return "the grubenv is on ZFS, which GRUB cannot write";
-	if (strncmp(m.dev, "/dev/mapper/", 12) == 0 ||
-	    strncmp(m.dev, "/dev/dm-", 8) == 0)
+	if (starts(m.dev, "/dev/mapper/") || starts(m.dev, "/dev/dm-"))
 		return "the grubenv is on a device-mapper volume (LVM or "
 		       "LUKS), which GRUB cannot write";
-	if (strncmp(m.dev, "/dev/md", 7) == 0)
+	if (starts(m.dev, "/dev/md"))
 		return "the grubenv is on software RAID, which GRUB cannot "
 		       "write";
 	return NULL;

@@ -12,8 +12,8 @@
  *   efi_entry         Boot#### created for the efi-entry path
  *   efi_next          Boot#### the efi entry starts next
  */
-#ifndef TSCTUI_ACTION_CONFIG_H
-#define TSCTUI_ACTION_CONFIG_H
+#ifndef TSCTUI_SOURCE_CONFIG_H
+#define TSCTUI_SOURCE_CONFIG_H
 
 #include <stdbool.h>
 
@@ -31,8 +31,8 @@ struct tsctui_conf {
 };
 
 /* 1 read, 0 absent (not installed), -1 unreadable or malformed (*why). */
-int conf_read(const char *root, struct tsctui_conf *c, const char **why);
+int config_read(const char *root, struct tsctui_conf *c, const char **why);
 /* The file's text. */
-char *conf_format(const struct tsctui_conf *c);
+char *config_format(const struct tsctui_conf *c);
 
 #endif

@@ -6,7 +6,8 @@
 
 #include "../util/fileio.h"
 #include "../util/path.h"
-#include "cpumap.h"
+#include "cpu.h"
+#include "cpu_map.h"
 
 /* The value of "key : value" if line is that key's line. */
 static const char *value_of(const char *line, const char *key)
@@ -99,11 +100,9 @@ void cpu_map_none(struct cpu_map *m, const char *why)
 
 void cpu_map_read(const char *root, struct cpu_map *m)
 {
-	char path[4096], *d;
 	size_t len;
+	char *d = cpu_read_cpuinfo(root, &len);
 
-	path_under(root, "/proc/cpuinfo", path, sizeof(path));
-	d = read_all(path, 4u << 20, &len);
 	if (!d) {
 		cpu_map_none(m, "cannot read /proc/cpuinfo");
 		return;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* EFI variables through efivarfs under --root: 4 bytes of attributes, then
  * the data. */
-#ifndef TSCTUI_SOURCE_EFIVARS_H
-#define TSCTUI_SOURCE_EFIVARS_H
+#ifndef TSCTUI_SOURCE_EFIVAR_H
+#define TSCTUI_SOURCE_EFIVAR_H
 
 #include <stddef.h>
 #include <stdint.h>

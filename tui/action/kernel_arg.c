@@ -10,7 +10,7 @@
  *   - BLS entries (systemd-boot, or a Fedora root edited from outside):
  *     /etc/kernel/cmdline (seeded from /proc/cmdline, since creating it ends
  *     kernel-install's fallback) and the options line of every entry.
- * The setting itself is kept in /etc/tsctui/nowatchdog for the
+ * The setting itself is kept in NOWATCHDOG_SETTING for the
  * kernel-install plugin.  tsc=reliable is never added; where the user's
  * configuration has it, the message warns.
  */
@@ -24,15 +24,26 @@
 
 #include "../util/fsx.h"
 #include "../util/path.h"
+#include "../util/words.h"
 #include "actions.h"
-#include "cmdline.h"
-#include "config.h"
-#include "detect.h"
+#include "../source/config.h"
+#include "../source/detect.h"
+#include "../source/kernel_cmdline.h"
 
 #define TOKEN "tsc=nowatchdog"
 #define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
-#define SETTING "/etc/tsctui/nowatchdog"
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
+/* Room for a kernel command line: x86's COMMAND_LINE_SIZE is 2048, and a
+ * BLS options line or /etc/kernel/cmdline is no longer than what it
+ * becomes. */
+#define KERNEL_CMDLINE_MAX 4096
+
+/* A BLS entry's kernel arguments: "options" and a blank, then the words. */
+#define BLS_OPTIONS "options"
+
+/* Words boot loaders add to the running kernel's command line, which are
+ * not the user's: seeding KERNEL_CMDLINE from /proc/cmdline drops them. */
+static const char *const loader_words[] = { "BOOT_IMAGE=", "initrd=", NULL };
 
 #ifndef TSCTUI_DATADIR
 #define TSCTUI_DATADIR "/usr/local/share/tsctui"
@@ -63,8 +74,7 @@ static size_t entry_dirs(struct act *a, const struct tsctui_conf *c,
 	size_t n = 0;
 
 	if (c->esp[0]) {
-		snprintf(dirs[n], 512, "%s/loader/entries",
-			 strcmp(c->esp, "/") ? c->esp : "");
+		path_join(c->esp, "/loader/entries", dirs[n], 512);
 		if (fsx_is_dir(act_path(a, dirs[n])))
 			n++;
 	}
@@ -93,18 +103,20 @@ static int edit_entry(struct act *a, const char *sys, bool on)
 	}
 	for (line = strtok_r(d, "\n", &save), i = 0; line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char edited[4096];
+		char edited[KERNEL_CMDLINE_MAX];
 
-		if (!strncmp(line, "options", 7) &&
-		    (line[7] == ' ' || line[7] == '\t')) {
+		const size_t n = strlen(BLS_OPTIONS);
+
+		if (!strncmp(line, BLS_OPTIONS, n) &&
+		    (line[n] == ' ' || line[n] == '\t')) {
 			if (on)
-				cmdline_add(line + 8, TOKEN, edited,
-					    sizeof(edited));
+				words_add(line + n + 1, TOKEN, edited,
+					  sizeof(edited));
 			else
-				cmdline_remove(line + 8, TOKEN, edited,
-					       sizeof(edited));
+				words_remove(line + n + 1, TOKEN, edited,
+					     sizeof(edited));
 			i += (size_t)snprintf(out + i, cap + len - i,
-					      "options %s\n", edited);
+					      BLS_OPTIONS " %s\n", edited);
 		} else {
 			i += (size_t)snprintf(out + i, cap + len - i, "%s\n",
 					      line);
@@ -146,7 +158,7 @@ static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on)
 /* /etc/kernel/cmdline: seeded from /proc/cmdline the first time. */
 static int edit_kernel_cmdline(struct act *a, bool on)
 {
-	char edited[4096], path[4096];
+	char edited[KERNEL_CMDLINE_MAX], path[PATH_UNDER_MAX];
 	size_t len;
 	char *d = fsx_read(act_path(a, KERNEL_CMDLINE), &len);
 
@@ -158,14 +170,18 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 		if (!d)
 			return act_fail(a, "cannot read /proc/cmdline to seed "
 					KERNEL_CMDLINE);
-		/* The running kernel's own arguments are not for the entry. */
-		cmdline_strip_boot_image(d);
+		/* The running kernel's own arguments are not for the entry;
+		 * the words left are never longer than the line was. */
+		d[strcspn(d, "\n")] = '\0';
+		words_remove_prefixed(d, loader_words, edited,
+				      sizeof(edited));
+		strcpy(d, edited);
 	}
 	d[strcspn(d, "\n")] = '\0';
 	if (on)
-		cmdline_add(d, TOKEN, edited, sizeof(edited) - 1);
+		words_add(d, TOKEN, edited, sizeof(edited) - 1);
 	else
-		cmdline_remove(d, TOKEN, edited, sizeof(edited) - 1);
+		words_remove(d, TOKEN, edited, sizeof(edited) - 1);
 	free(d);
 	strcat(edited, "\n");
 	return act_modify(a, KERNEL_CMDLINE, edited, strlen(edited), 0644);
@@ -205,7 +221,7 @@ static void warn_reliable(struct act *a)
 int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 		      enum karg_method *m, const char **why)
 {
-	int have = conf_read(a->root, c, why);
+	int have = config_read(a->root, c, why);
 
 	if (have < 0)
 		return -1;
@@ -228,7 +244,7 @@ int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 	return 0;
 }
 
-int action_kernel_arg(struct act *a, const char *name, const char *onoff)
+int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 {
 	struct tsctui_conf c;
 	enum karg_method method;
@@ -243,7 +259,7 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
 		return act_fail(a, "say on or off, not '%s'", onoff);
 	on = !strcmp(onoff, "on");
-	if (ledger_load(a) != 0)
+	if (act_ledger_load(a) != 0)
 		return -1;
 	if (kernel_arg_method(a, &c, &method, &why) != 0)
 		return act_fail(a, "%s", why);
@@ -252,7 +268,8 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 				"changed", strerror(errno));
 	start = a->nledger;
 	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
-	    act_put(a, SETTING, on ? "on\n" : "off\n", on ? 3 : 4, 0644) != 0)
+	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
+		    0644) != 0)
 		goto undo;
 	if (method == KARG_GRUBBY) {
 		if (run_grubby(a, grubby(a), on) != 0)
@@ -279,7 +296,7 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 		}
 		/* grub.cfg from the distribution's tool, as install does;
 		 * if that fails, the drop-in change is undone. */
-		if (regenerate_grub(a) != 0)
+		if (install_regenerate_grub(a) != 0)
 			goto undo;
 	} else {
 		if (!strcmp(c.loader, "systemd-boot") &&
@@ -288,27 +305,24 @@ int action_kernel_arg(struct act *a, const char *name, const char *onoff)
 		if (edit_entries(a, &c, on) != 0)
 			goto undo;
 	}
-	if (ledger_save(a) != 0)
+	if (act_ledger_save(a) != 0)
 		goto undo;
 	act_note(a, "%s %s from the next boot", TOKEN,
 		 on ? "added" : "removed");
 	warn_reliable(a);
 	return 0;
 undo:
-	ledger_undo(a, start);
-	ledger_save(a);
+	act_ledger_undo(a, start);
+	act_ledger_save(a);
 	return -1;
 }
 
 int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c)
 {
-	size_t len;
-	char *d = fsx_read(act_path(a, SETTING), &len);
 	const char *tool;
-	bool on = d && !strncmp(d, "on", 2);
 
-	free(d);
-	if (!on || strcmp(c->loader, "grub") || !(tool = grubby(a)))
+	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") ||
+	    !(tool = grubby(a)))
 		return 0;
 	/* grubby's edits are not in the ledger: take the argument out the
 	 * way it went in. */

@@ -2,8 +2,8 @@
 /* What install needs to know about the system it manages, all under
  * --root: the boot loader, the ESP, file system UUIDs, where the grubenv
  * lives and whether GRUB can write it at boot. */
-#ifndef TSCTUI_ACTION_DETECT_H
-#define TSCTUI_ACTION_DETECT_H
+#ifndef TSCTUI_SOURCE_DETECT_H
+#define TSCTUI_SOURCE_DETECT_H
 
 #include <stdbool.h>
 #include <stddef.h>

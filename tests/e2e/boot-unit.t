@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import system as S  # noqa: E402
 
-W, t = S.start("unit")
+W, t = S.start("boot-unit")
 
 root = S.staging(os.path.join(W, "root"), loader="systemd-boot")
 S.add_systemd(root)

@@ -8,8 +8,8 @@
  * /proc/cpuinfo ("processor" and "apicid" of each block), under --root.
  * Where it cannot say, the lookups answer -1 and `why` says why.
  */
-#ifndef TSCTUI_SOURCE_CPUMAP_H
-#define TSCTUI_SOURCE_CPUMAP_H
+#ifndef TSCTUI_SOURCE_CPU_MAP_H
+#define TSCTUI_SOURCE_CPU_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

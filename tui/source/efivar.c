@@ -7,7 +7,7 @@
 
 #include "../util/fileio.h"
 #include "../util/path.h"
-#include "efivars.h"
+#include "efivar.h"
 
 /*
  * On the live system, through libefivar, as efibootmgr does.  Under another
@@ -19,14 +19,14 @@
 static uint8_t *read_file(const char *root, const char *name,
 			  const char *guid, size_t *len, uint32_t *attrs)
 {
-	char sys[512], path[4096];
+	char sys[512], path[PATH_UNDER_MAX];
 	uint8_t *data;
 	size_t n;
 
 	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-%s", name, guid);
 	if (!path_under(root, sys, path, sizeof(path)))
 		return NULL;
-	data = (uint8_t *)read_all(path, 1u << 20, &n);
+	data = (uint8_t *)fileio_read_all(path, 1u << 20, &n);
 	if (!data || n < 4) {
 		free(data);
 		return NULL;
@@ -110,7 +110,7 @@ int efivar_secure_boot(const char *root)
 
 int efivar_any(const char *root, const char *prefix)
 {
-	char path[4096];
+	char path[PATH_UNDER_MAX];
 	struct dirent *e;
 	DIR *d;
 	int found = 0;

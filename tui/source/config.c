@@ -21,9 +21,9 @@ static const struct key keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-int conf_read(const char *root, struct tsctui_conf *c, const char **why)
+int config_read(const char *root, struct tsctui_conf *c, const char **why)
 {
-	char path[4096], *data, *line, *save = NULL, *eq;
+	char path[PATH_UNDER_MAX], *data, *line, *save = NULL, *eq;
 	size_t len, i;
 
 	memset(c, 0, sizeof(*c));
@@ -66,7 +66,7 @@ int conf_read(const char *root, struct tsctui_conf *c, const char **why)
 	return 1;
 }
 
-char *conf_format(const struct tsctui_conf *c)
+char *config_format(const struct tsctui_conf *c)
 {
 	char *out = NULL;
 	size_t len = 0, i;

@@ -18,11 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../source/efivars.h"
+#include "../source/efivar.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
-#include "detect.h"
-#include "efientry.h"
+#include "../source/detect.h"
+#include "../source/stage_state.h"
+#include "efi_entry.h"
 
 #define LOAD_OPTION_ACTIVE 0x1
 #define NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | \
@@ -282,8 +283,7 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 
 	/* The BootOrder from before, in two places. */
 	order_text(order, n, text, sizeof(text));
-	snprintf(esp_record, sizeof(esp_record), "%s/EFI/tsctui/bootorder",
-		 strcmp(c->esp, "/") ? c->esp : "");
+	stage_state_esp_file(c, "bootorder", esp_record, sizeof(esp_record));
 	if (act_put(a, esp_record, text, strlen(text), 0644) != 0 ||
 	    act_put(a, ORDER_RECORD_STATE, text, strlen(text), 0644) != 0) {
 		free(opt);
@@ -317,9 +317,8 @@ int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
 
 	d = fsx_read(act_path(a, ORDER_RECORD_STATE), &len);
 	if (!d) {
-		snprintf(esp_record, sizeof(esp_record),
-			 "%s/EFI/tsctui/bootorder",
-			 strcmp(c->esp, "/") ? c->esp : "");
+		stage_state_esp_file(c, "bootorder", esp_record,
+				     sizeof(esp_record));
 		d = fsx_read(act_path(a, esp_record), &len);
 	}
 	if (!d)

@@ -6,8 +6,8 @@
  * variables after the last one, as grub-editenv does.  A block that is not
  * exactly that is corrupt and is never written.
  */
-#ifndef TSCTUI_ACTION_GRUBENV_H
-#define TSCTUI_ACTION_GRUBENV_H
+#ifndef TSCTUI_FORMAT_GRUBENV_H
+#define TSCTUI_FORMAT_GRUBENV_H
 
 #include <stdbool.h>
 #include <stddef.h>

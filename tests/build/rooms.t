@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# tui/'s rooms (DESIGN.md section 1): the include graph points one way.
+#   ui -> view;  ui, cli -> model, action -> source, engine -> format ->
+#   util -> common
+# ui and cli are peers (what they share is tui/app.h); only view/ and ui/
+# draw, so only they include curses; source/, model/, view/, format/ and
+# engine/ never write a file.  Each check runs on the tree, then on a
+# scratch copy with one wrong include added, and must catch it.
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+
+# The rooms each room may include, itself aside ("common" is ../common/,
+# "app" is tui/app.h).
+declare -A allowed=(
+	[common]=""
+	[util]="common"
+	[format]="util common"
+	[source]="format util common"
+	[engine]="util common"
+	[model]="source engine format util common"
+	[action]="model source format util common"
+	[view]="model source engine format util common"
+	[ui]="app view action model source engine format util common"
+	[cli]="app action model source engine format util common"
+	[main]="app cli"
+	[app]=""
+)
+
+# The room of a path relative to the repository (tui/source/x.c -> source).
+room_of() {
+	case $1 in
+	common/*) echo common ;;
+	tui/main.c) echo main ;;
+	tui/app.[ch]) echo app ;;
+	tui/*/*) local r=${1#tui/}; echo "${r%%/*}" ;;
+	*) echo "?" ;;
+	esac
+}
+
+# Every include that leaves its room for one it may not use, as
+# "file: room -> room (line)".
+wrong_includes() {
+	local top=$1 f inc from to target
+	(cd "$top" && find tui -name '*.[ch]' | sort) | while read -r f; do
+		from=$(room_of "$f")
+		grep -oE '^#[[:space:]]*include[[:space:]]+"[^"]+"' "$top/$f" |
+			sed -E 's/.*"(.*)"/\1/' | while read -r inc; do
+			target=$(realpath -m --relative-to="$top" \
+				"$top/$(dirname "$f")/$inc")
+			to=$(room_of "$target")
+			[ "$to" = "$from" ] && continue
+			if [ -z "${allowed[$from]+x}" ] ||
+				[[ " ${allowed[$from]} " != *" $to "* ]]; then
+				echo "$f: $from -> $to ($inc)"
+			fi
+		done
+	done
+}
+
+# Files outside view/ and ui/ that include curses.
+curses_outside() {
+	grep -rlE '^#[[:space:]]*include[[:space:]]+<n?curses' "$1/tui" \
+		--include='*.[ch]' | grep -vE '/tui/(view|ui)/' || true
+}
+
+# Calls that write, in the rooms that only read or compute.
+writes_in_readers() {
+	grep -rnE '\b(fsx_write_atomic|fsx_copy_atomic|fsx_remove|rename|unlink|rmdir|mkdir|symlink|truncate)[[:space:]]*\(|fopen\([^)]*"[wa]|O_(WRONLY|RDWR|CREAT)' \
+		"$1/tui/source" "$1/tui/model" "$1/tui/view" "$1/tui/format" \
+		"$1/tui/engine" --include='*.[ch]' || true
+}
+
+# Every file must be in a room this test knows.
+unknown_rooms() {
+	(cd "$1" && find tui -name '*.[ch]' | sort) | while read -r f; do
+		[ -n "${allowed[$(room_of "$f")]+x}" ] || echo "$f"
+	done
+}
+
+out=$(unknown_rooms .)
+if [ -z "$out" ]; then
+	ok "every C file of tui/ is in a known room"
+else
+	not_ok "files in no known room: $(echo $out)"
+fi
+out=$(wrong_includes .)
+if [ -z "$out" ]; then
+	ok "every include points down the rooms"
+else
+	not_ok "includes that point the wrong way:"
+	sed 's/^/#   /' <<<"$out"
+fi
+out=$(curses_outside .)
+if [ -z "$out" ]; then
+	ok "only view/ and ui/ include curses"
+else
+	not_ok "curses included outside view/ and ui/: $(echo $out)"
+fi
+out=$(writes_in_readers .)
+if [ -z "$out" ]; then
+	ok "source/, model/, view/, format/ and engine/ write nothing"
+else
+	not_ok "writes in rooms that only read:"
+	sed 's/^/#   /' <<<"$out"
+fi
+
+# The checks can fail: a scratch copy of tui/ with one wrong line each.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r tui "$tmp/tui"
+mkdir -p "$tmp/common"
+try() { # name file line check-function
+	local name=$1 file=$2 line=$3 fn=$4 saved
+	saved=$(cat "$tmp/$file")
+	printf '%s\n%s\n' "$line" "$saved" >"$tmp/$file"
+	if [ -n "$($fn "$tmp")" ]; then
+		ok "the check catches $name"
+	else
+		not_ok "the check catches $name"
+	fi
+	printf '%s\n' "$saved" >"$tmp/$file"
+}
+try "source/ including action/" tui/source/system.c \
+	'#include "../action/act.h"' wrong_includes
+try "model/ including ui/ (the dashboard's room)" tui/model/diagnosis.c \
+	'#include "../ui/x.h"' wrong_includes
+try "ui/ including cli/" tui/ui/dashboard.c '#include "../cli/cli.h"' \
+	wrong_includes
+try "cli/ including view/" tui/cli/status.c '#include "../view/view.h"' \
+	wrong_includes
+try "util/ including source/" tui/util/json.c \
+	'#include "../source/system.h"' wrong_includes
+try "curses in cli/" tui/cli/status.c '#include <curses.h>' curses_outside
+try "a write in source/" tui/source/system.c \
+	'static void w(void) { fsx_write_atomic("x", "", 0, 0644); }' \
+	writes_in_readers
+mkdir -p "$tmp/tui/gadgets"
+echo 'int x;' >"$tmp/tui/gadgets/x.c"
+if [ -n "$(unknown_rooms "$tmp")" ]; then
+	ok "the check catches a file in a new, unlisted room"
+else
+	not_ok "the check catches a file in a new, unlisted room"
+fi
+done_testing

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui boot-ok, once per boot (tsctui-boot.service): this boot reached
+ * Linux.  The guard learns it (stagecfg_boot_ok), this boot's report is
+ * kept in /run, and the boot history gains a record. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../format/history_record.h"
+#include "../source/boot_id.h"
+#include "../source/history.h"
+#include "../source/stage_report.h"
+#include "../source/system.h"
+#include "../util/fsx.h"
+#include "actions.h"
+#include "stagecfg.h"
+
+/* One history record per boot: what the firmware, the stage and the kernel
+ * did (format/history_record.h). */
+static int append_history(struct act *a, const char *mode,
+			  const char *result)
+{
+	struct history_record rec = { 0 };
+	char line[HISTORY_RECORD_LINE_MAX];
+	struct sysinfo s;
+	size_t len;
+	char *d;
+	FILE *f;
+
+	boot_id_read(a->root, rec.boot_id);
+	/* A boot is recorded once, however often boot-ok runs in it. */
+	d = fsx_read(act_path(a, HISTORY_RECORD_FILE), &len);
+	if (d && rec.boot_id[0] && strstr(d, rec.boot_id)) {
+		free(d);
+		return 0;
+	}
+	free(d);
+	system_read(a->root, NULL, &s);
+	rec.time = (long long)time(NULL);
+	snprintf(rec.bios_version, sizeof(rec.bios_version), "%s",
+		 s.machine.bios_version);
+	snprintf(rec.bios_date, sizeof(rec.bios_date), "%s",
+		 s.machine.bios_date);
+	rec.bootloader_launch_ns = s.machine.bootloader_launch_ns;
+	snprintf(rec.stage_mode, sizeof(rec.stage_mode), "%s", mode);
+	snprintf(rec.stage_result, sizeof(rec.stage_result), "%s", result);
+	history_kernel_facts(s.have_klog ? s.klog : NULL, &rec.warp_cycles,
+			     rec.watchdog_ppm, sizeof(rec.watchdog_ppm));
+	snprintf(rec.clocksource, sizeof(rec.clocksource), "%s", s.cs.current);
+	system_free(&s);
+	history_record_format(&rec, line, sizeof(line));
+	f = fopen(act_path(a, HISTORY_RECORD_FILE), "a");
+	if (!f)
+		return act_fail(a, "cannot append to %s: %s",
+				HISTORY_RECORD_FILE, strerror(errno));
+	fputs(line, f);
+	if (fclose(f) != 0)
+		return act_fail(a, "cannot write %s", HISTORY_RECORD_FILE);
+	act_changed(a, HISTORY_RECORD_FILE, "modified");
+	return 0;
+}
+
+int boot_ok_run(struct act *a)
+{
+	struct tsctui_conf c;
+	struct tsc_report *r;
+	char mode[16] = "-", result[32] = "-", *raw = NULL;
+	int strikes;
+	size_t len;
+
+	if (act_installed(a, &c) != 0)
+		return -1;
+	if (stagecfg_boot_ok(a, &c, &strikes) != 0 || act_ledger_save(a) != 0)
+		return -1;
+	/* This boot's report, kept where status and the dashboard look. */
+	r = calloc(1, sizeof(*r));
+	if (r && stage_report_read(a->root, r, &raw, &len) > 0) {
+		/* /run is not the ledger's: it is gone at the next boot. */
+		if (fsx_exists(act_path(a, "/run")) &&
+		    (mkdir(act_path(a, "/run/tsctui"), 0755) == 0 ||
+		     errno == EEXIST) &&
+		    fsx_write_atomic(act_path(a, "/run/tsctui/report"), raw,
+				     len, 0644) == 0)
+			act_changed(a, "/run/tsctui/report", "created");
+		snprintf(mode, sizeof(mode), "%s", tsc_mode_name(r->mode));
+		snprintf(result, sizeof(result), "%s",
+			 tsc_result_name(r->result));
+	}
+	free(raw);
+	free(r);
+	if (append_history(a, mode, result) != 0)
+		return -1;
+	act_note(a, "this boot reached Linux: pending cleared");
+	if (strikes == 0)
+		act_note(a, "this sync boot is confirmed: strikes back to 0");
+	else if (strikes >= GUARD_MAX_STRIKES)
+		act_note(a, "strike %d of %d: %d sync boots in a row were "
+			 "not confirmed by Linux, each followed by a "
+			 "measure-only boot that was, so the hang guard "
+			 "disabled the stage (`tsctui guard reset` "
+			 "re-enables it)", strikes, GUARD_MAX_STRIKES,
+			 strikes);
+	else if (strikes > 0)
+		act_note(a, "strike %d of %d: the last sync boot was not "
+			 "confirmed by Linux and this measure-only boot was",
+			 strikes, GUARD_MAX_STRIKES);
+	return 0;
+}

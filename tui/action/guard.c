@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui guard reset: every hang-guard marker and the strikes cleared, and
+ * the mode chosen again. */
+#include <string.h>
+
+#include "actions.h"
+#include "stagecfg.h"
+
+int guard_reset(struct act *a, const char *mode)
+{
+	struct tsctui_conf c;
+	int rc;
+
+	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
+	    strcmp(mode, "sync"))
+		return act_fail(a, "unknown mode '%s'", mode);
+	if (act_installed(a, &c) != 0)
+		return -1;
+	rc = stagecfg_write(a, &c, mode, "", true);
+	if (rc == 0)
+		rc = act_ledger_save(a);
+	if (rc == 0)
+		act_note(a, "hang guard cleared; mode %s from the next boot",
+			 mode);
+	return rc;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui mode off|measure|sync: the stage's mode where the installed path
+ * keeps it, sync only where the stage itself would allow it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../common/cpuid.h"
+#include "../source/cpu.h"
+#include "actions.h"
+#include "stagecfg.h"
+
+/*
+ * The stage's sync gate (common/cpuid.c), applied to the managed system's
+ * /proc/cpuinfo: the one rule, so `mode sync` refuses exactly what the
+ * stage would; when the list is the only objection, say that
+ * --allow-any-cpu lifts it.
+ */
+static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
+{
+	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
+	struct sys_cpu cpu = { 0 };
+	const char *reason;
+
+	cpu_read(root, &cpu);
+	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
+	ci.family = cpu.family;
+	ci.invariant_tsc = cpu.invariant_tsc;
+	ci.tsc_adjust = cpu.tsc_adjust;
+	ci.hypervisor = cpu.hypervisor;
+	if (tsc_sync_allowed(&ci, allow_any, &reason))
+		return true;
+	if (!allow_any && tsc_sync_allowed(&ci, true, &reason))
+		snprintf(why, cap, "sync is tested on AMD families 17h/19h/1Ah "
+			 "and Hygon 18h, not on %s family %xh; add "
+			 "--allow-any-cpu to try it anyway",
+			 cpu.vendor[0] ? cpu.vendor : "an unknown CPU",
+			 cpu.family);
+	else
+		snprintf(why, cap, "sync refused: %s", reason);
+	return false;
+}
+
+int mode_set(struct act *a, const char *mode, bool allow_any)
+{
+	struct tsctui_conf c;
+	char why[256];
+	int rc;
+
+	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
+	    strcmp(mode, "sync"))
+		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
+				mode);
+	if (act_installed(a, &c) != 0)
+		return -1;
+	if (!strcmp(mode, "sync") &&
+	    !sync_gate(a->root, allow_any, why, sizeof(why)))
+		return act_fail(a, "%s", why);
+	rc = stagecfg_write(a, &c, mode, allow_any ? "allow=any-cpu" : "",
+			    false);
+	if (rc == 0)
+		rc = act_ledger_save(a);
+	if (rc == 0) {
+		act_note(a, "mode %s from the next boot", mode);
+		if (!strcmp(mode, "sync"))
+			act_note(a, "the hang guard disables the stage if a "
+				 "boot never reaches Linux");
+	}
+	return rc;
+}

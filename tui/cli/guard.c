@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui guard status|reset */
+#include <getopt.h>
+#include <string.h>
+
+#include "../action/actions.h"
+#include "../source/config.h"
+#include "../source/stage_state.h"
+#include "cli.h"
+
+static int take_mode(int c, const char *arg, void *ctx)
+{
+	if (c != 'm')
+		return -1;
+	*(const char **)ctx = arg;
+	return 0;
+}
+
+
+static int guard_status(const struct globals *g, bool json)
+{
+	struct tsctui_conf c;
+	struct stage_state s;
+	const char *why = NULL;
+	int have = config_read(g->root, &c, &why);
+
+	if (have < 0)
+		return app_fail("guard: %s", why);
+	if (have == 0)
+		return app_fail("guard: tsctui is not installed");
+	if (stage_state_read(g->root, &c, &s, &why) != 0)
+		return app_fail("guard: %s", why);
+	if (json) {
+		struct json j;
+
+		json_init(&j, stdout, true);
+		json_obj(&j, NULL);
+		json_str(&j, "guard", s.guard);
+		json_str(&j, "loader", c.loader);
+		if (s.since[0])
+			json_str(&j, "since", s.since);
+		else
+			json_null(&j, "since");
+		json_obj_end(&j);
+		json_end(&j);
+		return EXIT_OK;
+	}
+	if (s.marks.tripped && s.marks.strikes >= GUARD_MAX_STRIKES)
+		printf("tripped%s%s: %d sync boots in a row were not confirmed "
+		       "by Linux (each followed by a measure-only boot that "
+		       "was), and the hang guard disabled the stage; `tsctui "
+		       "guard reset` re-enables it in measure mode\n",
+		       s.since[0] ? " since " : "", s.since, s.marks.strikes);
+	else if (s.marks.tripped)
+		printf("tripped%s%s: a boot never reached Linux, and the hang "
+		       "guard disabled the stage; `tsctui guard reset` "
+		       "re-enables it in measure mode\n",
+		       s.since[0] ? " since " : "", s.since);
+	else if (s.marks.pending)
+		printf("pending: this boot has not been marked good yet (the "
+		       "tsctui-boot service does that; a GRUB block or stage "
+		       "of an earlier version leaves pending set until then)\n");
+	else if (s.marks.probation)
+		printf("pending: probation: the last sync boot was not "
+		       "confirmed by Linux, so this boot measured only; the "
+		       "tsctui-boot service counts a strike\n");
+	else if (s.marks.synced)
+		printf("pending: this sync boot has not been confirmed yet "
+		       "(the tsctui-boot service does that)\n");
+	else
+		printf("clear\n");
+	if (s.marks.strikes && !(s.marks.tripped &&
+				 s.marks.strikes >= GUARD_MAX_STRIKES))
+		printf("strikes: %d of %d (a sync boot not confirmed by Linux, "
+		       "then a measure-only boot that was; a confirmed sync "
+		       "boot resets them)\n", s.marks.strikes,
+		       GUARD_MAX_STRIKES);
+	if (s.marks.hibernated)
+		printf("hibernated: the sleep hook marked the ESP; the stage "
+		       "does nothing until the system resumes\n");
+	return EXIT_OK;
+}
+
+
+int cmd_guard(const struct globals *g, int argc, char **argv)
+{
+	static const struct option extra[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mode = "measure";
+	bool json = g->json;
+	struct act a;
+
+	if (actions_parse(argc, argv, extra, &json, take_mode, &mode))
+		return EXIT_USAGE;
+	if (optind + 1 != argc)
+		return app_fail("guard: give status or reset");
+	if (!strcmp(argv[optind], "status"))
+		return guard_status(g, json);
+	if (strcmp(argv[optind], "reset"))
+		return app_fail("guard: unknown word '%s' (status or reset)",
+				argv[optind]);
+	act_init(&a, g->root, "guard reset");
+	return actions_finish(&a, json, guard_reset(&a, mode));
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* tsctui kernel-arg nowatchdog on|off */
+#include <getopt.h>
+#include <string.h>
+
+#include "../action/actions.h"
+#include "cli.h"
+
+int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
+{
+	bool json = g->json;
+	struct act a;
+
+	if (actions_parse(argc, argv, NULL, &json, NULL, NULL))
+		return EXIT_USAGE;
+	if (optind + 2 != argc)
+		return app_fail("kernel-arg: give nowatchdog on|off");
+	act_init(&a, g->root, "kernel-arg");
+	return actions_finish(&a, json,
+		      kernel_arg_set(&a, argv[optind], argv[optind + 1]));
+}

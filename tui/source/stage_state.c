@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../format/grubenv.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "../util/words.h"
+#include "stage_state.h"
+
+/* A strike count above this is not one tsctui wrote (it trips at
+ * GUARD_MAX_STRIKES): the file is damaged. */
+#define STRIKES_MAX 999
+
+const char *const stage_state_guard_files[] = {
+	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
+	NULL
+};
+const char *const stage_state_grub_vars[] = {
+	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
+	"tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL
+};
+
+void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
+			  char *out, size_t cap)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), ESP_STATE_DIR "/%s", name);
+	path_join(c->esp, rel, out, cap);
+}
+
+/* The sentence for err; returns -1. */
+static int fail(char *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, STAGE_STATE_ERR_MAX, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_grub(const struct tsctui_conf *c)
+{
+	return strcmp(c->loader, "grub") == 0;
+}
+
+/* root + sys, or "" when that does not fit (then nothing is found). */
+static const char *under(const char *root, const char *sys, char *buf,
+			 size_t cap)
+{
+	if (!path_under(root, sys, buf, cap))
+		buf[0] = '\0';
+	return buf;
+}
+
+int stage_state_grubenv(const char *root, const struct tsctui_conf *c,
+			struct grubenv *env, bool *exists, char *err)
+{
+	char path[PATH_UNDER_MAX];
+	const char *why;
+	size_t len;
+	char *data =
+	    fsx_read(under(root, c->grubenv, path, sizeof(path)), &len);
+
+	memset(env, 0, sizeof(*env));
+	*exists = data != NULL;
+	if (!data) {
+		if (errno == ENOENT)
+			return 0;
+		return fail(err, "cannot read %s: %s", c->grubenv,
+			    strerror(errno));
+	}
+	if (!grubenv_parse(data, len, env, &why)) {
+		free(data);
+		return fail(err, "%s is corrupt (%s); leaving it alone",
+			    c->grubenv, why);
+	}
+	free(data);
+	return 0;
+}
+
+static void since_of(const char *path, char *out, size_t cap)
+{
+	struct stat st;
+	struct tm tm;
+
+	out[0] = '\0';
+	if (stat(path, &st) == 0 && gmtime_r(&st.st_mtime, &tm))
+		strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A strike count: a small decimal number, nothing else on its line. */
+static bool parse_strikes(const char *s, size_t len, int *n)
+{
+	size_t i = 0;
+
+	*n = 0;
+	if (len == 0 || s[0] < '0' || s[0] > '9')
+		return false;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		*n = *n * 10 + (s[i] - '0');
+		if (*n > STRIKES_MAX)
+			return false;
+	}
+	return i == len || s[i] == '\n';
+}
+
+static bool is_one(const struct grubenv *env, const char *name)
+{
+	const char *v = grubenv_get(env, name);
+
+	return v && !strcmp(v, "1");
+}
+
+int stage_state_grub_marks(const struct tsctui_conf *c,
+			   const struct grubenv *env, struct guard_marks *m,
+			   char *err)
+{
+	const char *v = grubenv_get(env, "tsctui_strikes");
+
+	memset(m, 0, sizeof(*m));
+	m->pending = is_one(env, "tsctui_pending");
+	m->tripped = is_one(env, "tsctui_tripped");
+	m->synced = is_one(env, "tsctui_synced");
+	m->probation = is_one(env, "tsctui_probation");
+	if (v && v[0] && !parse_strikes(v, strlen(v), &m->strikes)) {
+		return fail(err,
+			    "%s: tsctui_strikes=%s is not a count; `tsctui "
+			    "guard reset` clears it",
+			    c->grubenv, v);
+	}
+	return 0;
+}
+
+/* The ESP's strikes file: the count, then "boot <boot_id>" of the boot
+ * whose strike it includes (so a boot-ok killed and run again in the same
+ * boot counts once). */
+static int esp_strikes(const char *root, const struct tsctui_conf *c, int *n,
+		       char boot[BOOT_ID_MAX], char *err)
+{
+	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
+	const char *nl;
+	size_t len;
+	char *d;
+
+	*n = 0;
+	boot[0] = '\0';
+	stage_state_esp_file(c, "strikes", sys, sizeof(sys));
+	d = fsx_read(under(root, sys, path, sizeof(path)), &len);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return fail(err, "cannot read %s: %s", sys, strerror(errno));
+	}
+	nl = memchr(d, '\n', len);
+	/* %63s: BOOT_ID_MAX - 1 */
+	if (!parse_strikes(d, nl ? (size_t)(nl - d) : len, n) ||
+	    (nl && nl[1] && sscanf(nl + 1, "boot %63s", boot) != 1)) {
+		free(d);
+		return fail(err,
+			    "%s is not a strike count; `tsctui guard reset` "
+			    "clears it",
+			    sys);
+	}
+	free(d);
+	return 0;
+}
+
+static bool esp_has(const char *root, const struct tsctui_conf *c,
+		    const char *name)
+{
+	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
+
+	stage_state_esp_file(c, name, sys, sizeof(sys));
+	return fsx_exists(under(root, sys, path, sizeof(path)));
+}
+
+int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
+			  struct guard_marks *m,
+			  char boot[BOOT_ID_MAX], char *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->pending = esp_has(root, c, "pending");
+	m->tripped = esp_has(root, c, "disabled");
+	m->synced = esp_has(root, c, "synced");
+	m->probation = esp_has(root, c, "probation");
+	m->hibernated = esp_has(root, c, "hibernated");
+	return esp_strikes(root, c, &m->strikes, boot, err);
+}
+
+static void guard_word(struct stage_state *s)
+{
+	const struct guard_marks *m = &s->marks;
+
+	snprintf(s->guard, sizeof(s->guard), "%s",
+		 m->tripped				   ? "tripped"
+		 : m->pending || m->synced || m->probation ? "pending"
+							   : "clear");
+}
+
+static int read_grub(const char *root, const struct tsctui_conf *c,
+		     struct stage_state *s, char *err)
+{
+	char path[PATH_UNDER_MAX];
+	struct grubenv env;
+	const char *v;
+	bool exists;
+
+	if (stage_state_grubenv(root, c, &env, &exists, err) != 0)
+		return -1;
+	v = grubenv_get(&env, "tsctui_mode");
+	snprintf(s->mode, sizeof(s->mode), "%s", v ? v : "off");
+	v = grubenv_get(&env, "tsctui_options");
+	snprintf(s->options, sizeof(s->options), "%s", v ? v : "");
+	if (stage_state_grub_marks(c, &env, &s->marks, err) != 0) {
+		grubenv_free(&env);
+		return -1;
+	}
+	guard_word(s);
+	since_of(under(root, c->grubenv, path, sizeof(path)), s->since,
+		 sizeof(s->since));
+	if (!strcmp(s->guard, "clear"))
+		s->since[0] = '\0';
+	grubenv_free(&env);
+	return 0;
+}
+
+/* The options file: "mode=M" and the other tokens, in any order. */
+static void parse_options(char *text, struct stage_state *s)
+{
+	const char *w = text;
+	size_t n;
+
+	snprintf(s->mode, sizeof(s->mode), "measure");
+	while ((w = words_next(w, &n))) {
+		if (n >= strlen("mode=") &&
+		    !strncmp(w, "mode=", strlen("mode=")))
+			snprintf(s->mode, sizeof(s->mode), "%.*s",
+				 (int)(n - strlen("mode=")),
+				 w + strlen("mode="));
+		else
+			words_append(s->options, sizeof(s->options), w, n);
+		w += n;
+	}
+}
+
+static int read_esp(const char *root, const struct tsctui_conf *c,
+		    struct stage_state *s, char *err)
+{
+	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
+	char boot[BOOT_ID_MAX];
+	const char *marker;
+	size_t len;
+	char *opt;
+
+	stage_state_esp_file(c, "options", sys, sizeof(sys));
+	opt = fsx_read(under(root, sys, path, sizeof(path)), &len);
+	parse_options(opt ? opt : "", s);
+	free(opt);
+	if (stage_state_esp_marks(root, c, &s->marks, boot, err) != 0)
+		return -1;
+	guard_word(s);
+	marker = s->marks.tripped     ? "disabled"
+		 : s->marks.pending   ? "pending"
+		 : s->marks.probation ? "probation"
+		 : s->marks.synced    ? "synced"
+				      : NULL;
+	if (marker) {
+		stage_state_esp_file(c, marker, sys, sizeof(sys));
+		since_of(under(root, sys, path, sizeof(path)), s->since,
+			 sizeof(s->since));
+	}
+	return 0;
+}
+
+int stage_state_read(const char *root, const struct tsctui_conf *c,
+		     struct stage_state *s, const char **why)
+{
+	static char err[STAGE_STATE_ERR_MAX];
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->guard, sizeof(s->guard), "clear");
+	if ((is_grub(c) ? read_grub : read_esp)(root, c, s, err) != 0) {
+		*why = err;
+		return -1;
+	}
+	return 0;
+}

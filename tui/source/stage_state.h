@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stage's mode and hang guard where the installed boot path keeps them
+ * (ARCHITECTURE 4.2, DESIGN.md 7.1), read: grubenv variables tsctui_mode,
+ * tsctui_options, tsctui_pending, tsctui_tripped, tsctui_synced,
+ * tsctui_probation, tsctui_strikes for GRUB; the files options, pending,
+ * disabled, synced, probation, strikes and hibernated in ESP/EFI/tsctui/
+ * for systemd-boot and the firmware entry.  The writing half is
+ * action/stagecfg.c.
+ */
+#ifndef TSCTUI_SOURCE_STAGE_STATE_H
+#define TSCTUI_SOURCE_STAGE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "boot_id.h"
+#include "config.h"
+
+#define ESP_STATE_DIR "/EFI/tsctui"
+
+/* A sync boot not confirmed by Linux, followed by a write-free boot that
+ * was: a strike.  This many trip the guard (systemd's boot assessment
+ * gives an entry 3 tries too). */
+#define GUARD_MAX_STRIKES 3
+
+/* Room for one error sentence naming a file and what is wrong with it. */
+#define STAGE_STATE_ERR_MAX 1024
+
+/* The hang guard's markers, as the boot path keeps them. */
+struct guard_marks {
+	bool pending;	/* the stage started and has not returned */
+	bool tripped;	/* disabled / tsctui_tripped */
+	bool synced;	/* a sync run wrote; Linux has not confirmed it */
+	bool probation; /* this boot measured only, after an unconfirmed sync */
+	bool hibernated; /* ESP: the sleep hook's marker (DESIGN.md 7.1) */
+	int strikes;
+};
+
+/* The ESP state files the guard may leave, for reset and uninstall. */
+extern const char *const stage_state_guard_files[];
+/* The grubenv variables tsctui owns, for uninstall. */
+extern const char *const stage_state_grub_vars[];
+
+struct stage_state {
+	char mode[16];	   /* off | measure | sync */
+	char options[256]; /* extra tokens */
+	char guard[16];	   /* clear | pending | tripped */
+	char since[32];	   /* when the guard changed, if known */
+	struct guard_marks marks;
+};
+
+/* The ESP path of a state file ("options", "pending", "disabled"). */
+void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
+			  char *out, size_t cap);
+/* The mode, options and guard; 0, or -1 with *why (a static buffer). */
+int stage_state_read(const char *root, const struct tsctui_conf *c,
+		     struct stage_state *s, const char **why);
+
+/* The pieces the writing half builds on; each returns 0, or -1 with the
+ * sentence to show in err (STAGE_STATE_ERR_MAX bytes). */
+struct grubenv;
+/* Reads and parses the grubenv; *exists false (and 0) when it is absent. */
+int stage_state_grubenv(const char *root, const struct tsctui_conf *c,
+			struct grubenv *env, bool *exists, char *err);
+int stage_state_grub_marks(const struct tsctui_conf *c,
+			   const struct grubenv *env, struct guard_marks *m,
+			   char *err);
+/* boot: the boot_id the strikes file last counted, or "". */
+int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
+			  struct guard_marks *m,
+			  char boot[BOOT_ID_MAX], char *err);
+
+#endif
