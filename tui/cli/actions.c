@@ -45,6 +45,14 @@ int actions_finish(struct act *a, bool json, int rc)
 }
 
 
+int actions_take_flag(int c, const char *arg, void *ctx)
+{
+	(void)c;
+	(void)arg;
+	*(bool *)ctx = true;
+	return 0;
+}
+
 /* Options every action takes: --json, and for some one positional word. */
 int actions_parse(int argc, char **argv, const struct option *extra,
 		  bool *json, int (*take)(int c, const char *arg, void *ctx),

@@ -33,6 +33,8 @@ int actions_finish(struct act *a, bool json, int rc);
 int actions_parse(int argc, char **argv, const struct option *extra,
 		  bool *json, int (*take)(int c, const char *arg, void *ctx),
 		  void *ctx);
+/* A take for an action with one extra option, a flag: ctx is its bool. */
+int actions_take_flag(int c, const char *arg, void *ctx);
 
 /* The report as ARCHITECTURE 4.5's JSON object, at the writer's position. */
 /* m: Linux CPU numbers by APIC ID (linux_cpu), or NULL when none apply. */

@@ -6,16 +6,6 @@
 #include "../action/actions.h"
 #include "cli.h"
 
-static int take_allow(int c, const char *arg, void *ctx)
-{
-	(void)arg;
-	if (c != 'a')
-		return -1;
-	*(bool *)ctx = true;
-	return 0;
-}
-
-
 int cmd_mode(const struct globals *g, int argc, char **argv)
 {
 	static const struct option extra[] = {
@@ -25,7 +15,7 @@ int cmd_mode(const struct globals *g, int argc, char **argv)
 	bool json = g->json, allow = false;
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, take_allow, &allow))
+	if (actions_parse(argc, argv, extra, &json, actions_take_flag, &allow))
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return app_fail("mode: give one of off, measure, sync");

@@ -6,16 +6,6 @@
 #include "../action/actions.h"
 #include "cli.h"
 
-static int take_purge(int c, const char *arg, void *ctx)
-{
-	(void)arg;
-	if (c != 'p')
-		return -1;
-	*(bool *)ctx = true;
-	return 0;
-}
-
-
 int cmd_uninstall(const struct globals *g, int argc, char **argv)
 {
 	static const struct option extra[] = {
@@ -25,7 +15,7 @@ int cmd_uninstall(const struct globals *g, int argc, char **argv)
 	bool json = g->json, purge = false;
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, take_purge, &purge))
+	if (actions_parse(argc, argv, extra, &json, actions_take_flag, &purge))
 		return EXIT_USAGE;
 	if (optind < argc)
 		return app_fail("uninstall: unexpected argument '%s'",
