@@ -372,4 +372,17 @@ t.ok(txt.returncode == 0 and "start-failed (EFI_UNSUPPORTED)" in txt.stdout
      "report: the firmware's status per AP and the RDTSCP read, text and JSON",
      txt.stdout + txt.stderr + js.stderr)
 
+# The JSON of a report with every record and optional key (the fixture the
+# unit test pins the text with), byte for byte: scripts read these names in
+# this order, and nothing may drift when the format's fields change shape.
+FIX = os.path.join(TOP, "tests", "fixtures", "report")
+js = subprocess.run([TSCTUI, "report", "--json", "--file",
+                     os.path.join(FIX, "full.report")],
+                    capture_output=True, text=True)
+with open(os.path.join(FIX, "full.json")) as f:
+    want = f.read()
+t.ok(js.returncode == 0 and js.stdout == want,
+     "report --json: every field of a full report, exact text",
+     js.stdout[:2000] + js.stderr)
+
 sys.exit(t.done())
