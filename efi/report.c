@@ -13,26 +13,28 @@
  * N" (tsc_report_write_fit).  The console copy always has every AP.
  */
 #include "stage.h"
+#include "../common/report_var.h"
 
-static EFI_GUID report_guid = { 0x503ecfa9, 0x0287, 0x4bb9,
-				{ 0xa4, 0xe1, 0x41, 0x75, 0x1a, 0x6d, 0x7c,
-				  0x4c } };
+static EFI_GUID report_guid = TSC_REPORT_VAR_GUID_INIT;
+/* L"TsctuiReport": a wide literal joined to a narrow one is wide (C11
+ * 6.4.5). */
+#define REPORT_VAR_NAME (L"" TSC_REPORT_VAR_NAME)
 
 static char text[TSC_REPORT_MAX_TEXT];
 static char fitted[TSC_REPORT_MAX_TEXT];
 
 #define REPORT_ATTRS \
 	(EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
-/* What a variable costs besides its data: the name (L"TsctuiReport") and
- * the store's record header (60 bytes in EDK2's authenticated format). */
-#define REPORT_VAR_OVERHEAD (sizeof(L"TsctuiReport") + 64)
+/* What a variable costs besides its data: the name and the store's record
+ * header (60 bytes in EDK2's authenticated format, and 4 to spare). */
+#define REPORT_VAR_OVERHEAD (sizeof(REPORT_VAR_NAME) + 64)
 
 /* sim.varmax=N (sim build): a firmware whose limit is N bytes of data. */
 static EFI_STATUS set_report(const char *data, UINTN n, UINTN sim_varmax)
 {
 	if (STAGE_SIM && sim_varmax && n > sim_varmax)
 		return EFI_INVALID_PARAMETER; /* as EDK2 refuses one too big */
-	return uefi_call_wrapper(RT->SetVariable, 5, L"TsctuiReport",
+	return uefi_call_wrapper(RT->SetVariable, 5, REPORT_VAR_NAME,
 				 &report_guid, REPORT_ATTRS, n, (void *)data);
 }
 
@@ -115,9 +117,9 @@ EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax)
 	st = set_report(text, n, sim_varmax);
 	if (too_big(st))
 		st = store_fitted(r, n, sim_varmax);
-	Print(L"--- tsctui report begin ---\r\n");
+	Print(L"" TSC_REPORT_BEGIN L"\r\n");
 	print_lines(text, n);
-	Print(L"--- tsctui report end ---\r\n");
+	Print(L"" TSC_REPORT_END L"\r\n");
 	if (EFI_ERROR(st))
 		Print(L"tsctui: could not store the report variable: %r\r\n",
 		      st);

@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "actions"))
 import fixtures as fx  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -94,7 +95,7 @@ sim = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode",
 fx.write(root, "/etc/tsctui/tsctui.conf",
          "loader=systemd-boot\nesp=/efi\n")
 fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
-fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(root, reportvar.NAME, reportvar.GUID,
           sim.encode(), attrs=0x6)
 rc, out = status(root, "e595-bios128-warp.dmesg")
 t.ok(out["stage"]["installed"] and out["stage"]["mode"] == "measure" and
@@ -263,7 +264,7 @@ def zen_machine(name, cpuinfo=zen, report=None):
     fx.write(root, "/etc/tsctui/tsctui.conf",
              "loader=systemd-boot\nesp=/efi\n")
     fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
-    fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+    fx.efivar(root, reportvar.NAME, reportvar.GUID,
               report or zen_report(), attrs=0x6)
     return root
 

@@ -78,11 +78,11 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 
 		while (eol < n && data[eol] != '\n')
 			eol++;
-		if (line_is(data + pos, eol - pos, STAGE_REPORT_BEGIN)) {
+		if (line_is(data + pos, eol - pos, TSC_REPORT_BEGIN)) {
 			inside = true;
 			start = eol < n ? eol + 1 : eol;
 		} else if (inside &&
-			   line_is(data + pos, eol - pos, STAGE_REPORT_END)) {
+			   line_is(data + pos, eol - pos, TSC_REPORT_END)) {
 			inside = false;
 			if (count < max)
 				blocks[count++] =

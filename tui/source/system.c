@@ -135,7 +135,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 	if (rc > 0)
 		st->has_report = true;
 	else if (rc < 0)
-		note(s, "this boot's TsctuiReport variable is not a valid "
+		note(s, "this boot's " TSC_REPORT_VAR_NAME " variable is not a valid "
 		     "report");
 }
 
@@ -149,7 +149,7 @@ int stage_report_read(const char *root, struct tsc_report *r, char **text,
 	uint8_t *raw;
 	int rc = -1;
 
-	raw = efivar_read(root, STAGE_REPORT_NAME, STAGE_REPORT_GUID, &len,
+	raw = efivar_read(root, TSC_REPORT_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT, &len,
 			  NULL);
 	if (!raw)
 		return 0;
