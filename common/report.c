@@ -95,6 +95,11 @@ const char *tsc_efi_status_name(uint64_t st)
 	return efi_error_names[n];
 }
 
+/* A status without a name: "0x" and every digit of the 64 bits, so the
+ * text has one spelling per value. */
+#define HEX_PREFIX "0x"
+#define EFI_HEX_DIGITS 16
+
 static void put_efi_status(struct tsc_buf *b, uint64_t st)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -105,13 +110,14 @@ static void put_efi_status(struct tsc_buf *b, uint64_t st)
 		tsc_buf_puts(b, name);
 		return;
 	}
-	tsc_buf_puts(b, "0x");
-	for (shift = 60; shift >= 0; shift -= 4)
+	tsc_buf_puts(b, HEX_PREFIX);
+	for (shift = 4 * (EFI_HEX_DIGITS - 1); shift >= 0; shift -= 4)
 		tsc_buf_putc(b, digits[(st >> shift) & 0xf]);
 }
 
 static bool efi_status_of(const char *s, size_t n, uint64_t *out)
 {
+	const size_t prefix = sizeof(HEX_PREFIX) - 1;
 	size_t i;
 
 	for (i = 0; i < COUNT(efi_error_names); i++) {
@@ -121,8 +127,9 @@ static bool efi_status_of(const char *s, size_t n, uint64_t *out)
 		}
 	}
 	/* Written as 0x and 16 digits; zero is never written. */
-	return n == 18 && s[0] == '0' && s[1] == 'x' &&
-	       tsc_parse_hex(s + 2, 16, out) && *out != 0;
+	return n == prefix + EFI_HEX_DIGITS &&
+	       tsc_streq_n(s, prefix, HEX_PREFIX) &&
+	       tsc_parse_hex(s + prefix, EFI_HEX_DIGITS, out) && *out != 0;
 }
 
 void tsc_report_init(struct tsc_report *r, const char *version,
@@ -654,19 +661,14 @@ static bool parse_line(struct parser *p, const char *s, size_t n, bool *end)
 	return true;
 }
 
+/* The first line: the magic, a space, the format's number. */
 static bool check_header(struct parser *p, const char *s, size_t n)
 {
-	size_t m = sizeof(TSC_REPORT_MAGIC) - 1;
+	const size_t m = sizeof(TSC_REPORT_MAGIC " ") - 1;
 	uint64_t fmt;
 
-	size_t i;
-
-	if (n <= m + 1)
-		return FAIL(p, "not a tsctui report");
-	for (i = 0; i < m; i++)
-		if (s[i] != TSC_REPORT_MAGIC[i])
-			return FAIL(p, "not a tsctui report");
-	if (s[m] != ' ' || !tsc_parse_u64(s + m + 1, n - m - 1, &fmt))
+	if (n <= m || !tsc_streq_n(s, m, TSC_REPORT_MAGIC " ") ||
+	    !tsc_parse_u64(s + m, n - m, &fmt))
 		return FAIL(p, "not a tsctui report");
 	if (fmt != TSC_REPORT_FORMAT)
 		return FAIL(p, "unsupported report format");

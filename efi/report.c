@@ -61,6 +61,16 @@ static UINTN first_cap(UINTN failed, UINTN sim_varmax)
 	return cap;
 }
 
+/*
+ * Shrinking the fitted copy when the firmware still refuses it: to 3/4 each
+ * time, at most FIT_TRIES times (from OVMF's 33 KB that reaches 1 KB), and
+ * never below FIT_SMALLEST: the records around the APs alone take 330
+ * bytes or more, so a smaller copy cannot be written at all.
+ */
+#define FIT_TRIES 12
+#define FIT_SHRINK(cap) ((cap) * 3 / 4)
+#define FIT_SMALLEST 256
+
 /* Stores a copy that fits; returns the last status. */
 static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 			       UINTN sim_varmax)
@@ -70,14 +80,14 @@ static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 	uint32_t omitted = 0;
 	int tries;
 
-	for (tries = 0; tries < 12 && cap >= 256; tries++) {
+	for (tries = 0; tries < FIT_TRIES && cap >= FIT_SMALLEST; tries++) {
 		n = tsc_report_write_fit(r, fitted, cap + 1, &omitted);
 		if (n == 0)
 			break;
 		st = set_report(fitted, n, sim_varmax);
 		if (!too_big(st))
 			break;
-		cap = cap * 3 / 4;
+		cap = FIT_SHRINK(cap);
 	}
 	if (!EFI_ERROR(st))
 		Print(L"tsctui: the report variable holds %d of %d APs (%d bytes:"
@@ -87,13 +97,18 @@ static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 	return st;
 }
 
+/* The longest console line printed whole, its NUL included: a report's
+ * lines are about 110 characters; a longer one is cut. */
+#define CONSOLE_LINE_MAX 256
+
 static void print_lines(const char *s, UINTN n)
 {
-	CHAR16 line[256];
+	CHAR16 line[CONSOLE_LINE_MAX];
 	UINTN i = 0, k;
 
 	while (i < n) {
-		for (k = 0; i < n && s[i] != '\n' && k + 1 < 256; i++, k++)
+		for (k = 0; i < n && s[i] != '\n' && k + 1 < CONSOLE_LINE_MAX;
+		     i++, k++)
 			line[k] = (CHAR16)s[i];
 		line[k] = 0;
 		while (i < n && s[i] != '\n')

@@ -3,6 +3,10 @@
 
 #include "stage_report.h"
 
+/* An efivarfs file holds the variable's attributes (a UINT32) ahead of its
+ * data. */
+#define EFIVARFS_ATTR_SIZE 4
+
 static size_t strip_terminal(char *s, size_t n)
 {
 	size_t i = 0, o = 0;
@@ -58,10 +62,12 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 	if (max == 0)
 		return 0;
 	/* An efivarfs file: the attributes come first. */
-	if (n > 4 && starts_with(data + 4, n - 4, TSC_REPORT_MAGIC) &&
+	if (n > EFIVARFS_ATTR_SIZE &&
+	    starts_with(data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE,
+			TSC_REPORT_MAGIC) &&
 	    !starts_with(data, n, TSC_REPORT_MAGIC)) {
-		memmove(data, data + 4, n - 4);
-		n -= 4;
+		memmove(data, data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE);
+		n -= EFIVARFS_ATTR_SIZE;
 	}
 	/* A variable may carry a terminating NUL. */
 	while (n && data[n - 1] == '\0')
