@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 #include "fmt.h"
+#include "report_fields.h"
 
-static const char *const phase_names[] = { "survey", "bsp", "ap_pass",
-					   "verify" };
 static const char *const build_names[] = { "release", "sim" };
 static const char *const config_names[] = { "load-options", "esp", "host" };
 static const char *const note_names[] = {
@@ -28,11 +27,6 @@ static const char *const efi_error_names[] = {
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(tab, i) ((unsigned)(i) < COUNT(tab) ? (tab)[i] : "?")
 
-const char *tsc_phase_name(enum tsc_phase p)
-{
-	return NAME(phase_names, p);
-}
-
 const char *tsc_build_name(enum tsc_build b)
 {
 	return NAME(build_names, b);
@@ -48,45 +42,6 @@ const char *tsc_note_name(enum tsc_ap_note n)
 	return NAME(note_names, n);
 }
 
-const char *tsc_efi_status_name(uint64_t st)
-{
-	uint64_t n = st & ~EFI_ERR_BIT;
-
-	if (!(st & EFI_ERR_BIT) || n >= COUNT(efi_error_names))
-		return 0;
-	return efi_error_names[n];
-}
-
-static void put_efi_status(struct tsc_buf *b, uint64_t st)
-{
-	static const char digits[] = "0123456789abcdef";
-	const char *name = tsc_efi_status_name(st);
-	int shift;
-
-	if (name) {
-		tsc_buf_puts(b, name);
-		return;
-	}
-	tsc_buf_puts(b, "0x");
-	for (shift = 60; shift >= 0; shift -= 4)
-		tsc_buf_putc(b, digits[(st >> shift) & 0xf]);
-}
-
-static bool efi_status_of(const char *s, size_t n, uint64_t *out)
-{
-	size_t i;
-
-	for (i = 0; i < COUNT(efi_error_names); i++) {
-		if (efi_error_names[i] && tsc_streq_n(s, n, efi_error_names[i])) {
-			*out = EFI_ERR_BIT | i;
-			return true;
-		}
-	}
-	/* Written as 0x and 16 digits; zero is never written. */
-	return n == 18 && s[0] == '0' && s[1] == 'x' &&
-	       tsc_parse_hex(s + 2, 16, out) && *out != 0;
-}
-
 static bool lookup(const char *const *tab, size_t n, const char *s,
 		   size_t len, unsigned *out)
 {
@@ -99,6 +54,82 @@ static bool lookup(const char *const *tab, size_t n, const char *s,
 		}
 	}
 	return false;
+}
+
+bool tsc_build_from(const char *s, size_t len, enum tsc_build *out)
+{
+	unsigned i;
+
+	if (!lookup(build_names, COUNT(build_names), s, len, &i))
+		return false;
+	*out = (enum tsc_build)i;
+	return true;
+}
+
+bool tsc_config_from(const char *s, size_t len, enum tsc_config *out)
+{
+	unsigned i;
+
+	if (!lookup(config_names, COUNT(config_names), s, len, &i))
+		return false;
+	*out = (enum tsc_config)i;
+	return true;
+}
+
+bool tsc_note_from(const char *s, size_t len, enum tsc_ap_note *out)
+{
+	unsigned i;
+
+	if (!lookup(note_names, COUNT(note_names), s, len, &i))
+		return false;
+	*out = (enum tsc_ap_note)i;
+	return true;
+}
+
+const char *tsc_efi_status_name(uint64_t st)
+{
+	uint64_t n = st & ~EFI_ERR_BIT;
+
+	if (!(st & EFI_ERR_BIT) || n >= COUNT(efi_error_names))
+		return 0;
+	return efi_error_names[n];
+}
+
+/* A status without a name: "0x" and every digit of the 64 bits, so the
+ * text has one spelling per value. */
+#define HEX_PREFIX "0x"
+#define EFI_HEX_DIGITS 16
+
+static void put_efi_status(struct tsc_buf *b, uint64_t st)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *name = tsc_efi_status_name(st);
+	int shift;
+
+	if (name) {
+		tsc_buf_puts(b, name);
+		return;
+	}
+	tsc_buf_puts(b, HEX_PREFIX);
+	for (shift = 4 * (EFI_HEX_DIGITS - 1); shift >= 0; shift -= 4)
+		tsc_buf_putc(b, digits[(st >> shift) & 0xf]);
+}
+
+static bool efi_status_of(const char *s, size_t n, uint64_t *out)
+{
+	const size_t prefix = sizeof(HEX_PREFIX) - 1;
+	size_t i;
+
+	for (i = 0; i < COUNT(efi_error_names); i++) {
+		if (efi_error_names[i] && tsc_streq_n(s, n, efi_error_names[i])) {
+			*out = EFI_ERR_BIT | i;
+			return true;
+		}
+	}
+	/* Written as 0x and 16 digits; zero is never written. */
+	return n == prefix + EFI_HEX_DIGITS &&
+	       tsc_streq_n(s, prefix, HEX_PREFIX) &&
+	       tsc_parse_hex(s + prefix, EFI_HEX_DIGITS, out) && *out != 0;
 }
 
 void tsc_report_init(struct tsc_report *r, const char *version,
@@ -161,68 +192,74 @@ void tsc_report_ignore(struct tsc_report *r, const char *tok, size_t len)
 	r->ignored[have + len] = '\0';
 }
 
-static void kv_u(struct tsc_buf *b, const char *k, uint64_t v)
+/* ---- writing: the tables of report_fields.c, in order ---- */
+
+/* A microseconds field's key is its name and this unit. */
+#define US_SUFFIX "_us"
+
+static void put_value(struct tsc_buf *b, const struct tsc_report_field *f,
+		      const void *base)
 {
-	tsc_buf_putc(b, ' ');
-	tsc_buf_puts(b, k);
-	tsc_buf_putc(b, '=');
-	tsc_buf_u64(b, v);
+	const char *text = (const char *)base + f->at;
+
+	switch (f->type) {
+	case TSC_FT_I64:
+		tsc_buf_i64(b, tsc_field_i64(f, base));
+		break;
+	case TSC_FT_ENUM:
+		tsc_buf_puts(b, f->names->name((unsigned)tsc_field_u64(f, base)));
+		break;
+	case TSC_FT_WORD:
+	case TSC_FT_LINE:
+	case TSC_FT_TOKENS:
+		tsc_buf_puts(b, text[0] ? text : "-");
+		break;
+	case TSC_FT_PAIR:
+		tsc_buf_u64(b, tsc_field_u64(f, base));
+		tsc_buf_putc(b, '/');
+		tsc_buf_u64(b, tsc_field_u64_2(f, base));
+		break;
+	case TSC_FT_EFI:
+		put_efi_status(b, tsc_field_u64(f, base));
+		break;
+	default:
+		tsc_buf_u64(b, tsc_field_u64(f, base));
+		break;
+	}
 }
 
-static void kv_i(struct tsc_buf *b, const char *k, int64_t v)
+/* One line: the record's name, its positional values, then key=value. */
+static void write_record(struct tsc_buf *b,
+			 const struct tsc_report_record *rec, const void *base)
 {
-	tsc_buf_putc(b, ' ');
-	tsc_buf_puts(b, k);
-	tsc_buf_putc(b, '=');
-	tsc_buf_i64(b, v);
-}
+	uint32_t i;
 
-static void kv_s(struct tsc_buf *b, const char *k, const char *v)
-{
-	tsc_buf_putc(b, ' ');
-	tsc_buf_puts(b, k);
-	tsc_buf_putc(b, '=');
-	tsc_buf_puts(b, v);
-}
+	/* A record of one value written only when set ("omitted N") is left
+	 * out with it. */
+	if (rec->nfields == 1 && !rec->fields[0].key &&
+	    !tsc_field_written(&rec->fields[0], base))
+		return;
+	tsc_buf_puts(b, rec->name);
+	for (i = 0; i < rec->nfields; i++) {
+		const struct tsc_report_field *f = &rec->fields[i];
 
-static void line_rest(struct tsc_buf *b, const char *rec, const char *text)
-{
-	tsc_buf_puts(b, rec);
-	tsc_buf_putc(b, ' ');
-	tsc_buf_puts(b, text[0] ? text : "-");
+		if (!tsc_field_written(f, base))
+			continue;
+		tsc_buf_putc(b, ' ');
+		if (f->key) {
+			tsc_buf_puts(b, f->key);
+			if (f->type == TSC_FT_US)
+				tsc_buf_puts(b, US_SUFFIX);
+			tsc_buf_putc(b, '=');
+		}
+		put_value(b, f, base);
+	}
 	tsc_buf_putc(b, '\n');
 }
 
 static void write_ap(struct tsc_buf *b, const struct tsc_report_cpu *c)
 {
-	tsc_buf_puts(b, "ap ");
-	tsc_buf_u64(b, c->index);
-	kv_u(b, "apic", c->apic_id);
-	kv_i(b, "survey", c->survey_offset);
-	kv_i(b, "final", c->final_offset);
-	kv_u(b, "rtt", c->rtt);
-	tsc_buf_puts(b, " warps=");
-	tsc_buf_u64(b, c->warps_bsp);
-	tsc_buf_putc(b, '/');
-	tsc_buf_u64(b, c->warps_ap);
-	kv_u(b, "maxwarp", c->max_warp);
-	kv_s(b, "verdict", tsc_verdict_name(c->verdict));
-	if (c->note != TSC_NOTE_NONE)
-		kv_s(b, "note", tsc_note_name(c->note));
-	kv_u(b, "n", c->exchanges);
-	kv_u(b, "w", c->warp_rounds);
-	if (c->kernel_test) {
-		kv_i(b, "margin", c->margin);
-		kv_u(b, "spread", c->spread);
-	}
-	kv_u(b, "writes", c->writes);
-	if (c->fw_status) {
-		tsc_buf_puts(b, " efi=");
-		put_efi_status(b, c->fw_status);
-	}
-	if (c->has_true_offset)
-		kv_i(b, "true", c->true_offset);
-	tsc_buf_putc(b, '\n');
+	write_record(b, &tsc_record_ap, c);
 }
 
 /* Everything before the ap records. */
@@ -232,51 +269,14 @@ static void write_head(struct tsc_buf *b, const struct tsc_report *r)
 
 	tsc_buf_puts(b, TSC_REPORT_MAGIC " ");
 	tsc_buf_u64(b, TSC_REPORT_FORMAT);
-	tsc_buf_puts(b, "\nstage");
-	kv_s(b, "version", r->stage_version[0] ? r->stage_version : "-");
-	kv_s(b, "build", tsc_build_name(r->build));
-	kv_s(b, "mode", tsc_mode_name(r->mode));
-	kv_s(b, "config", tsc_config_name(r->config));
-	tsc_buf_puts(b, "\nresult ");
-	tsc_buf_puts(b, tsc_result_name(r->result));
 	tsc_buf_putc(b, '\n');
-	line_rest(b, "reason", r->reason);
-	tsc_buf_puts(b, "cpu");
-	kv_s(b, "vendor", tsc_vendor_name(r->cpu.vendor));
-	kv_u(b, "family", r->cpu.family);
-	kv_u(b, "model", r->cpu.model);
-	kv_u(b, "invariant_tsc", r->cpu.invariant_tsc);
-	kv_u(b, "tsc_adjust", r->cpu.tsc_adjust);
-	kv_u(b, "hypervisor", r->cpu.hypervisor);
-	kv_u(b, "rdtscp", r->cpu.rdtscp);
-	kv_u(b, "tick", r->tick);
-	kv_u(b, "tsc_hz", r->tsc_hz);
-	tsc_buf_puts(b, "\nbsp");
-	kv_u(b, "index", r->bsp_index);
-	kv_u(b, "apic", r->bsp_apic_id);
-	kv_i(b, "shift", r->bsp_shift);
-	kv_u(b, "writes", r->msr_writes);
-	kv_u(b, "cpus", r->ncpus);
-	tsc_buf_puts(b, "\nphase");
-	for (i = 0; i < TSC_PHASES; i++) {
-		tsc_buf_putc(b, ' ');
-		tsc_buf_puts(b, phase_names[i]);
-		tsc_buf_puts(b, "_us=");
-		tsc_buf_u64(b, r->phase_us[i]);
-	}
-	kv_u(b, "total_us", r->total_us);
-	tsc_buf_putc(b, '\n');
-	line_rest(b, "next", r->next);
-	line_rest(b, "ignored", r->ignored);
+	for (i = 0; i < TSC_REPORT_NHEAD; i++)
+		write_record(b, tsc_report_head[i], r);
 }
 
 static void write_tail(struct tsc_buf *b, uint32_t omitted)
 {
-	if (omitted) {
-		tsc_buf_puts(b, "omitted ");
-		tsc_buf_u64(b, omitted);
-		tsc_buf_putc(b, '\n');
-	}
+	write_record(b, &tsc_record_omitted, &omitted);
 	tsc_buf_puts(b, "end\n");
 }
 
@@ -293,7 +293,13 @@ size_t tsc_report_write(const struct tsc_report *r, char *buf, size_t cap)
 	return b.overflow ? 0 : b.len;
 }
 
+/* An AP line as a fitted copy measures it.  Real figures make lines of
+ * about 110 bytes; one longer than this (numbers near their type's limits)
+ * counts as one that does not fit. */
+#define AP_LINE_MAX 256
+
 /* Worst first: what a reader most needs when not every AP fits. */
+#define KEEP_RANKS 4
 static int keep_rank(enum tsc_verdict v)
 {
 	switch (v) {
@@ -311,11 +317,11 @@ static int keep_rank(enum tsc_verdict v)
 size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
 			    size_t cap, uint32_t *omitted)
 {
-	/* Room kept for "omitted 4294967295\nend\n" and the NUL. */
-	const size_t tail = 24;
+	/* Room kept for the longest tail, and the NUL. */
+	const size_t tail = sizeof("omitted 4294967295\nend\n");
 	bool keep[TSC_MAX_CPUS];
 	struct tsc_buf b;
-	char line[256];
+	char line[AP_LINE_MAX];
 	size_t left, n;
 	uint32_t i, nap = r->nap < TSC_MAX_CPUS ? r->nap : TSC_MAX_CPUS,
 		    out = r->omitted;
@@ -332,7 +338,7 @@ size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
 	left = cap - b.len - tail;
 	for (i = 0; i < nap; i++)
 		keep[i] = false;
-	for (rank = 0; rank < 4; rank++) {
+	for (rank = 0; rank < KEEP_RANKS; rank++) {
 		for (i = 0; i < nap; i++) {
 			struct tsc_buf one;
 
@@ -425,228 +431,110 @@ static bool bool_of(const struct tok *v, bool *out)
 	return true;
 }
 
-enum { SEEN_STAGE = 1, SEEN_RESULT = 2, SEEN_CPU = 4, SEEN_BSP = 8 };
-
-struct parser {
-	struct tsc_report *r;
-	const char *err;
-	unsigned seen;
-	bool have_ap[TSC_MAX_CPUS];
-};
-
-#define FAIL(p, msg) ((p)->err = (msg), false)
-
-static bool parse_stage(struct parser *p, struct cursor *c)
-{
-	struct tok t, k, v;
-	unsigned i;
-
-	while (next_tok(c, &t)) {
-		if (!split_kv(&t, &k, &v))
-			return FAIL(p, "stage: expected key=value");
-		if (is(&k, "version")) {
-			if (!is(&v, "-"))
-				tsc_strlcpy(p->r->stage_version, v.s, v.n,
-					    sizeof(p->r->stage_version));
-		} else if (is(&k, "build")) {
-			if (!lookup(build_names, COUNT(build_names), v.s, v.n,
-				    &i))
-				return FAIL(p, "stage: unknown build");
-			p->r->build = (enum tsc_build)i;
-		} else if (is(&k, "mode")) {
-			if (!tsc_mode_from(v.s, v.n, &p->r->mode))
-				return FAIL(p, "stage: unknown mode");
-		} else if (is(&k, "config")) {
-			if (!lookup(config_names, COUNT(config_names), v.s,
-				    v.n, &i))
-				return FAIL(p, "stage: unknown config");
-			p->r->config = (enum tsc_config)i;
-		}
-	}
-	p->seen |= SEEN_STAGE;
-	return true;
-}
-
-static bool parse_cpu(struct parser *p, struct cursor *c)
-{
-	struct tsc_report *r = p->r;
-	struct tok t, k, v;
-	bool ok = true;
-
-	while (next_tok(c, &t)) {
-		if (!split_kv(&t, &k, &v))
-			return FAIL(p, "cpu: expected key=value");
-		if (is(&k, "vendor"))
-			ok = tsc_vendor_from(v.s, v.n, &r->cpu.vendor);
-		else if (is(&k, "family"))
-			ok = u32_of(&v, &r->cpu.family);
-		else if (is(&k, "model"))
-			ok = u32_of(&v, &r->cpu.model);
-		else if (is(&k, "invariant_tsc"))
-			ok = bool_of(&v, &r->cpu.invariant_tsc);
-		else if (is(&k, "tsc_adjust"))
-			ok = bool_of(&v, &r->cpu.tsc_adjust);
-		else if (is(&k, "hypervisor"))
-			ok = bool_of(&v, &r->cpu.hypervisor);
-		else if (is(&k, "rdtscp"))
-			ok = bool_of(&v, &r->cpu.rdtscp);
-		else if (is(&k, "tick"))
-			ok = u64_of(&v, &r->tick) && r->tick > 0;
-		else if (is(&k, "tsc_hz"))
-			ok = u64_of(&v, &r->tsc_hz);
-		if (!ok)
-			return FAIL(p, "cpu: bad value");
-	}
-	p->seen |= SEEN_CPU;
-	return true;
-}
-
-static bool parse_bsp(struct parser *p, struct cursor *c)
-{
-	struct tsc_report *r = p->r;
-	struct tok t, k, v;
-	bool ok = true;
-
-	while (next_tok(c, &t)) {
-		if (!split_kv(&t, &k, &v))
-			return FAIL(p, "bsp: expected key=value");
-		if (is(&k, "index"))
-			ok = u32_of(&v, &r->bsp_index);
-		else if (is(&k, "apic"))
-			ok = u32_of(&v, &r->bsp_apic_id);
-		else if (is(&k, "shift"))
-			ok = tsc_parse_i64(v.s, v.n, &r->bsp_shift);
-		else if (is(&k, "writes"))
-			ok = u32_of(&v, &r->msr_writes);
-		else if (is(&k, "cpus"))
-			ok = u32_of(&v, &r->ncpus);
-		if (!ok)
-			return FAIL(p, "bsp: bad value");
-	}
-	p->seen |= SEEN_BSP;
-	return true;
-}
-
-static bool prefix_is(const struct tok *t, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (t->s[i] != s[i])
-			return false;
-	return true;
-}
-
-static bool parse_phase(struct parser *p, struct cursor *c)
-{
-	struct tok t, k, v;
-	unsigned i;
-
-	while (next_tok(c, &t)) {
-		if (!split_kv(&t, &k, &v))
-			return FAIL(p, "phase: expected key=value");
-		if (is(&k, "total_us")) {
-			if (!u64_of(&v, &p->r->total_us))
-				return FAIL(p, "phase: bad value");
-			continue;
-		}
-		for (i = 0; i < TSC_PHASES; i++) {
-			size_t n = tsc_strlen(phase_names[i]);
-
-			if (k.n == n + 3 && k.s[n] == '_' &&
-			    k.s[n + 1] == 'u' && k.s[n + 2] == 's' &&
-			    prefix_is(&k, phase_names[i], n)) {
-				if (!u64_of(&v, &p->r->phase_us[i]))
-					return FAIL(p, "phase: bad value");
-			}
-		}
-	}
-	return true;
-}
-
-static bool parse_warps(const struct tok *v, struct tsc_report_cpu *ap)
+/* "a/b", two uint32. */
+static bool pair_of(const struct tok *v, uint32_t *a, uint32_t *b)
 {
 	size_t i;
 
 	for (i = 0; i < v->n; i++) {
 		if (v->s[i] == '/') {
-			struct tok a = { v->s, i }, b = { v->s + i + 1,
+			struct tok x = { v->s, i }, y = { v->s + i + 1,
 							  v->n - i - 1 };
-			return u32_of(&a, &ap->warps_bsp) &&
-			       u32_of(&b, &ap->warps_ap);
+			return u32_of(&x, a) && u32_of(&y, b);
 		}
 	}
 	return false;
 }
 
-static bool parse_ap(struct parser *p, struct cursor *c)
+/* A key: the field's name, and for microseconds its unit. */
+static bool key_is(const struct tok *k, const struct tsc_report_field *f)
 {
-	struct tsc_report *r = p->r;
-	struct tsc_report_cpu *ap;
-	struct tok t, k, v;
-	uint32_t index;
-	unsigned i;
-	bool ok = true;
+	size_t n = tsc_strlen(f->key);
+	struct tok name = { k->s, n }, unit;
 
-	if (!next_tok(c, &t) || !u32_of(&t, &index))
-		return FAIL(p, "ap: expected a processor number");
-	if (index >= TSC_MAX_CPUS)
-		return FAIL(p, "ap: processor number out of range");
-	if (p->have_ap[index])
-		return FAIL(p, "ap: processor listed twice");
-	if (r->nap >= TSC_MAX_CPUS)
-		return FAIL(p, "ap: too many processors");
-	p->have_ap[index] = true;
-	ap = &r->ap[r->nap];
-	*ap = (struct tsc_report_cpu){ .index = index };
-	while (next_tok(c, &t)) {
-		if (!split_kv(&t, &k, &v))
-			return FAIL(p, "ap: expected key=value");
-		if (is(&k, "apic"))
-			ok = u32_of(&v, &ap->apic_id);
-		else if (is(&k, "survey"))
-			ok = tsc_parse_i64(v.s, v.n, &ap->survey_offset);
-		else if (is(&k, "final"))
-			ok = tsc_parse_i64(v.s, v.n, &ap->final_offset);
-		else if (is(&k, "rtt"))
-			ok = u64_of(&v, &ap->rtt);
-		else if (is(&k, "warps"))
-			ok = parse_warps(&v, ap);
-		else if (is(&k, "maxwarp"))
-			ok = u64_of(&v, &ap->max_warp);
-		else if (is(&k, "verdict"))
-			ok = tsc_verdict_from(v.s, v.n, &ap->verdict);
-		else if (is(&k, "note")) {
-			ok = lookup(note_names, COUNT(note_names), v.s, v.n,
-				    &i);
-			if (ok)
-				ap->note = (enum tsc_ap_note)i;
-		} else if (is(&k, "n"))
-			ok = u32_of(&v, &ap->exchanges);
-		else if (is(&k, "w"))
-			ok = u32_of(&v, &ap->warp_rounds);
-		else if (is(&k, "margin")) {
-			ok = tsc_parse_i64(v.s, v.n, &ap->margin);
-			ap->kernel_test = ok;
-		} else if (is(&k, "spread"))
-			ok = u64_of(&v, &ap->spread);
-		else if (is(&k, "writes"))
-			ok = u32_of(&v, &ap->writes);
-		else if (is(&k, "efi"))
-			ok = efi_status_of(v.s, v.n, &ap->fw_status);
-		else if (is(&k, "true")) {
-			ok = tsc_parse_i64(v.s, v.n, &ap->true_offset);
-			ap->has_true_offset = ok;
-		}
-		if (!ok)
-			return FAIL(p, "ap: bad value");
-	}
-	/* The writer puts spread= only beside margin=. */
-	if (ap->spread && !ap->kernel_test)
-		return FAIL(p, "ap: spread without margin");
-	r->nap++;
-	return true;
+	if (f->type != TSC_FT_US)
+		return is(k, f->key);
+	if (k->n <= n)
+		return false;
+	unit = (struct tok){ k->s + n, k->n - n };
+	return is(&name, f->key) && is(&unit, US_SUFFIX);
 }
+
+/* The struct member a field names, for writing (the parser's side). */
+static void *member(void *base, uint16_t at)
+{
+	return (char *)base + at;
+}
+
+/* Stores v in f's member; false when v is not a valid value for it. */
+/* Byte by byte: the member is not an lvalue of the value's type. */
+static void store_bytes(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *p = src;
+
+	while (n--)
+		*d++ = *p++;
+}
+
+static bool get_value(const struct tsc_report_field *f, void *base,
+		      const struct tok *v)
+{
+	void *m = member(base, f->at);
+	uint64_t x = 0;
+	unsigned e;
+	bool ok;
+
+	switch (f->type) {
+	case TSC_FT_U32:
+		ok = u32_of(v, m);
+		x = *(uint32_t *)m;
+		break;
+	case TSC_FT_I64:
+		ok = tsc_parse_i64(v->s, v->n, m);
+		x = (uint64_t)*(int64_t *)m;
+		break;
+	case TSC_FT_BOOL:
+		ok = bool_of(v, m);
+		break;
+	case TSC_FT_ENUM:
+		/* Stored byte by byte: an enum is an unsigned int here, but
+		 * not an lvalue of that type. */
+		ok = f->names->from(v->s, v->n, &e);
+		if (ok)
+			store_bytes(m, &e, sizeof(e));
+		break;
+	case TSC_FT_WORD:
+		if (!is(v, "-"))
+			tsc_strlcpy(m, v->s, v->n, f->size);
+		ok = true;
+		break;
+	case TSC_FT_PAIR:
+		ok = pair_of(v, m, member(base, f->at2));
+		break;
+	case TSC_FT_EFI:
+		ok = efi_status_of(v->s, v->n, m);
+		break;
+	default: /* TSC_FT_U64, TSC_FT_US */
+		ok = u64_of(v, m);
+		x = *(uint64_t *)m;
+		break;
+	}
+	if (ok && (f->flags & TSC_FIELD_POSITIVE) && x == 0)
+		return false;
+	if (ok && f->when == TSC_WHEN_FLAG &&
+	    (f->flags & TSC_FIELD_SETS_FLAG))
+		*(bool *)member(base, f->at2) = true;
+	return ok;
+}
+struct parser {
+	struct tsc_report *r;
+	const char *err;
+	uint32_t seen; /* bit i: tsc_report_head[i] was read */
+	bool have_ap[TSC_MAX_CPUS];
+};
+
+#define FAIL(p, msg) ((p)->err = (msg), false)
 
 /* The rest of the line after the record name, "-" meaning empty. */
 static void rest_of_line(struct cursor *c, char *dst, size_t cap)
@@ -663,73 +551,133 @@ static void rest_of_line(struct cursor *c, char *dst, size_t cap)
 	if (is(&t, "-"))
 		t.n = 0;
 	copy_printable(dst, cap, t.s, t.n);
+	c->pos = c->n;
+}
+
+/* The positional values that follow the record's name. */
+static bool parse_values(struct parser *p, const struct tsc_report_record *rec,
+			 void *base, struct cursor *c)
+{
+	const struct tsc_report_field *f;
+	struct tok t;
+	uint32_t i;
+
+	for (i = 0; i < rec->nfields; i++) {
+		f = &rec->fields[i];
+		if (f->key)
+			continue;
+		if (f->type == TSC_FT_LINE || f->type == TSC_FT_TOKENS)
+			rest_of_line(c, member(base, f->at), f->size);
+		else if (!next_tok(c, &t) || !get_value(f, base, &t))
+			return FAIL(p, f->err ? f->err : rec->err_value);
+	}
+	return true;
+}
+
+static bool is_zero(const void *base, const struct tsc_report_field *f)
+{
+	const unsigned char *m = member((void *)base, f->at);
+	uint16_t i;
+
+	for (i = 0; i < f->size; i++)
+		if (m[i])
+			return false;
+	return true;
+}
+
+/* key=value for the rest of the line, when the record has keys (after a
+ * record of positional values only, the rest is ignored). */
+static bool parse_keys(struct parser *p, const struct tsc_report_record *rec,
+		       void *base, struct cursor *c)
+{
+	const struct tsc_report_field *f;
+	struct tok t, k, v;
+	uint32_t i;
+	bool keyed = false;
+
+	for (i = 0; i < rec->nfields; i++)
+		keyed |= rec->fields[i].key != NULL;
+	if (!keyed)
+		return true;
+	while (next_tok(c, &t)) {
+		if (!split_kv(&t, &k, &v))
+			return FAIL(p, rec->err_kv);
+		for (i = 0; i < rec->nfields; i++) {
+			f = &rec->fields[i];
+			if (f->key && key_is(&k, f) && !get_value(f, base, &v))
+				return FAIL(p, f->err ? f->err
+						      : rec->err_value);
+		}
+	}
+	/* A value written only beside the field that sets its flag must not
+	 * come alone: it could not be written back. */
+	for (i = 0; i < rec->nfields; i++) {
+		f = &rec->fields[i];
+		if (f->when == TSC_WHEN_FLAG &&
+		    !(f->flags & TSC_FIELD_SETS_FLAG) &&
+		    !*(const bool *)member(base, f->at2) && !is_zero(base, f))
+			return FAIL(p, f->err);
+	}
+	return true;
+}
+
+static bool parse_ap(struct parser *p, struct cursor *c)
+{
+	struct tsc_report *r = p->r;
+	struct tsc_report_cpu ap = { 0 };
+
+	if (!parse_values(p, &tsc_record_ap, &ap, c))
+		return false;
+	if (ap.index >= TSC_MAX_CPUS)
+		return FAIL(p, "ap: processor number out of range");
+	if (p->have_ap[ap.index])
+		return FAIL(p, "ap: processor listed twice");
+	if (r->nap >= TSC_MAX_CPUS)
+		return FAIL(p, "ap: too many processors");
+	p->have_ap[ap.index] = true;
+	if (!parse_keys(p, &tsc_record_ap, &ap, c))
+		return false;
+	r->ap[r->nap++] = ap;
+	return true;
 }
 
 static bool parse_line(struct parser *p, const char *s, size_t n, bool *end)
 {
+	const struct tsc_report_record *rec;
 	struct cursor c = { s, n, 0 };
-	struct tok rec;
+	struct tok name;
+	void *base = p->r;
+	uint32_t i;
 
-	if (!next_tok(&c, &rec))
+	if (!next_tok(&c, &name))
 		return true; /* blank lines are harmless */
-	if (is(&rec, "end")) {
+	if (is(&name, "end")) {
 		*end = true;
 		return true;
 	}
-	if (is(&rec, "stage"))
-		return parse_stage(p, &c);
-	if (is(&rec, "result")) {
-		struct tok v;
-
-		if (!next_tok(&c, &v) || !tsc_result_from(v.s, v.n,
-							  &p->r->result))
-			return FAIL(p, "result: unknown value");
-		p->seen |= SEEN_RESULT;
-		return true;
-	}
-	if (is(&rec, "reason")) {
-		rest_of_line(&c, p->r->reason, sizeof(p->r->reason));
-		return true;
-	}
-	if (is(&rec, "cpu"))
-		return parse_cpu(p, &c);
-	if (is(&rec, "bsp"))
-		return parse_bsp(p, &c);
-	if (is(&rec, "phase"))
-		return parse_phase(p, &c);
-	if (is(&rec, "next")) {
-		rest_of_line(&c, p->r->next, sizeof(p->r->next));
-		return true;
-	}
-	if (is(&rec, "ignored")) {
-		rest_of_line(&c, p->r->ignored, sizeof(p->r->ignored));
-		return true;
-	}
-	if (is(&rec, "ap"))
+	rec = tsc_report_record_of(name.s, name.n);
+	if (!rec)
+		return true; /* a record from a newer stage */
+	if (rec == &tsc_record_ap)
 		return parse_ap(p, &c);
-	if (is(&rec, "omitted")) {
-		struct tok v;
-
-		if (!next_tok(&c, &v) || !u32_of(&v, &p->r->omitted))
-			return FAIL(p, "omitted: not a number");
-		return true;
-	}
-	return true; /* a record from a newer stage */
+	if (rec == &tsc_record_omitted)
+		base = &p->r->omitted;
+	if (!parse_values(p, rec, base, &c) || !parse_keys(p, rec, base, &c))
+		return false;
+	for (i = 0; i < TSC_REPORT_NHEAD; i++)
+		if (tsc_report_head[i] == rec)
+			p->seen |= 1u << i;
+	return true;
 }
 
+/* The first line: the magic, a space, the format's number. */
 static bool check_header(struct parser *p, const char *s, size_t n)
 {
-	size_t m = sizeof(TSC_REPORT_MAGIC) - 1;
+	const size_t m = sizeof(TSC_REPORT_MAGIC " ") - 1;
 	uint64_t fmt;
 
-	size_t i;
-
-	if (n <= m + 1)
-		return FAIL(p, "not a tsctui report");
-	for (i = 0; i < m; i++)
-		if (s[i] != TSC_REPORT_MAGIC[i])
-			return FAIL(p, "not a tsctui report");
-	if (s[m] != ' ' || !tsc_parse_u64(s + m + 1, n - m - 1, &fmt))
+	if (n <= m || !tsc_streq_n(s, m, TSC_REPORT_MAGIC " ") ||
+	    !tsc_parse_u64(s + m, n - m, &fmt))
 		return FAIL(p, "not a tsctui report");
 	if (fmt != TSC_REPORT_FORMAT)
 		return FAIL(p, "unsupported report format");
@@ -779,11 +727,12 @@ bool tsc_report_parse(const char *text, size_t len, struct tsc_report *r,
 		*err_line = line;
 		return false;
 	}
-	if ((p.seen & (SEEN_STAGE | SEEN_RESULT | SEEN_CPU | SEEN_BSP)) !=
-	    (SEEN_STAGE | SEEN_RESULT | SEEN_CPU | SEEN_BSP)) {
-		*err = "report lacks a stage, result, cpu or bsp line";
-		*err_line = line;
-		return false;
+	for (i = 0; i < TSC_REPORT_NHEAD; i++) {
+		if (tsc_report_head[i]->required && !(p.seen & (1u << i))) {
+			*err = "report lacks a stage, result, cpu or bsp line";
+			*err_line = line;
+			return false;
+		}
 	}
 	return true;
 }

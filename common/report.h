@@ -107,6 +107,9 @@ const char *tsc_phase_name(enum tsc_phase p);
 const char *tsc_build_name(enum tsc_build b);
 const char *tsc_config_name(enum tsc_config c);
 const char *tsc_note_name(enum tsc_ap_note n);
+bool tsc_build_from(const char *s, size_t len, enum tsc_build *out);
+bool tsc_config_from(const char *s, size_t len, enum tsc_config *out);
+bool tsc_note_from(const char *s, size_t len, enum tsc_ap_note *out);
 /* "EFI_UNSUPPORTED" and the like for an EFI_STATUS error; NULL for others. */
 const char *tsc_efi_status_name(uint64_t st);
 

@@ -13,26 +13,28 @@
  * N" (tsc_report_write_fit).  The console copy always has every AP.
  */
 #include "stage.h"
+#include "../common/report_var.h"
 
-static EFI_GUID report_guid = { 0x503ecfa9, 0x0287, 0x4bb9,
-				{ 0xa4, 0xe1, 0x41, 0x75, 0x1a, 0x6d, 0x7c,
-				  0x4c } };
+static EFI_GUID report_guid = TSC_REPORT_VAR_GUID_INIT;
+/* L"TsctuiReport": a wide literal joined to a narrow one is wide (C11
+ * 6.4.5). */
+#define REPORT_VAR_NAME (L"" TSC_REPORT_VAR_NAME)
 
 static char text[TSC_REPORT_MAX_TEXT];
 static char fitted[TSC_REPORT_MAX_TEXT];
 
 #define REPORT_ATTRS \
 	(EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
-/* What a variable costs besides its data: the name (L"TsctuiReport") and
- * the store's record header (60 bytes in EDK2's authenticated format). */
-#define REPORT_VAR_OVERHEAD (sizeof(L"TsctuiReport") + 64)
+/* What a variable costs besides its data: the name and the store's record
+ * header (60 bytes in EDK2's authenticated format, and 4 to spare). */
+#define REPORT_VAR_OVERHEAD (sizeof(REPORT_VAR_NAME) + 64)
 
 /* sim.varmax=N (sim build): a firmware whose limit is N bytes of data. */
 static EFI_STATUS set_report(const char *data, UINTN n, UINTN sim_varmax)
 {
 	if (STAGE_SIM && sim_varmax && n > sim_varmax)
 		return EFI_INVALID_PARAMETER; /* as EDK2 refuses one too big */
-	return uefi_call_wrapper(RT->SetVariable, 5, L"TsctuiReport",
+	return uefi_call_wrapper(RT->SetVariable, 5, REPORT_VAR_NAME,
 				 &report_guid, REPORT_ATTRS, n, (void *)data);
 }
 
@@ -59,6 +61,16 @@ static UINTN first_cap(UINTN failed, UINTN sim_varmax)
 	return cap;
 }
 
+/*
+ * Shrinking the fitted copy when the firmware still refuses it: to 3/4 each
+ * time, at most FIT_TRIES times (from OVMF's 33 KB that reaches 1 KB), and
+ * never below FIT_SMALLEST: the records around the APs alone take 330
+ * bytes or more, so a smaller copy cannot be written at all.
+ */
+#define FIT_TRIES 12
+#define FIT_SHRINK(cap) ((cap) * 3 / 4)
+#define FIT_SMALLEST 256
+
 /* Stores a copy that fits; returns the last status. */
 static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 			       UINTN sim_varmax)
@@ -68,14 +80,14 @@ static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 	uint32_t omitted = 0;
 	int tries;
 
-	for (tries = 0; tries < 12 && cap >= 256; tries++) {
+	for (tries = 0; tries < FIT_TRIES && cap >= FIT_SMALLEST; tries++) {
 		n = tsc_report_write_fit(r, fitted, cap + 1, &omitted);
 		if (n == 0)
 			break;
 		st = set_report(fitted, n, sim_varmax);
 		if (!too_big(st))
 			break;
-		cap = cap * 3 / 4;
+		cap = FIT_SHRINK(cap);
 	}
 	if (!EFI_ERROR(st))
 		Print(L"tsctui: the report variable holds %d of %d APs (%d bytes:"
@@ -85,13 +97,18 @@ static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 	return st;
 }
 
+/* The longest console line printed whole, its NUL included: a report's
+ * lines are about 110 characters; a longer one is cut. */
+#define CONSOLE_LINE_MAX 256
+
 static void print_lines(const char *s, UINTN n)
 {
-	CHAR16 line[256];
+	CHAR16 line[CONSOLE_LINE_MAX];
 	UINTN i = 0, k;
 
 	while (i < n) {
-		for (k = 0; i < n && s[i] != '\n' && k + 1 < 256; i++, k++)
+		for (k = 0; i < n && s[i] != '\n' && k + 1 < CONSOLE_LINE_MAX;
+		     i++, k++)
 			line[k] = (CHAR16)s[i];
 		line[k] = 0;
 		while (i < n && s[i] != '\n')
@@ -115,9 +132,9 @@ EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax)
 	st = set_report(text, n, sim_varmax);
 	if (too_big(st))
 		st = store_fitted(r, n, sim_varmax);
-	Print(L"--- tsctui report begin ---\r\n");
+	Print(L"" TSC_REPORT_BEGIN L"\r\n");
 	print_lines(text, n);
-	Print(L"--- tsctui report end ---\r\n");
+	Print(L"" TSC_REPORT_END L"\r\n");
 	if (EFI_ERROR(st))
 		Print(L"tsctui: could not store the report variable: %r\r\n",
 		      st);

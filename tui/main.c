@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/report_var.h"
 #include "cli/cli.h"
 
 static const char usage[] =
@@ -32,7 +33,7 @@ static const char usage[] =
 	"  history [--json]\n"
 	"        one row per recorded boot\n"
 	"  report [--json] [--file PATH|-] [--all]\n"
-	"        the stage's report of this boot (the TsctuiReport EFI\n"
+	"        the stage's report of this boot (the " TSC_REPORT_VAR_NAME " EFI\n"
 	"        variable), or from PATH: a raw variable, an efivarfs file,\n"
 	"        or a console log with report blocks (the last one, or all)\n"
 	"  simulate --cpus N [--mode measure|sync] [--seed S] [--reference]\n"

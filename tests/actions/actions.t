@@ -15,6 +15,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -181,7 +182,7 @@ run(rroot, "install")
 rep = subprocess.run([TSCTUI, "simulate", "--cpus", "2", "--mode", "sync",
                       "sim.offset.0=-1000000"], capture_output=True,
                      text=True, check=True).stdout
-fx.efivar(rroot, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(rroot, reportvar.NAME, reportvar.GUID,
           rep.encode(), attrs=0x6)
 result = re.search(r"^result (\S+)", rep, re.M).group(1)
 rc, out, err = run(rroot, "boot-ok")

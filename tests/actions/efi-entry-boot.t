@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
 import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -83,7 +84,7 @@ t.ok(rep.get("config") == "esp" and rep.get("next") == "Boot00A1" and
      rep.get("mode") == "measure" and rep.get("msr_writes") == 0,
      "the stage read its options from the ESP and names the next entry",
      rep or r.stderr)
-t.ok(text.find("tsctui report end") < text.find("tsctui: starting Boot00A1")
+t.ok(text.find(reportvar.END) < text.find("tsctui: starting Boot00A1")
      < text.find("tsctui-test: shutdown") and not res.timed_out,
      "then it starts Boot00A1 (a short-form HD() path), which powers off",
      text[-1500:])

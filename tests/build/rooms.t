@@ -22,7 +22,7 @@ declare -A allowed=(
 	[view]="model source engine format util common"
 	[ui]="app view action model source engine format util common"
 	[cli]="app action model source engine format util common"
-	[main]="app cli"
+	[main]="app cli common"
 	[app]=""
 )
 

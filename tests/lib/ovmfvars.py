@@ -6,8 +6,9 @@ records 4-byte aligned).  A record is live when its State is 0x3F."""
 import struct
 import uuid
 
+from reportvar import GUID as REPORT_GUID  # noqa: F401 (tests use it here)
+
 GLOBAL = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
-REPORT_GUID = "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c"
 MTC_GUID = "eb704011-1402-11d3-8e77-00a0c969723b"
 # OVMF rewrites these on every boot (REFERENCE.md).
 OVMF_OWN = {(GLOBAL, "ConIn"), (GLOBAL, "ConOut"), (GLOBAL, "ErrOut"),

@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
 import qemu  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP  # noqa: E402
@@ -123,7 +124,7 @@ def unconnected(name, nodes):
 
 def not_mapped(text):
     """The Shell's map, run first: only the boot disk has a file system."""
-    head = text[:text.find("tsctui report begin")]
+    head = text[:text.find(reportvar.BEGIN)]
     return "FS0:" in head and "FS1:" not in head
 
 

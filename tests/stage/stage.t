@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -236,7 +237,7 @@ if t.ok(len(reps) == 1, "systemd-boot loads the driver: one report",
     t.ok(r["config"] == "esp" and r["mode"] == "sync" and ok and
          r["result"] in ("in-sync", "unsure"),
          "driver: options from the ESP file, synced", bad)
-    t.ok(text.find("tsctui report end") < text.find("tsctui-test: shutdown"),
+    t.ok(text.find(reportvar.END) < text.find("tsctui-test: shutdown"),
          "driver runs before systemd-boot starts the default entry")
 t.ok(not sd.exists("EFI/tsctui/pending") and sd.exists("EFI/tsctui/synced")
      and not sd.exists("EFI/tsctui/disabled"),
@@ -312,7 +313,7 @@ if t.ok(len(reps) == 4, "firmware-entry path: four reports", len(reps)):
          "next= a whole-disk entry: its \\EFI\\BOOT\\BOOTX64.EFI is started "
          "(a second stage run), then control comes back")
     t.ok(reps[3]["next"] == "Boot0003" and reps[3]["config"] == "esp" and
-         text.find("tsctui report end", text.find("next Boot0003")) <
+         text.find(reportvar.END, text.find("next Boot0003")) <
          text.find("tsctui-test: shutdown") and not res.timed_out,
          "config=esp next= a file entry: the report names it, then it starts")
     t.ok(not fw.exists("EFI/tsctui/pending") and
@@ -348,7 +349,7 @@ t.ok(len(reps) == 1 and reps[0]["config"] == "load-options" and
      "GRUB chainloader passes the load options to the stage",
      reps[0] if reps else text[-1500:])
 t.ok("grub: the stage returned" in text and
-     text.find("tsctui report end") < text.find("grub: the stage returned")
+     text.find(reportvar.END) < text.find("grub: the stage returned")
      and not res.timed_out,
      "GRUB carries on after the stage returns")
 

@@ -13,6 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -93,7 +94,7 @@ sim = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode",
 fx.write(root, "/etc/tsctui/tsctui.conf",
          "loader=systemd-boot\nesp=/efi\n")
 fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
-fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(root, reportvar.NAME, reportvar.GUID,
           sim.encode(), attrs=0x6)
 rc, out = status(root, "e595-bios128-warp.dmesg")
 t.ok(out["stage"]["installed"] and out["stage"]["mode"] == "measure" and
@@ -262,7 +263,7 @@ def zen_machine(name, cpuinfo=zen, report=None):
     fx.write(root, "/etc/tsctui/tsctui.conf",
              "loader=systemd-boot\nesp=/efi\n")
     fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
-    fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+    fx.efivar(root, reportvar.NAME, reportvar.GUID,
               report or zen_report(), attrs=0x6)
     return root
 
@@ -370,5 +371,18 @@ t.ok(txt.returncode == 0 and "start-failed (EFI_UNSUPPORTED)" in txt.stdout
      json.loads(js.stdout)["cpu"]["rdtscp"] is True,
      "report: the firmware's status per AP and the RDTSCP read, text and JSON",
      txt.stdout + txt.stderr + js.stderr)
+
+# The JSON of a report with every record and optional key (the fixture the
+# unit test pins the text with), byte for byte: scripts read these names in
+# this order, and nothing may drift when the format's fields change shape.
+FIX = os.path.join(TOP, "tests", "fixtures", "report")
+js = subprocess.run([TSCTUI, "report", "--json", "--file",
+                     os.path.join(FIX, "full.report")],
+                    capture_output=True, text=True)
+with open(os.path.join(FIX, "full.json")) as f:
+    want = f.read()
+t.ok(js.returncode == 0 and js.stdout == want,
+     "report --json: every field of a full report, exact text",
+     js.stdout[:2000] + js.stderr)
 
 sys.exit(t.done())

@@ -14,6 +14,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
+import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -281,7 +282,7 @@ wait_for("EXIT=", 5)
 rep = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode",
                       "measure", "sim.offset.0=-6815086010"],
                      capture_output=True, text=True, check=True).stdout
-fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(root, reportvar.NAME, reportvar.GUID,
           rep.encode(), attrs=0x6)
 start(root)
 wait_for("Diagnosis:", 10)
@@ -317,7 +318,7 @@ keys("q")
 root = fx.systemd_boot(os.path.join(WORK, "fitted"))
 rep = subprocess.run([TSCTUI, "simulate", "--cpus", "2", "--mode", "measure"],
                      capture_output=True, text=True, check=True).stdout
-fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(root, reportvar.NAME, reportvar.GUID,
           rep.replace("end\n", "omitted 6\nend\n").encode(), attrs=0x6)
 start(root)
 wait_for("Diagnosis:", 10)
@@ -338,7 +339,7 @@ smt = "".join(f"processor\t: {n}\nvendor_id\t: AuthenticAMD\n"
 root = fx.systemd_boot(os.path.join(WORK, "smt"), cpuinfo=smt)
 rep = subprocess.run([TSCTUI, "simulate", "--cpus", "4", "--mode", "measure"],
                      capture_output=True, text=True, check=True).stdout
-fx.efivar(root, "TsctuiReport", "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c",
+fx.efivar(root, reportvar.NAME, reportvar.GUID,
           rep.encode(), attrs=0x6)
 start(root)
 wait_for("Diagnosis:", 10)

@@ -1,10 +1,12 @@
 /* The report format: write -> parse round trip, and strict structure with
  * tolerance for what a newer stage may add. */
 #include "cm.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/report.h"
+#include "../../tui/util/fileio.h"
 
 static char text[TSC_REPORT_MAX_TEXT];
 
@@ -53,6 +55,76 @@ static void sample(struct tsc_report *r)
 			.margin = i % 3 ? 240 - 100 * (int64_t)i : 0,
 			.spread = i % 3 ? 17 * i : 0 };
 	}
+}
+
+/* sample() and two more APs with the notes it lacks, an EFI status that is
+ * neither the first nor the last name, and a fitted copy's omitted count:
+ * every record and every optional key of format 1. */
+static void full_sample(struct tsc_report *r)
+{
+	sample(r);
+	r->ap[7] = (struct tsc_report_cpu){
+		.index = 9, .apic_id = 18, .verdict = TSC_VERDICT_UNMEASURED,
+		.note = TSC_NOTE_STOPPED, .fw_status = 0x8000000000000012ull };
+	r->ap[8] = (struct tsc_report_cpu){
+		.index = 11, .apic_id = 20, .verdict = TSC_VERDICT_UNMEASURED,
+		.note = TSC_NOTE_DISABLED };
+	r->nap = 9;
+	r->ncpus = 12;
+	r->omitted = 2;
+}
+
+/* The shared fixture (tests/fixtures/report/, which the CLI's JSON test
+ * reads too), NUL-terminated. */
+static char *fixture(const char *name, size_t *len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/report/%s",
+		 getenv("TOP") ? getenv("TOP") : ".", name);
+	return fileio_read_all(path, 1u << 20, len);
+}
+
+/* The text is a contract (stages in the field write it, scripts and older
+ * tsctui read it): pinned byte for byte, both ways. */
+static void exact_text(void **s)
+{
+	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const char *err;
+	uint32_t line;
+	size_t len, n;
+	char *want = fixture("full.report", &len);
+
+	(void)s;
+	assert_non_null(want);
+	full_sample(a);
+	n = tsc_report_write(a, text, sizeof(text));
+	assert_int_equal(n, len);
+	assert_memory_equal(text, want, len);
+	assert_true(tsc_report_parse(want, len, b, &err, &line));
+	assert_memory_equal(a, b, sizeof(*a));
+	free(want);
+
+	/* A report where nothing happened: "-" for every empty text. */
+	tsc_report_init(a, "", TSC_BUILD_RELEASE);
+	n = tsc_report_write(a, text, sizeof(text));
+	assert_string_equal(text,
+		"tsctui-report 1\n"
+		"stage version=- build=release mode=measure config=load-options\n"
+		"result error\n"
+		"reason -\n"
+		"cpu vendor=other family=0 model=0 invariant_tsc=0 tsc_adjust=0 "
+		"hypervisor=0 rdtscp=0 tick=1 tsc_hz=0\n"
+		"bsp index=0 apic=0 shift=0 writes=0 cpus=0\n"
+		"phase survey_us=0 bsp_us=0 ap_pass_us=0 verify_us=0 total_us=0\n"
+		"next -\n"
+		"ignored -\n"
+		"end\n");
+	assert_int_equal(n, strlen(text));
+	assert_true(tsc_report_parse(text, n, b, &err, &line));
+	assert_memory_equal(a, b, sizeof(*a));
+	free(a);
+	free(b);
 }
 
 static void round_trip(void **s)
@@ -224,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(exact_text),
 		cmocka_unit_test(writer_refuses_small_buffer),
 		cmocka_unit_test(fit_within_a_limit),
 		cmocka_unit_test(minimal_and_unknown),

@@ -149,7 +149,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 	if (optind < argc)
 		return app_fail("report: unexpected argument '%s'", argv[optind]);
 	if (!file) {
-		if (!path_under(g->root, "/sys/firmware/efi/efivars/" STAGE_REPORT_VAR,
+		if (!path_under(g->root, "/sys/firmware/efi/efivars/" TSC_REPORT_VAR_FILE,
 				path, sizeof(path)))
 			return app_fail("report: --root is too long");
 		file = path;
@@ -159,7 +159,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		if (errno == ENOENT && file == path)
 			return app_fail("report: no stage report in this boot "
 					"(%s is absent): the stage did not run",
-					STAGE_REPORT_VAR);
+					TSC_REPORT_VAR_FILE);
 		return app_fail("report: cannot read %s: %s", file,
 				strerror(errno));
 	}

@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The report as JSON (ARCHITECTURE 4.5): its fields, names and order come
+ * from the format's tables (common/report_fields.c); what only the JSON
+ * has (Linux CPU numbers, milliseconds, the format number) is written by
+ * hand in the second half of this file.
+ */
+#include "../../common/report_fields.h"
 #include "cli.h"
 
-static void maybe_str(struct json *j, const char *key, const char *s)
-{
-	if (s[0])
-		json_str(j, key, s);
-	else
-		json_null(j, key);
-}
+static void derived_after(struct json *j, const struct tsc_report_record *rec,
+			  const struct tsc_report_field *f,
+			  const struct tsc_report *r, const struct cpu_map *m,
+			  uint32_t ap);
+static void derived_record(struct json *j, const struct tsc_report_record *rec,
+			   const struct tsc_report *r);
 
-static void ignored_tokens(struct json *j, const char *s)
+/* ---- from the tables ---- */
+
+static void tokens(struct json *j, const char *key, const char *s)
 {
 	size_t i = 0, start;
 
-	json_arr(j, "ignored_tokens");
+	json_arr(j, key);
 	while (s[i]) {
 		while (s[i] == ' ')
 			i++;
@@ -31,103 +39,151 @@ static double ms(uint64_t us)
 	return (double)us / 1000.0;
 }
 
-/* The Linux CPU number of the report's CPU `index`, or null. */
-static void linux_cpu(struct json *j, const char *key,
-		      const struct cpu_map *m, const struct tsc_report *r,
-		      uint32_t index)
+static void field(struct json *j, const struct tsc_report_field *f,
+		  const void *base)
 {
-	int cpu = cpu_map_report_linux(m, r, index);
+	const char *text = (const char *)base + f->at;
+	uint64_t v = tsc_field_u64(f, base);
 
-	if (cpu >= 0)
-		json_i64(j, key, cpu);
-	else
-		json_null(j, key);
+	if (!tsc_field_written(f, base) &&
+	    !(f->flags & TSC_FIELD_JSON_ALWAYS)) {
+		if (f->flags & TSC_FIELD_JSON_OMIT)
+			return;
+		json_null(j, f->json);
+		if (f->json2)
+			json_null(j, f->json2);
+		return;
+	}
+	switch (f->type) {
+	case TSC_FT_I64:
+		json_i64(j, f->json, tsc_field_i64(f, base));
+		break;
+	case TSC_FT_US:
+		json_num(j, f->json, ms(v), 3);
+		break;
+	case TSC_FT_BOOL:
+		json_bool(j, f->json, v != 0);
+		break;
+	case TSC_FT_ENUM:
+		json_str(j, f->json, f->names->name((unsigned)v));
+		break;
+	case TSC_FT_WORD:
+		json_str(j, f->json, text);
+		break;
+	case TSC_FT_LINE:
+		if (text[0])
+			json_str(j, f->json, text);
+		else
+			json_null(j, f->json);
+		break;
+	case TSC_FT_TOKENS:
+		tokens(j, f->json, text);
+		break;
+	case TSC_FT_PAIR:
+		json_u64(j, f->json, v);
+		json_u64(j, f->json2, tsc_field_u64_2(f, base));
+		break;
+	case TSC_FT_EFI: {
+		const char *name = tsc_efi_status_name(v);
+		char hex[sizeof("0x") + 16];
+
+		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)v);
+		json_str(j, f->json, name ? name : hex);
+		break;
+	}
+	default:
+		json_u64(j, f->json, v);
+		break;
+	}
+}
+
+/* A record's fields with a JSON name, those marked first ahead of the
+ * rest; ap: which AP, for TSC_BASE_AP. */
+static void record(struct json *j, const struct tsc_report_record *rec,
+		   const struct tsc_report *r, const struct cpu_map *m,
+		   uint32_t ap)
+{
+	const void *base = tsc_report_base(r, rec, ap);
+	int first;
+	uint32_t i;
+
+	for (first = 1; first >= 0; first--) {
+		for (i = 0; i < rec->nfields; i++) {
+			const struct tsc_report_field *f = &rec->fields[i];
+
+			if (!f->json ||
+			    !(f->flags & TSC_FIELD_JSON_FIRST) != !first)
+				continue;
+			field(j, f, base);
+			derived_after(j, rec, f, r, m, ap);
+		}
+	}
 }
 
 void report_json(struct json *j, const char *key, const struct tsc_report *r,
 		 const struct cpu_map *m)
 {
-	uint32_t i, p;
+	const struct tsc_report_record *rec;
+	uint32_t i;
 
 	json_obj(j, key);
 	json_u64(j, "format", r->format);
-	json_str(j, "stage_version", r->stage_version);
-	json_str(j, "build", tsc_build_name(r->build));
-	json_str(j, "mode", tsc_mode_name(r->mode));
-	json_str(j, "config", tsc_config_name(r->config));
-	json_str(j, "result", tsc_result_name(r->result));
-	maybe_str(j, "reason", r->reason);
-	json_obj(j, "cpu");
-	json_str(j, "vendor", tsc_vendor_name(r->cpu.vendor));
-	json_u64(j, "family", r->cpu.family);
-	json_u64(j, "model", r->cpu.model);
-	json_bool(j, "invariant_tsc", r->cpu.invariant_tsc);
-	json_bool(j, "tsc_adjust", r->cpu.tsc_adjust);
-	json_bool(j, "hypervisor", r->cpu.hypervisor);
-	json_bool(j, "rdtscp", r->cpu.rdtscp);
-	json_u64(j, "tick", r->tick);
-	json_u64(j, "tsc_hz", r->tsc_hz);
+	for (i = 0; i < TSC_REPORT_NHEAD; i++) {
+		rec = tsc_report_head[i];
+		if (rec->json)
+			json_obj(j, rec->json);
+		record(j, rec, r, m, 0);
+		derived_record(j, rec, r);
+		if (rec->json)
+			json_obj_end(j);
+	}
+	json_arr(j, tsc_record_ap.json);
+	for (i = 0; i < r->nap; i++) {
+		json_obj(j, NULL);
+		record(j, &tsc_record_ap, r, m, i);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	/* APs the stage left out of the variable to fit the firmware's size
+	 * limit (the console copy lists every one). */
+	record(j, &tsc_record_omitted, r, m, 0);
 	json_obj_end(j);
-	json_u64(j, "cpus_total", r->ncpus);
-	json_u64(j, "bsp_index", r->bsp_index);
-	json_u64(j, "bsp_apic_id", r->bsp_apic_id);
-	linux_cpu(j, "bsp_linux_cpu", m, r, r->bsp_index);
-	json_i64(j, "bsp_shift_cycles", r->bsp_shift);
-	json_u64(j, "msr_writes", r->msr_writes);
+}
+
+/* ---- only in the JSON ---- */
+
+/* After an APIC ID: the Linux CPU that has it, or null (DESIGN 4, "CPU
+ * numbers"), as bsp_linux_cpu and per AP linux_cpu. */
+static void derived_after(struct json *j, const struct tsc_report_record *rec,
+			  const struct tsc_report_field *f,
+			  const struct tsc_report *r, const struct cpu_map *m,
+			  uint32_t ap)
+{
+	bool is_ap = rec == &tsc_record_ap;
+	int cpu;
+
+	if (!(f->flags & TSC_FIELD_APIC_ID))
+		return;
+	cpu = cpu_map_report_linux(m, r, is_ap ? r->ap[ap].index
+						: r->bsp_index);
+	if (cpu >= 0)
+		json_i64(j, is_ap ? "linux_cpu" : "bsp_linux_cpu", cpu);
+	else
+		json_null(j, is_ap ? "linux_cpu" : "bsp_linux_cpu");
+}
+
+/* The phases in milliseconds: an object of the four, then the total. */
+static void derived_record(struct json *j, const struct tsc_report_record *rec,
+			   const struct tsc_report *r)
+{
+	uint32_t p;
+
+	if (rec != &tsc_record_phase)
+		return;
 	json_obj(j, "phases_ms");
 	for (p = 0; p < TSC_PHASES; p++)
 		json_num(j, tsc_phase_name((enum tsc_phase)p), ms(r->phase_us[p]),
 			 3);
 	json_obj_end(j);
 	json_num(j, "total_ms", ms(r->total_us), 3);
-	maybe_str(j, "next", r->next);
-	ignored_tokens(j, r->ignored);
-	json_arr(j, "cpus");
-	for (i = 0; i < r->nap; i++) {
-		const struct tsc_report_cpu *c = &r->ap[i];
-
-		json_obj(j, NULL);
-		json_u64(j, "index", c->index);
-		json_u64(j, "apic_id", c->apic_id);
-		linux_cpu(j, "linux_cpu", m, r, c->index);
-		json_i64(j, "survey_offset", c->survey_offset);
-		json_i64(j, "final_offset", c->final_offset);
-		json_u64(j, "rtt", c->rtt);
-		json_u64(j, "warps_bsp", c->warps_bsp);
-		json_u64(j, "warps_ap", c->warps_ap);
-		json_u64(j, "max_warp", c->max_warp);
-		json_str(j, "verdict", tsc_verdict_name(c->verdict));
-		if (c->note != TSC_NOTE_NONE)
-			json_str(j, "note", tsc_note_name(c->note));
-		else
-			json_null(j, "note");
-		json_u64(j, "exchanges", c->exchanges);
-		json_u64(j, "warp_rounds", c->warp_rounds);
-		if (c->kernel_test) {
-			json_i64(j, "warp_margin", c->margin);
-			json_u64(j, "warp_spread", c->spread);
-		} else {
-			json_null(j, "warp_margin");
-			json_null(j, "warp_spread");
-		}
-		json_u64(j, "writes", c->writes);
-		if (c->fw_status) {
-			const char *name = tsc_efi_status_name(c->fw_status);
-			char hex[24];
-
-			snprintf(hex, sizeof(hex), "0x%016llx",
-				 (unsigned long long)c->fw_status);
-			json_str(j, "firmware_status", name ? name : hex);
-		} else {
-			json_null(j, "firmware_status");
-		}
-		if (c->has_true_offset)
-			json_i64(j, "sim_true_offset", c->true_offset);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	/* APs the stage left out of the variable to fit the firmware's size
-	 * limit (the console copy lists every one). */
-	json_u64(j, "omitted_cpus", r->omitted);
-	json_obj_end(j);
 }

@@ -5,6 +5,10 @@
 #include "efivar.h"
 #include "stage_report.h"
 
+/* An efivarfs file holds the variable's attributes (a UINT32) ahead of its
+ * data. */
+#define EFIVARFS_ATTR_SIZE 4
+
 static size_t strip_terminal(char *s, size_t n)
 {
 	size_t i = 0, o = 0;
@@ -60,10 +64,12 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 	if (max == 0)
 		return 0;
 	/* An efivarfs file: the attributes come first. */
-	if (n > 4 && starts_with(data + 4, n - 4, TSC_REPORT_MAGIC) &&
+	if (n > EFIVARFS_ATTR_SIZE &&
+	    starts_with(data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE,
+			TSC_REPORT_MAGIC) &&
 	    !starts_with(data, n, TSC_REPORT_MAGIC)) {
-		memmove(data, data + 4, n - 4);
-		n -= 4;
+		memmove(data, data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE);
+		n -= EFIVARFS_ATTR_SIZE;
 	}
 	/* A variable may carry a terminating NUL. */
 	while (n && data[n - 1] == '\0')
@@ -80,11 +86,11 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 
 		while (eol < n && data[eol] != '\n')
 			eol++;
-		if (line_is(data + pos, eol - pos, STAGE_REPORT_BEGIN)) {
+		if (line_is(data + pos, eol - pos, TSC_REPORT_BEGIN)) {
 			inside = true;
 			start = eol < n ? eol + 1 : eol;
 		} else if (inside &&
-			   line_is(data + pos, eol - pos, STAGE_REPORT_END)) {
+			   line_is(data + pos, eol - pos, TSC_REPORT_END)) {
 			inside = false;
 			if (count < max)
 				blocks[count++] =
@@ -105,7 +111,7 @@ int stage_report_read(const char *root, struct tsc_report *r, char **text,
 	uint8_t *raw;
 	int rc = -1;
 
-	raw = efivar_read(root, STAGE_REPORT_NAME, STAGE_REPORT_GUID, &len,
+	raw = efivar_read(root, TSC_REPORT_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT, &len,
 			  NULL);
 	if (!raw)
 		return 0;

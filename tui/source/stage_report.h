@@ -10,12 +10,7 @@
 #include <stddef.h>
 
 #include "../../common/report.h"
-
-#define STAGE_REPORT_BEGIN "--- tsctui report begin ---"
-#define STAGE_REPORT_END "--- tsctui report end ---"
-#define STAGE_REPORT_NAME "TsctuiReport"
-#define STAGE_REPORT_GUID "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c"
-#define STAGE_REPORT_VAR STAGE_REPORT_NAME "-" STAGE_REPORT_GUID
+#include "../../common/report_var.h"
 
 struct report_block {
 	size_t pos, len; /* within the cleaned text */

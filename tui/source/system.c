@@ -110,7 +110,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 	if (rc > 0)
 		st->has_report = true;
 	else if (rc < 0)
-		note(s, "this boot's TsctuiReport variable is not a valid "
+		note(s, "this boot's " TSC_REPORT_VAR_NAME " variable is not a valid "
 		     "report");
 }
 
