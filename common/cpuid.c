@@ -65,7 +65,8 @@ void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out)
 	if (r->max_leaf >= 7)
 		out->tsc_adjust = (r->leaf7_ebx & LEAF7_EBX_TSC_ADJUST) != 0;
 	if (r->max_ext_leaf >= CPUID_EXT_POWER)
-		out->invariant_tsc = (r->ext7_edx & EXT7_EDX_INVARIANT_TSC) != 0;
+		out->invariant_tsc =
+			(r->ext7_edx & EXT7_EDX_INVARIANT_TSC) != 0;
 	if (r->max_ext_leaf >= CPUID_EXT_FEATURES)
 		out->rdtscp = (r->ext1_edx & EXT1_EDX_RDTSCP) != 0;
 }

@@ -9,18 +9,22 @@
 
 #include "tsc.h"
 
-enum tsc_vendor { TSC_VENDOR_OTHER, TSC_VENDOR_AMD, TSC_VENDOR_HYGON,
-		  TSC_VENDOR_INTEL };
+enum tsc_vendor {
+	TSC_VENDOR_OTHER,
+	TSC_VENDOR_AMD,
+	TSC_VENDOR_HYGON,
+	TSC_VENDOR_INTEL
+};
 
 struct tsc_cpu_regs {
-	uint32_t max_leaf;	/* leaf 0 eax */
-	uint32_t vendor[3];	/* leaf 0 ebx, edx, ecx: the vendor string */
-	uint32_t leaf1_eax;	/* family/model/stepping */
-	uint32_t leaf1_ecx;	/* bit 31: running under a hypervisor */
-	uint32_t leaf7_ebx;	/* bit 1: IA32_TSC_ADJUST */
-	uint32_t max_ext_leaf;	/* leaf 0x80000000 eax */
-	uint32_t ext1_edx;	/* leaf 0x80000001 edx, bit 27: RDTSCP */
-	uint32_t ext7_edx;	/* leaf 0x80000007 edx, bit 8: invariant TSC */
+	uint32_t max_leaf;     /* leaf 0 eax */
+	uint32_t vendor[3];    /* leaf 0 ebx, edx, ecx: the vendor string */
+	uint32_t leaf1_eax;    /* family/model/stepping */
+	uint32_t leaf1_ecx;    /* bit 31: running under a hypervisor */
+	uint32_t leaf7_ebx;    /* bit 1: IA32_TSC_ADJUST */
+	uint32_t max_ext_leaf; /* leaf 0x80000000 eax */
+	uint32_t ext1_edx;     /* leaf 0x80000001 edx, bit 27: RDTSCP */
+	uint32_t ext7_edx;     /* leaf 0x80000007 edx, bit 8: invariant TSC */
 };
 
 struct tsc_cpu_info {

@@ -25,9 +25,9 @@ struct run {
 	uint64_t tick;
 	uint64_t added; /* cycles deliberately added to the BSP's counter */
 	struct tsc_shortfall shortfall;
-	uint32_t limit;	 /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
-	bool too_many;	 /* more processors than that: measure only */
-	bool unsettled;	 /* an AP run was outstanding before the BSP's move */
+	uint32_t limit; /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
+	bool too_many;	/* more processors than that: measure only */
+	bool unsettled; /* an AP run was outstanding before the BSP's move */
 };
 
 /*
@@ -384,7 +384,8 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 		act = confirm(R, ap, &est, wrote, act, &delta);
 		if (act == TSC_AP_DONE)
 			return;
-		if (act == TSC_AP_TOO_FAR_BEHIND || act == TSC_AP_TOO_FAR_AHEAD) {
+		if (act == TSC_AP_TOO_FAR_BEHIND ||
+		    act == TSC_AP_TOO_FAR_AHEAD) {
 			ap->note = TSC_NOTE_BEYOND_CAP;
 			return;
 		}
@@ -527,8 +528,8 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 	bool whole = true;
 
 	for (;;) {
-		if (!test_ap(R, ap, &w, whole ? R->warp_cycles
-					      : R->warp_cycles / 4, &S))
+		if (!test_ap(R, ap, &w,
+			     whole ? R->warp_cycles : R->warp_cycles / 4, &S))
 			return;
 		if (!may_write || !wants_steering(R, ap, &w, &S)) {
 			if (whole)
@@ -633,7 +634,9 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 		}
 		v[n++] = r->ap[i].verdict;
 		if (r->ap[i].verdict == TSC_VERDICT_UNMEASURED) {
-			tsc_buf_puts(&b, silent++ ? ", " : b.len ? "; CPU " : "CPU ");
+			tsc_buf_puts(&b, silent++ ? ", "
+					 : b.len  ? "; CPU "
+						  : "CPU ");
 			tsc_buf_u64(&b, r->ap[i].index);
 		}
 		far += r->ap[i].note == TSC_NOTE_BEYOND_CAP;

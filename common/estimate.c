@@ -80,8 +80,8 @@ static void keep(struct tsc_estimator *e, int64_t twice, uint64_t rtt)
 		e->kept[i] = e->kept[i - 1];
 		i--;
 	}
-	e->kept[i] = (struct tsc_est_sample){ .twice_offset = twice,
-					      .rtt = rtt };
+	e->kept[i] =
+		(struct tsc_est_sample){ .twice_offset = twice, .rtt = rtt };
 	e->nkept++;
 }
 
@@ -115,7 +115,8 @@ static uint32_t close_count(const struct tsc_estimator *e)
 
 	if (e->nkept == 0)
 		return 0;
-	limit = e->kept[0].rtt + tsc_est_window(e->kept[0].rtt, tsc_est_tick(e));
+	limit = e->kept[0].rtt +
+		tsc_est_window(e->kept[0].rtt, tsc_est_tick(e));
 	while (n < e->nkept && e->kept[n].rtt <= limit)
 		n++;
 	return n;

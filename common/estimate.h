@@ -57,7 +57,7 @@ struct tsc_estimator {
 struct tsc_estimate {
 	bool valid;
 	int64_t offset; /* AP minus BSP, cycles (sub-tick resolution) */
-	uint64_t rtt;   /* fastest round trip, cycles */
+	uint64_t rtt;	/* fastest round trip, cycles */
 	uint32_t rounds;
 	uint32_t used; /* samples averaged */
 	uint64_t tick;

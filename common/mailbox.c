@@ -156,8 +156,10 @@ static bool wait_resp(struct tsc_mailbox *mb, uint64_t seq, uint64_t timeout)
  * byte; the only store a ping makes. */
 static uint64_t post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg)
 {
-	uint64_t seq = ((atomic_load_explicit(&mb->req, memory_order_relaxed) >>
-			 8) + 1) << 8 | (uint64_t)cmd;
+	uint64_t seq =
+		((atomic_load_explicit(&mb->req, memory_order_relaxed) >> 8) +
+		 1) << 8 |
+		(uint64_t)cmd;
 
 	if (cmd != TSC_CMD_PING)
 		atomic_store_explicit(&mb->arg, arg, memory_order_relaxed);
@@ -191,7 +193,8 @@ bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 		 uint64_t *t2)
 {
 	const struct tsc_platform *pf = mb->pf;
-	uint64_t before = atomic_load_explicit(&mb->value, memory_order_relaxed);
+	uint64_t before =
+		atomic_load_explicit(&mb->value, memory_order_relaxed);
 	uint64_t v;
 	uint32_t spins = 0;
 
@@ -209,7 +212,8 @@ bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 
 bool tsc_mb_write(struct tsc_mailbox *mb, int64_t delta)
 {
-	return wait_resp(mb, post(mb, TSC_CMD_WRITE, delta), mb->timeout_cycles);
+	return wait_resp(mb, post(mb, TSC_CMD_WRITE, delta),
+			 mb->timeout_cycles);
 }
 
 void tsc_mb_post_exit(struct tsc_mailbox *mb)

@@ -6,9 +6,9 @@
 static const char *const mode_names[] = { "off", "measure", "sync" };
 static const char *const verdict_names[] = { "unmeasured", "ok", "unsure",
 					     "bad" };
-static const char *const result_names[] = { "in-sync",	 "unsure",
+static const char *const result_names[] = { "in-sync",	   "unsure",
 					    "out-of-sync", "refused",
-					    "skipped",	 "guard-tripped",
+					    "skipped",	   "guard-tripped",
 					    "error" };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

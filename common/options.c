@@ -180,7 +180,8 @@ static void ignore(struct tsc_options *o, const char *s, size_t n)
 	if (have)
 		o->ignored[have++] = ' ';
 	for (i = 0; i < n; i++)
-		o->ignored[have + i] = (s[i] > 0x20 && s[i] < 0x7f) ? s[i] : '?';
+		o->ignored[have + i] =
+			(s[i] > 0x20 && s[i] < 0x7f) ? s[i] : '?';
 	o->ignored[have + n] = '\0';
 }
 
@@ -227,8 +228,9 @@ size_t tsc_options_from_load_options(const void *data, size_t size, char *out,
 
 			if (u == 0)
 				break;
-			out[n++] = (u >= 0x20 && u < 0x7f) ? (char)u
-				   : (u == '\t' ? ' ' : '?');
+			out[n++] = (u >= 0x20 && u < 0x7f)
+					   ? (char)u
+					   : (u == '\t' ? ' ' : '?');
 		}
 	} else {
 		for (i = 0; i < size && n + 1 < cap && b[i]; i++)

@@ -27,7 +27,7 @@ struct tsc_options {
 	uint16_t next; /* BootXXXX number */
 
 	/* Simulation (ARCHITECTURE 4.4). */
-	bool sim_any;	/* some sim.* token was accepted */
+	bool sim_any; /* some sim.* token was accepted */
 	bool sim_hang;
 	uint32_t sim_jitter;
 	uint32_t sim_varmax; /* UEFI sim build: variable size limit, bytes */

@@ -57,9 +57,9 @@ uint64_t tsc_ahead_noise(uint64_t rtt);
 bool tsc_plan_reachable(int64_t offset);
 
 enum tsc_ap_action {
-	TSC_AP_DONE,	     /* within the band */
-	TSC_AP_FORWARD,	     /* lagging: move forward */
-	TSC_AP_BACKWARD,     /* slightly ahead: fine-tune back */
+	TSC_AP_DONE,	       /* within the band */
+	TSC_AP_FORWARD,	       /* lagging: move forward */
+	TSC_AP_BACKWARD,       /* slightly ahead: fine-tune back */
 	TSC_AP_TOO_FAR_BEHIND, /* beyond the forward cap: leave alone */
 	TSC_AP_TOO_FAR_AHEAD,  /* beyond the backward cap: leave alone */
 };

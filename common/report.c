@@ -6,7 +6,7 @@
 static const char *const build_names[] = { "release", "sim" };
 static const char *const config_names[] = { "load-options", "esp", "host" };
 static const char *const note_names[] = {
-	"none",	    "no-answer",    "beyond-cap", "not-converged", "warp-cut",
+	"none",		"no-answer", "beyond-cap", "not-converged", "warp-cut",
 	"start-failed", "wrong-cpu", "stopped",	   "disabled",
 };
 
@@ -42,8 +42,8 @@ const char *tsc_note_name(enum tsc_ap_note n)
 	return NAME(note_names, n);
 }
 
-static bool lookup(const char *const *tab, size_t n, const char *s,
-		   size_t len, unsigned *out)
+static bool lookup(const char *const *tab, size_t n, const char *s, size_t len,
+		   unsigned *out)
 {
 	unsigned i;
 
@@ -121,7 +121,8 @@ static bool efi_status_of(const char *s, size_t n, uint64_t *out)
 	size_t i;
 
 	for (i = 0; i < COUNT(efi_error_names); i++) {
-		if (efi_error_names[i] && tsc_streq_n(s, n, efi_error_names[i])) {
+		if (efi_error_names[i] &&
+		    tsc_streq_n(s, n, efi_error_names[i])) {
 			*out = EFI_ERR_BIT | i;
 			return true;
 		}
@@ -150,8 +151,7 @@ void tsc_report_init(struct tsc_report *r, const char *version,
 }
 
 /* Reasons and tokens are one line of printable ASCII. */
-static size_t copy_printable(char *dst, size_t cap, const char *src,
-			     size_t len)
+static size_t copy_printable(char *dst, size_t cap, const char *src, size_t len)
 {
 	size_t i, n = 0;
 
@@ -187,8 +187,8 @@ void tsc_report_ignore(struct tsc_report *r, const char *tok, size_t len)
 	if (have)
 		r->ignored[have++] = ' ';
 	for (i = 0; i < len; i++)
-		r->ignored[have + i] = (tok[i] > 0x20 && tok[i] < 0x7f)
-					       ? tok[i] : '?';
+		r->ignored[have + i] =
+			(tok[i] > 0x20 && tok[i] < 0x7f) ? tok[i] : '?';
 	r->ignored[have + len] = '\0';
 }
 
@@ -207,7 +207,8 @@ static void put_value(struct tsc_buf *b, const struct tsc_report_field *f,
 		tsc_buf_i64(b, tsc_field_i64(f, base));
 		break;
 	case TSC_FT_ENUM:
-		tsc_buf_puts(b, f->names->name((unsigned)tsc_field_u64(f, base)));
+		tsc_buf_puts(b,
+			     f->names->name((unsigned)tsc_field_u64(f, base)));
 		break;
 	case TSC_FT_WORD:
 	case TSC_FT_LINE:
@@ -229,8 +230,8 @@ static void put_value(struct tsc_buf *b, const struct tsc_report_field *f,
 }
 
 /* One line: the record's name, its positional values, then key=value. */
-static void write_record(struct tsc_buf *b,
-			 const struct tsc_report_record *rec, const void *base)
+static void write_record(struct tsc_buf *b, const struct tsc_report_record *rec,
+			 const void *base)
 {
 	uint32_t i;
 
@@ -314,8 +315,8 @@ static int keep_rank(enum tsc_verdict v)
 	}
 }
 
-size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
-			    size_t cap, uint32_t *omitted)
+size_t tsc_report_write_fit(const struct tsc_report *r, char *buf, size_t cap,
+			    uint32_t *omitted)
 {
 	/* Room kept for the longest tail, and the NUL. */
 	const size_t tail = sizeof("omitted 4294967295\nend\n");
@@ -438,8 +439,8 @@ static bool pair_of(const struct tok *v, uint32_t *a, uint32_t *b)
 
 	for (i = 0; i < v->n; i++) {
 		if (v->s[i] == '/') {
-			struct tok x = { v->s, i }, y = { v->s + i + 1,
-							  v->n - i - 1 };
+			struct tok x = { v->s, i },
+				   y = { v->s + i + 1, v->n - i - 1 };
 			return u32_of(&x, a) && u32_of(&y, b);
 		}
 	}
@@ -492,7 +493,7 @@ static bool get_value(const struct tsc_report_field *f, void *base,
 		break;
 	case TSC_FT_I64:
 		ok = tsc_parse_i64(v->s, v->n, m);
-		x = (uint64_t)*(int64_t *)m;
+		x = (uint64_t) * (int64_t *)m;
 		break;
 	case TSC_FT_BOOL:
 		ok = bool_of(v, m);
@@ -522,8 +523,7 @@ static bool get_value(const struct tsc_report_field *f, void *base,
 	}
 	if (ok && (f->flags & TSC_FIELD_POSITIVE) && x == 0)
 		return false;
-	if (ok && f->when == TSC_WHEN_FLAG &&
-	    (f->flags & TSC_FIELD_SETS_FLAG))
+	if (ok && f->when == TSC_WHEN_FLAG && (f->flags & TSC_FIELD_SETS_FLAG))
 		*(bool *)member(base, f->at2) = true;
 	return ok;
 }
@@ -605,8 +605,8 @@ static bool parse_keys(struct parser *p, const struct tsc_report_record *rec,
 		for (i = 0; i < rec->nfields; i++) {
 			f = &rec->fields[i];
 			if (f->key && key_is(&k, f) && !get_value(f, base, &v))
-				return FAIL(p, f->err ? f->err
-						      : rec->err_value);
+				return FAIL(p,
+					    f->err ? f->err : rec->err_value);
 		}
 	}
 	/* A value written only beside the field that sets its flag must not
@@ -723,7 +723,8 @@ bool tsc_report_parse(const char *text, size_t len, struct tsc_report *r,
 		}
 	}
 	if (!end) {
-		*err = line ? "report is cut short (no end line)" : "empty report";
+		*err = line ? "report is cut short (no end line)"
+			    : "empty report";
 		*err_line = line;
 		return false;
 	}

@@ -46,14 +46,14 @@ enum tsc_phase {
 /* Why an AP was left as it is; shown with its verdict. */
 enum tsc_ap_note {
 	TSC_NOTE_NONE,
-	TSC_NOTE_NO_ANSWER,    /* did not answer: unmeasured */
-	TSC_NOTE_BEYOND_CAP,   /* further than a write may move */
-	TSC_NOTE_NOT_CONVERGED,/* iterations ran out */
-	TSC_NOTE_WARP_CUT,     /* the warp test stopped early */
-	TSC_NOTE_START_FAILED, /* MP services would not start it */
-	TSC_NOTE_WRONG_CPU,    /* its code ran on another processor */
-	TSC_NOTE_STOPPED,      /* overran; the firmware stopped it */
-	TSC_NOTE_DISABLED,     /* disabled by the firmware: skipped */
+	TSC_NOTE_NO_ANSWER,	/* did not answer: unmeasured */
+	TSC_NOTE_BEYOND_CAP,	/* further than a write may move */
+	TSC_NOTE_NOT_CONVERGED, /* iterations ran out */
+	TSC_NOTE_WARP_CUT,	/* the warp test stopped early */
+	TSC_NOTE_START_FAILED,	/* MP services would not start it */
+	TSC_NOTE_WRONG_CPU,	/* its code ran on another processor */
+	TSC_NOTE_STOPPED,	/* overran; the firmware stopped it */
+	TSC_NOTE_DISABLED,	/* disabled by the firmware: skipped */
 };
 
 struct tsc_report_cpu {
@@ -73,9 +73,9 @@ struct tsc_report_cpu {
 	int64_t margin;	      /* its smallest gap, min(to_ap, to_bsp) */
 	uint64_t spread;      /* the range of its windows' offsets */
 	uint32_t writes;
-	uint64_t fw_status;   /* the firmware's error for it (EFI_STATUS) */
+	uint64_t fw_status; /* the firmware's error for it (EFI_STATUS) */
 	bool has_true_offset;
-	int64_t true_offset;  /* sim builds: exact residual vs the BSP */
+	int64_t true_offset; /* sim builds: exact residual vs the BSP */
 };
 
 struct tsc_report {
@@ -131,8 +131,8 @@ size_t tsc_report_write(const struct tsc_report *r, char *buf, size_t cap);
  * unmeasured, unsure, ok), written in index order, and "omitted N" for the
  * rest.  *omitted: how many were left out.  0 when not even the records
  * around the APs fit. */
-size_t tsc_report_write_fit(const struct tsc_report *r, char *buf,
-			    size_t cap, uint32_t *omitted);
+size_t tsc_report_write_fit(const struct tsc_report *r, char *buf, size_t cap,
+			    uint32_t *omitted);
 
 /* Parses text (not necessarily NUL-terminated).  On failure returns false
  * and sets *err to a static message and *err_line to its line (1-based). */

@@ -5,19 +5,19 @@
 #include "report_fields.h"
 
 /* Each enum through unsigned, for the tables. */
-#define ENUM_NAMES(id, type, name_fn, from_fn)                               \
-	static const char *id##_name(unsigned v)                             \
-	{                                                                    \
-		return name_fn((type)v);                                     \
-	}                                                                    \
-	static bool id##_from(const char *s, size_t len, unsigned *out)      \
-	{                                                                    \
-		type e;                                                      \
-		if (!from_fn(s, len, &e))                                    \
-			return false;                                        \
-		*out = (unsigned)e;                                          \
-		return true;                                                 \
-	}                                                                    \
+#define ENUM_NAMES(id, type, name_fn, from_fn)                                 \
+	static const char *id##_name(unsigned v)                               \
+	{                                                                      \
+		return name_fn((type)v);                                       \
+	}                                                                      \
+	static bool id##_from(const char *s, size_t len, unsigned *out)        \
+	{                                                                      \
+		type e;                                                        \
+		if (!from_fn(s, len, &e))                                      \
+			return false;                                          \
+		*out = (unsigned)e;                                            \
+		return true;                                                   \
+	}                                                                      \
 	static const struct tsc_enum_names id##_names = { id##_name, id##_from }
 
 ENUM_NAMES(build, enum tsc_build, tsc_build_name, tsc_build_from);
@@ -32,11 +32,11 @@ ENUM_NAMES(note, enum tsc_ap_note, tsc_note_name, tsc_note_from);
  * Where a field lives: offset and size of member m of struct T, refused at
  * compile time unless it is n bytes (n = 0: any, for char arrays).
  */
-#define MEMBER(T, m, n)                                                      \
-	.at = offsetof(T, m),                                                \
-	.size = sizeof(((T *)0)->m) +                                        \
-		0 * sizeof(char[(n) == 0 || sizeof(((T *)0)->m) == (n) ? 1   \
-									: -1])
+#define MEMBER(T, m, n)                                                        \
+	.at = offsetof(T, m),                                                  \
+	.size = sizeof(((T *)0)->m) +                                          \
+		0 * sizeof(char[(n) == 0 || sizeof(((T *)0)->m) == (n) ? 1     \
+								       : -1])
 #define REP struct tsc_report
 #define AP struct tsc_report_cpu
 
@@ -45,35 +45,48 @@ ENUM_NAMES(note, enum tsc_ap_note, tsc_note_name, tsc_note_from);
 #define I64(T, m) .type = TSC_FT_I64, MEMBER(T, m, 8)
 #define US(T, m) .type = TSC_FT_US, MEMBER(T, m, 8)
 #define BOOL(T, m) .type = TSC_FT_BOOL, MEMBER(T, m, sizeof(bool))
-#define ENUM(T, m, id) .type = TSC_FT_ENUM, .names = &id##_names, MEMBER(T, m, 4)
+#define ENUM(T, m, id)                                                         \
+	.type = TSC_FT_ENUM, .names = &id##_names, MEMBER(T, m, 4)
 #define TEXT(t, T, m) .type = (t), MEMBER(T, m, 0)
 #define EFI(T, m) .type = TSC_FT_EFI, MEMBER(T, m, 8)
-#define PAIR(T, m, m2)                                                       \
-	.type = TSC_FT_PAIR, MEMBER(T, m, 4),                                \
-	.at2 = offsetof(T, m2) + 0 * sizeof(char[sizeof(((T *)0)->m2) == 4 ? 1 : -1])
-#define IF_FLAG(T, f)                                                        \
-	.when = TSC_WHEN_FLAG,                                               \
-	.at2 = offsetof(T, f) + 0 * sizeof(char[sizeof(((T *)0)->f) ==       \
-						 sizeof(bool) ? 1 : -1])
+#define PAIR(T, m, m2)                                                         \
+	.type = TSC_FT_PAIR, MEMBER(T, m, 4),                                  \
+	.at2 = offsetof(T, m2) +                                               \
+	       0 * sizeof(char[sizeof(((T *)0)->m2) == 4 ? 1 : -1])
+#define IF_FLAG(T, f)                                                          \
+	.when = TSC_WHEN_FLAG,                                                 \
+	.at2 = offsetof(T, f) +                                                \
+	       0 * sizeof(char[sizeof(((T *)0)->f) == sizeof(bool) ? 1 : -1])
 
-#define RECORD(n, js, b, req, tab)                                           \
-	{ .name = n, .json = js, .base = b, .required = req,                 \
-	  .err_kv = n ": expected key=value", .err_value = n ": bad value",  \
-	  .fields = tab, .nfields = sizeof(tab) / sizeof(tab[0]) }
+#define RECORD(n, js, b, req, tab)                                             \
+	{                                                                      \
+		.name = n, .json = js, .base = b, .required = req,             \
+		.err_kv = n ": expected key=value",                            \
+		.err_value = n ": bad value", .fields = tab,                   \
+		.nfields = sizeof(tab) / sizeof(tab[0])                        \
+	}
 
 static const struct tsc_report_field stage_fields[] = {
-	{ .key = "version", .json = "stage_version",
+	{ .key = "version",
+	  .json = "stage_version",
 	  TEXT(TSC_FT_WORD, REP, stage_version) },
-	{ .key = "build", .json = "build", ENUM(REP, build, build),
+	{ .key = "build",
+	  .json = "build",
+	  ENUM(REP, build, build),
 	  .err = "stage: unknown build" },
-	{ .key = "mode", .json = "mode", ENUM(REP, mode, mode),
+	{ .key = "mode",
+	  .json = "mode",
+	  ENUM(REP, mode, mode),
 	  .err = "stage: unknown mode" },
-	{ .key = "config", .json = "config", ENUM(REP, config, config),
+	{ .key = "config",
+	  .json = "config",
+	  ENUM(REP, config, config),
 	  .err = "stage: unknown config" },
 };
 
 static const struct tsc_report_field result_fields[] = {
-	{ .json = "result", ENUM(REP, result, result),
+	{ .json = "result",
+	  ENUM(REP, result, result),
 	  .err = "result: unknown value" },
 };
 
@@ -85,25 +98,36 @@ static const struct tsc_report_field cpu_fields[] = {
 	{ .key = "vendor", .json = "vendor", ENUM(REP, cpu.vendor, vendor) },
 	{ .key = "family", .json = "family", U32(REP, cpu.family) },
 	{ .key = "model", .json = "model", U32(REP, cpu.model) },
-	{ .key = "invariant_tsc", .json = "invariant_tsc",
+	{ .key = "invariant_tsc",
+	  .json = "invariant_tsc",
 	  BOOL(REP, cpu.invariant_tsc) },
-	{ .key = "tsc_adjust", .json = "tsc_adjust", BOOL(REP, cpu.tsc_adjust) },
-	{ .key = "hypervisor", .json = "hypervisor", BOOL(REP, cpu.hypervisor) },
+	{ .key = "tsc_adjust",
+	  .json = "tsc_adjust",
+	  BOOL(REP, cpu.tsc_adjust) },
+	{ .key = "hypervisor",
+	  .json = "hypervisor",
+	  BOOL(REP, cpu.hypervisor) },
 	{ .key = "rdtscp", .json = "rdtscp", BOOL(REP, cpu.rdtscp) },
 	/* The unit of every offset: a tick of zero cannot be. */
-	{ .key = "tick", .json = "tick", U64(REP, tick),
+	{ .key = "tick",
+	  .json = "tick",
+	  U64(REP, tick),
 	  .flags = TSC_FIELD_POSITIVE },
 	{ .key = "tsc_hz", .json = "tsc_hz", U64(REP, tsc_hz) },
 };
 
 static const struct tsc_report_field bsp_fields[] = {
 	{ .key = "index", .json = "bsp_index", U32(REP, bsp_index) },
-	{ .key = "apic", .json = "bsp_apic_id", U32(REP, bsp_apic_id),
+	{ .key = "apic",
+	  .json = "bsp_apic_id",
+	  U32(REP, bsp_apic_id),
 	  .flags = TSC_FIELD_APIC_ID },
 	{ .key = "shift", .json = "bsp_shift_cycles", I64(REP, bsp_shift) },
 	{ .key = "writes", .json = "msr_writes", U32(REP, msr_writes) },
 	/* The JSON has always given the count ahead of the BSP's figures. */
-	{ .key = "cpus", .json = "cpus_total", U32(REP, ncpus),
+	{ .key = "cpus",
+	  .json = "cpus_total",
+	  U32(REP, ncpus),
 	  .flags = TSC_FIELD_JSON_FIRST },
 };
 
@@ -125,38 +149,59 @@ static const struct tsc_report_field ignored_fields[] = {
 };
 
 static const struct tsc_report_field ap_fields[] = {
-	{ .json = "index", U32(AP, index),
+	{ .json = "index",
+	  U32(AP, index),
 	  .err = "ap: expected a processor number" },
-	{ .key = "apic", .json = "apic_id", U32(AP, apic_id),
+	{ .key = "apic",
+	  .json = "apic_id",
+	  U32(AP, apic_id),
 	  .flags = TSC_FIELD_APIC_ID },
 	{ .key = "survey", .json = "survey_offset", I64(AP, survey_offset) },
 	{ .key = "final", .json = "final_offset", I64(AP, final_offset) },
 	{ .key = "rtt", .json = "rtt", U64(AP, rtt) },
-	{ .key = "warps", .json = "warps_bsp", .json2 = "warps_ap",
+	{ .key = "warps",
+	  .json = "warps_bsp",
+	  .json2 = "warps_ap",
 	  PAIR(AP, warps_bsp, warps_ap) },
 	{ .key = "maxwarp", .json = "max_warp", U64(AP, max_warp) },
 	{ .key = "verdict", .json = "verdict", ENUM(AP, verdict, verdict) },
-	{ .key = "note", .json = "note", ENUM(AP, note, note),
+	{ .key = "note",
+	  .json = "note",
+	  ENUM(AP, note, note),
 	  .when = TSC_WHEN_NONZERO },
 	{ .key = "n", .json = "exchanges", U32(AP, exchanges) },
 	{ .key = "w", .json = "warp_rounds", U32(AP, warp_rounds) },
 	/* The kernel-style test's figures, when it saw handoffs both ways. */
-	{ .key = "margin", .json = "warp_margin", I64(AP, margin),
-	  IF_FLAG(AP, kernel_test), .flags = TSC_FIELD_SETS_FLAG },
-	{ .key = "spread", .json = "warp_spread", U64(AP, spread),
-	  IF_FLAG(AP, kernel_test), .err = "ap: spread without margin" },
+	{ .key = "margin",
+	  .json = "warp_margin",
+	  I64(AP, margin),
+	  IF_FLAG(AP, kernel_test),
+	  .flags = TSC_FIELD_SETS_FLAG },
+	{ .key = "spread",
+	  .json = "warp_spread",
+	  U64(AP, spread),
+	  IF_FLAG(AP, kernel_test),
+	  .err = "ap: spread without margin" },
 	{ .key = "writes", .json = "writes", U32(AP, writes) },
-	{ .key = "efi", .json = "firmware_status", EFI(AP, fw_status),
+	{ .key = "efi",
+	  .json = "firmware_status",
+	  EFI(AP, fw_status),
 	  .when = TSC_WHEN_NONZERO },
 	/* Sim builds only: the JSON leaves it out elsewhere. */
-	{ .key = "true", .json = "sim_true_offset", I64(AP, true_offset),
+	{ .key = "true",
+	  .json = "sim_true_offset",
+	  I64(AP, true_offset),
 	  IF_FLAG(AP, has_true_offset),
 	  .flags = TSC_FIELD_SETS_FLAG | TSC_FIELD_JSON_OMIT },
 };
 
 static const struct tsc_report_field omitted_fields[] = {
-	{ .json = "omitted_cpus", .type = TSC_FT_U32, .at = 0, .size = 4,
-	  .when = TSC_WHEN_NONZERO, .flags = TSC_FIELD_JSON_ALWAYS,
+	{ .json = "omitted_cpus",
+	  .type = TSC_FT_U32,
+	  .at = 0,
+	  .size = 4,
+	  .when = TSC_WHEN_NONZERO,
+	  .flags = TSC_FIELD_JSON_ALWAYS,
 	  .err = "omitted: not a number" },
 };
 
@@ -182,8 +227,8 @@ const struct tsc_report_record tsc_record_omitted =
 	RECORD("omitted", NULL, TSC_BASE_OMITTED, false, omitted_fields);
 
 const struct tsc_report_record *const tsc_report_head[TSC_REPORT_NHEAD] = {
-	&tsc_record_stage, &tsc_record_result, &tsc_record_reason,
-	&tsc_record_cpu,   &tsc_record_bsp,    &tsc_record_phase,
+	&tsc_record_stage, &tsc_record_result,	&tsc_record_reason,
+	&tsc_record_cpu,   &tsc_record_bsp,	&tsc_record_phase,
 	&tsc_record_next,  &tsc_record_ignored,
 };
 
@@ -192,8 +237,7 @@ const char *tsc_phase_name(enum tsc_phase p)
 	return (unsigned)p < TSC_PHASES ? phase_fields[p].key : "?";
 }
 
-const struct tsc_report_record *tsc_report_record_of(const char *s,
-						     size_t len)
+const struct tsc_report_record *tsc_report_record_of(const char *s, size_t len)
 {
 	uint32_t i;
 

@@ -15,17 +15,17 @@
 #include "report.h"
 
 enum tsc_field_type {
-	TSC_FT_U32,   /* uint32_t, decimal */
-	TSC_FT_U64,   /* uint64_t, decimal */
-	TSC_FT_I64,   /* int64_t, decimal with its sign */
-	TSC_FT_US,    /* uint64_t microseconds: the key gets "_us" */
-	TSC_FT_BOOL,  /* bool, 0 or 1 */
-	TSC_FT_ENUM,  /* an enum, by the name .names gives it */
-	TSC_FT_WORD,  /* char[]: one token, "-" when empty */
-	TSC_FT_LINE,  /* char[]: the rest of the line, "-" when empty */
-	TSC_FT_TOKENS,/* the same; in JSON an array of its tokens */
-	TSC_FT_PAIR,  /* two uint32_t (.at and .at2) as a/b */
-	TSC_FT_EFI,   /* uint64_t EFI_STATUS: its name, or 0x and 16 digits */
+	TSC_FT_U32,    /* uint32_t, decimal */
+	TSC_FT_U64,    /* uint64_t, decimal */
+	TSC_FT_I64,    /* int64_t, decimal with its sign */
+	TSC_FT_US,     /* uint64_t microseconds: the key gets "_us" */
+	TSC_FT_BOOL,   /* bool, 0 or 1 */
+	TSC_FT_ENUM,   /* an enum, by the name .names gives it */
+	TSC_FT_WORD,   /* char[]: one token, "-" when empty */
+	TSC_FT_LINE,   /* char[]: the rest of the line, "-" when empty */
+	TSC_FT_TOKENS, /* the same; in JSON an array of its tokens */
+	TSC_FT_PAIR,   /* two uint32_t (.at and .at2) as a/b */
+	TSC_FT_EFI,    /* uint64_t EFI_STATUS: its name, or 0x and 16 digits */
 };
 
 /* When a field is written.  A field left out reads back as zero. */
@@ -57,15 +57,15 @@ struct tsc_enum_names {
 };
 
 struct tsc_report_field {
-	const char *key;  /* NULL: a positional value */
-	const char *json; /* NULL: not in the JSON (or written by hand) */
-	const char *json2;/* TSC_FT_PAIR: the JSON name of the second */
-	uint8_t type;	  /* enum tsc_field_type */
-	uint8_t when;	  /* enum tsc_field_when */
+	const char *key;   /* NULL: a positional value */
+	const char *json;  /* NULL: not in the JSON (or written by hand) */
+	const char *json2; /* TSC_FT_PAIR: the JSON name of the second */
+	uint8_t type;	   /* enum tsc_field_type */
+	uint8_t when;	   /* enum tsc_field_when */
 	uint8_t flags;
-	uint16_t at;	  /* offsetof the member */
-	uint16_t size;	  /* sizeof the member (char[]: the capacity) */
-	uint16_t at2;	  /* TSC_FT_PAIR: the second; TSC_WHEN_FLAG: the flag */
+	uint16_t at;   /* offsetof the member */
+	uint16_t size; /* sizeof the member (char[]: the capacity) */
+	uint16_t at2;  /* TSC_FT_PAIR: the second; TSC_WHEN_FLAG: the flag */
 	const struct tsc_enum_names *names; /* TSC_FT_ENUM */
 	/* The parser's message for a bad value (NULL: the record's); for a
 	 * positional one also when it is missing; for a FLAG field without
@@ -82,10 +82,10 @@ struct tsc_report_record {
 	/* In the JSON: an object of its own (cpu), the array of the APs'
 	 * objects (ap), or NULL: its fields sit in the report's object. */
 	const char *json;
-	uint8_t base;		   /* enum tsc_record_base */
-	bool required;		   /* a report without it is refused */
-	const char *err_kv;	   /* "<name>: expected key=value" */
-	const char *err_value;	   /* "<name>: bad value" */
+	uint8_t base;	       /* enum tsc_record_base */
+	bool required;	       /* a report without it is refused */
+	const char *err_kv;    /* "<name>: expected key=value" */
+	const char *err_value; /* "<name>: bad value" */
 	const struct tsc_report_field *fields;
 	uint32_t nfields;
 };
@@ -101,8 +101,7 @@ extern const struct tsc_report_record tsc_record_stage, tsc_record_result,
 extern const struct tsc_report_record *const tsc_report_head[TSC_REPORT_NHEAD];
 
 /* The record named s[0..len), or NULL ("end" and unknown records). */
-const struct tsc_report_record *tsc_report_record_of(const char *s,
-						     size_t len);
+const struct tsc_report_record *tsc_report_record_of(const char *s, size_t len);
 
 /* What rec's offsets are relative to in r (TSC_BASE_AP: AP entry i). */
 const void *tsc_report_base(const struct tsc_report *r,

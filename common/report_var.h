@@ -11,14 +11,19 @@
 
 /* The vendor GUID in its parts, the way EFI_GUID holds them; both forms
  * below are made from this one list. */
-#define TSC_REPORT_VAR_GUID(X) \
+#define TSC_REPORT_VAR_GUID(X)                                                 \
 	X(503ecfa9, 0287, 4bb9, a4, e1, 41, 75, 1a, 6d, 7c, 4c)
 
-#define TSC_GUID_TEXT_(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)          \
-	#a "-" #b "-" #c "-" #d0 #d1 "-" #d2 #d3 #d4 #d5 #d6 #d7
-#define TSC_GUID_INIT_(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)          \
-	{ 0x##a, 0x##b, 0x##c,                                           \
-	  { 0x##d0, 0x##d1, 0x##d2, 0x##d3, 0x##d4, 0x##d5, 0x##d6, 0x##d7 } }
+#define TSC_GUID_TEXT_(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)                \
+#a "-" #b "-" #c "-" #d0 #d1 "-" #d2 #d3 #d4 #d5 #d6 #d7
+#define TSC_GUID_INIT_(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)                \
+	{                                                                      \
+		0x##a, 0x##b, 0x##c,                                           \
+		{                                                              \
+			0x##d0, 0x##d1, 0x##d2, 0x##d3, 0x##d4, 0x##d5,        \
+				0x##d6, 0x##d7                                 \
+		}                                                              \
+	}
 
 /* "503ecfa9-0287-4bb9-a4e1-41751a6d7c4c" */
 #define TSC_REPORT_VAR_GUID_TEXT TSC_REPORT_VAR_GUID(TSC_GUID_TEXT_)

@@ -35,7 +35,8 @@ void tsc_verdict_explain(const struct tsc_measurement *m,
 		w->verdict = TSC_VERDICT_UNMEASURED;
 		w->clause = TSC_CLAUSE_NOT_MEASURED;
 	} else if (m->warps) {
-		/* A backwards step seen is proof, whatever the estimate says. */
+		/* A backwards step seen is proof, whatever the estimate says.
+		 */
 		w->verdict = TSC_VERDICT_BAD;
 		w->clause = TSC_CLAUSE_WARP_SEEN;
 	} else if (w->magnitude > w->bad_limit) {

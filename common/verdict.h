@@ -71,7 +71,8 @@ enum tsc_verdict_clause {
 struct tsc_verdict_why {
 	enum tsc_verdict verdict;
 	enum tsc_verdict_clause clause;
-	bool kernel_test; /* the kernel-style rule applied, else the estimate's */
+	bool kernel_test; /* the kernel-style rule applied, else the estimate's
+			   */
 	uint64_t magnitude; /* |offset| */
 	uint64_t ok_limit;  /* ok up to this */
 	uint64_t error;	    /* allowed on top of the limit: rtt / 2, or half

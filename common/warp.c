@@ -218,8 +218,8 @@ bool tsc_warp_run(struct tsc_mailbox *mb, uint64_t cycles,
 	out->gap_to_ap = out->gap_to_bsp = INT64_MAX;
 	for (k = 0; k < TSC_WARP_WINDOWS; k++) {
 		out->gap_to_bsp = min64(out->gap_to_bsp, h.low[k][0]);
-		out->gap_to_ap = min64(out->gap_to_ap,
-				       atomic_load(&w->ap_min[k]));
+		out->gap_to_ap =
+			min64(out->gap_to_ap, atomic_load(&w->ap_min[k]));
 		to_bsp[k] = h.low[k][TSC_WARP_LOW - 1];
 		to_ap[k] = atomic_load(&w->ap_low[k]);
 	}

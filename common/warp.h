@@ -57,8 +57,10 @@ struct tsc_warp_result {
 	uint32_t rounds;	 /* handoffs, both directions */
 	uint32_t handoffs_to_ap; /* BSP's value seen by the AP next */
 	uint32_t handoffs_to_bsp;
-	uint32_t warps_bsp; /* the BSP read less than the AP's value: AP ahead */
-	uint32_t warps_ap;  /* the AP read less than the BSP's value: AP behind */
+	uint32_t
+		warps_bsp; /* the BSP read less than the AP's value: AP ahead */
+	uint32_t
+		warps_ap; /* the AP read less than the BSP's value: AP behind */
 	uint64_t max_back;  /* the largest backwards step seen, cycles */
 	int64_t gap_to_ap;  /* smallest BSP->AP gap (L + d) */
 	int64_t gap_to_bsp; /* smallest AP->BSP gap (L - d) */

@@ -126,7 +126,7 @@ static EFI_STATUS load_image(EFI_HANDLE parent, EFI_DEVICE_PATH *path,
 }
 
 static EFI_STATUS load_default(EFI_HANDLE parent, EFI_HANDLE fs,
-				EFI_HANDLE *child)
+			       EFI_HANDLE *child)
 {
 	EFI_DEVICE_PATH *file = FileDevicePath(fs, DEFAULT_LOADER);
 	EFI_STATUS st;

@@ -143,9 +143,11 @@ EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
 BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
 {
 	/* systemd-sleep's vendor GUID for HibernateLocation. */
-	static EFI_GUID systemd_vendor = { 0x8cf2644b, 0x4b0b, 0x428f,
-					   { 0x93, 0x87, 0x6d, 0x87, 0x60,
-					     0x50, 0xdc, 0x67 } };
+	static EFI_GUID systemd_vendor = { 0x8cf2644b,
+					   0x4b0b,
+					   0x428f,
+					   { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50,
+					     0xdc, 0x67 } };
 	UINTN size = 0;
 	EFI_STATUS st;
 

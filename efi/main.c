@@ -127,14 +127,14 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 		st = esp_create(esp, L"disabled");
 		if (!EFI_ERROR(st))
 			st = esp_delete(esp, L"pending");
-		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
-				      EFI_ERROR(st)
-					      ? "the stage never returned on "
-						"the last boot; could not write "
-						"the disabled file, nothing done"
-					      : "the stage never returned on "
-						"the last boot; it disabled "
-						"itself and did nothing");
+		tsc_report_set_result(
+			&report, TSC_RESULT_GUARD_TRIPPED,
+			EFI_ERROR(st) ? "the stage never returned on "
+					"the last boot; could not write "
+					"the disabled file, nothing done"
+				      : "the stage never returned on "
+					"the last boot; it disabled "
+					"itself and did nothing");
 		return FALSE;
 	}
 	if (opts.mode == TSC_MODE_OFF)
@@ -196,7 +196,8 @@ static void measure_and_sync(void)
 		return;
 	}
 	if (!STAGE_SIM && run_mode == TSC_MODE_MEASURE)
-		pf->write = NULL; /* measure mode cannot write, by construction */
+		pf->write =
+			NULL; /* measure mode cannot write, by construction */
 	tsc_run_params_default(&params, run_mode);
 	tsc_run(pf, &params, &workspace, &report);
 	if (refusal)
@@ -221,13 +222,15 @@ static void wait_for_aps(void)
 		stopped++;
 	}
 	if (stuck)
-		Print(L"tsctui: %d processor(s) did not finish\r\n", (int)stuck);
+		Print(L"tsctui: %d processor(s) did not finish\r\n",
+		      (int)stuck);
 	if ((stopped || stuck) && report.result == TSC_RESULT_IN_SYNC)
-		tsc_report_set_result(&report, TSC_RESULT_UNSURE,
-				      stuck ? "a processor was still running "
-					      "the stage's code when it returned"
-					    : "MP services had to stop a "
-					      "processor that overran");
+		tsc_report_set_result(
+			&report, TSC_RESULT_UNSURE,
+			stuck ? "a processor was still running "
+				"the stage's code when it returned"
+			      : "MP services had to stop a "
+				"processor that overran");
 }
 
 /* gnu-efi's crt0 relocates the image, then calls this with the SysV ABI:
@@ -247,8 +250,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 			STAGE_SIM ? TSC_BUILD_SIM : TSC_BUILD_RELEASE);
 	collect_options(image, &esp);
 	report.mode = opts.mode;
-	report.config = opts.config_esp ? TSC_CONFIG_ESP
-					: TSC_CONFIG_LOAD_OPTIONS;
+	report.config =
+		opts.config_esp ? TSC_CONFIG_ESP : TSC_CONFIG_LOAD_OPTIONS;
 	if (opts.ignored[0])
 		tsc_report_ignore(&report, opts.ignored,
 				  tsc_strlen(opts.ignored));

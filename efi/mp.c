@@ -66,7 +66,7 @@ struct ap_slot {
 
 static struct stage_mp {
 	EFI_MP_SERVICES_PROTOCOL *mp;
-	UINTN ncpus; /* as MP services counts them */
+	UINTN ncpus;  /* as MP services counts them */
 	UINTN nslots; /* the ones we keep state for: at most TSC_MAX_CPUS */
 	UINTN bsp;
 	UINT64 tsc_hz;
@@ -178,9 +178,8 @@ static uint64_t mp_read(void *ctx, uint32_t cpu)
 {
 	(void)ctx;
 	if (STAGE_SIM && cpu < TSC_MAX_CPUS)
-		return now() +
-		       (uint64_t)atomic_load_explicit(&M.virt[cpu],
-						      memory_order_relaxed);
+		return now() + (uint64_t)atomic_load_explicit(
+				       &M.virt[cpu], memory_order_relaxed);
 	return now();
 }
 
@@ -349,7 +348,8 @@ static void mp_quiet(void *ctx, bool on)
 {
 	(void)ctx;
 	if (on && !M.raised) {
-		M.saved_tpl = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
+		M.saved_tpl =
+			uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
 		M.raised = TRUE;
 	} else if (!on && M.raised) {
 		uefi_call_wrapper(BS->RestoreTPL, 1, M.saved_tpl);
@@ -432,12 +432,12 @@ EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 	for (i = 0; i < M.nslots; i++) {
 		M.apic[i] = (UINT32)i;
 		M.enabled[i] = TRUE;
-		M.status[i] = uefi_call_wrapper(M.mp->GetProcessorInfo, 3,
-						M.mp, i, &info);
+		M.status[i] = uefi_call_wrapper(M.mp->GetProcessorInfo, 3, M.mp,
+						i, &info);
 		if (!EFI_ERROR(M.status[i])) {
 			M.apic[i] = (UINT32)info.ProcessorId;
-			M.enabled[i] = (info.StatusFlag &
-					PROCESSOR_ENABLED_BIT) != 0;
+			M.enabled[i] =
+				(info.StatusFlag & PROCESSOR_ENABLED_BIT) != 0;
 		}
 		if (STAGE_SIM) {
 			atomic_store(&M.virt[i], o->sim_offset[i]);

@@ -9,9 +9,13 @@
 
 #include <efi.h>
 
-#define EFI_MP_SERVICES_PROTOCOL_GUID                                        \
-	{ 0x3fdda605, 0xa76e, 0x4f46,                                        \
-	  { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+#define EFI_MP_SERVICES_PROTOCOL_GUID                                          \
+	{                                                                      \
+		0x3fdda605, 0xa76e, 0x4f46,                                    \
+		{                                                              \
+			0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08         \
+		}                                                              \
+	}
 
 #define PROCESSOR_AS_BSP_BIT 0x00000001
 #define PROCESSOR_ENABLED_BIT 0x00000002
@@ -44,14 +48,12 @@ typedef EFI_STATUS(EFIAPI *EFI_MP_SERVICES_GET_PROCESSOR_INFO)(
 	EFI_PROCESSOR_INFORMATION *ProcessorInfoBuffer);
 typedef EFI_STATUS(EFIAPI *EFI_MP_SERVICES_STARTUP_ALL_APS)(
 	struct _EFI_MP_SERVICES_PROTOCOL *This, EFI_AP_PROCEDURE Procedure,
-	BOOLEAN SingleThread, EFI_EVENT WaitEvent,
-	UINTN TimeoutInMicroSeconds, VOID *ProcedureArgument,
-	UINTN **FailedCpuList);
+	BOOLEAN SingleThread, EFI_EVENT WaitEvent, UINTN TimeoutInMicroSeconds,
+	VOID *ProcedureArgument, UINTN **FailedCpuList);
 typedef EFI_STATUS(EFIAPI *EFI_MP_SERVICES_STARTUP_THIS_AP)(
 	struct _EFI_MP_SERVICES_PROTOCOL *This, EFI_AP_PROCEDURE Procedure,
-	UINTN ProcessorNumber, EFI_EVENT WaitEvent,
-	UINTN TimeoutInMicroseconds, VOID *ProcedureArgument,
-	BOOLEAN *Finished);
+	UINTN ProcessorNumber, EFI_EVENT WaitEvent, UINTN TimeoutInMicroseconds,
+	VOID *ProcedureArgument, BOOLEAN *Finished);
 typedef EFI_STATUS(EFIAPI *EFI_MP_SERVICES_SWITCH_BSP)(
 	struct _EFI_MP_SERVICES_PROTOCOL *This, UINTN ProcessorNumber,
 	BOOLEAN EnableOldBSP);

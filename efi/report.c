@@ -23,7 +23,7 @@ static EFI_GUID report_guid = TSC_REPORT_VAR_GUID_INIT;
 static char text[TSC_REPORT_MAX_TEXT];
 static char fitted[TSC_REPORT_MAX_TEXT];
 
-#define REPORT_ATTRS \
+#define REPORT_ATTRS                                                           \
 	(EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
 /* What a variable costs besides its data: the name and the store's record
  * header (60 bytes in EDK2's authenticated format, and 4 to spare). */
@@ -52,8 +52,8 @@ static UINTN first_cap(UINTN failed, UINTN sim_varmax)
 	UINTN cap = failed - 1;
 
 	if (RT->Hdr.Revision >= (2u << 16) &&
-	    !EFI_ERROR(uefi_call_wrapper(RT->QueryVariableInfo, 4,
-					 REPORT_ATTRS, &store, &left, &max)) &&
+	    !EFI_ERROR(uefi_call_wrapper(RT->QueryVariableInfo, 4, REPORT_ATTRS,
+					 &store, &left, &max)) &&
 	    max > REPORT_VAR_OVERHEAD && max - REPORT_VAR_OVERHEAD < cap)
 		cap = (UINTN)(max - REPORT_VAR_OVERHEAD);
 	if (STAGE_SIM && sim_varmax && sim_varmax < cap)
@@ -68,7 +68,7 @@ static UINTN first_cap(UINTN failed, UINTN sim_varmax)
  * bytes or more, so a smaller copy cannot be written at all.
  */
 #define FIT_TRIES 12
-#define FIT_SHRINK(cap) ((cap) * 3 / 4)
+#define FIT_SHRINK(cap) ((cap)*3 / 4)
 #define FIT_SMALLEST 256
 
 /* Stores a copy that fits; returns the last status. */
@@ -90,10 +90,12 @@ static EFI_STATUS store_fitted(const struct tsc_report *r, UINTN full,
 		cap = FIT_SHRINK(cap);
 	}
 	if (!EFI_ERROR(st))
-		Print(L"tsctui: the report variable holds %d of %d APs (%d bytes:"
-		      L" the firmware's variable size limit); this console copy "
-		      L"has them all\r\n", (int)(r->nap - omitted), (int)r->nap,
-		      (int)n);
+		Print(L"tsctui: the report variable holds %d of %d APs (%d "
+		      L"bytes:"
+		      L" the firmware's variable size limit); this console "
+		      L"copy "
+		      L"has them all\r\n",
+		      (int)(r->nap - omitted), (int)r->nap, (int)n);
 	return st;
 }
 

@@ -33,7 +33,8 @@ static const char usage[] =
 	"  history [--json]\n"
 	"        one row per recorded boot\n"
 	"  report [--json] [--file PATH|-] [--all]\n"
-	"        the stage's report of this boot (the " TSC_REPORT_VAR_NAME " EFI\n"
+	"        the stage's report of this boot (the " TSC_REPORT_VAR_NAME
+	" EFI\n"
 	"        variable), or from PATH: a raw variable, an efivarfs file,\n"
 	"        or a console log with report blocks (the last one, or all)\n"
 	"  simulate --cpus N [--mode measure|sync] [--seed S] [--reference]\n"
@@ -57,7 +58,8 @@ static const char usage[] =
 	"  guard status|reset [--mode M]\n"
 	"        the hang guard: clear, pending or tripped; it trips when the\n"
 	"        stage hung in a boot, or after 3 sync boots Linux never\n"
-	"        confirmed (each followed by a measure-only boot that it did);\n"
+	"        confirmed (each followed by a measure-only boot that it "
+	"did);\n"
 	"        reset clears every marker and the strikes and re-enables the\n"
 	"        stage (in measure mode unless --mode)\n"
 	"  kernel-arg nowatchdog on|off\n"
@@ -89,18 +91,12 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "status", cmd_status },
-	{ "report", cmd_report },
-	{ "check", cmd_check },
-	{ "bench", cmd_bench },
-	{ "history", cmd_history },
-	{ "simulate", cmd_simulate },
-	{ "install", cmd_install },
-	{ "uninstall", cmd_uninstall },
-	{ "mode", cmd_mode },
-	{ "guard", cmd_guard },
-	{ "boot-ok", cmd_boot_ok },
-	{ "kernel-arg", cmd_kernel_arg },
+	{ "status", cmd_status },   { "report", cmd_report },
+	{ "check", cmd_check },	    { "bench", cmd_bench },
+	{ "history", cmd_history }, { "simulate", cmd_simulate },
+	{ "install", cmd_install }, { "uninstall", cmd_uninstall },
+	{ "mode", cmd_mode },	    { "guard", cmd_guard },
+	{ "boot-ok", cmd_boot_ok }, { "kernel-arg", cmd_kernel_arg },
 };
 
 /* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error. */
@@ -147,7 +143,8 @@ int main(int argc, char **argv)
 	if (!rest)
 		return app_fail("out of memory");
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);
 			free(rest);
 			return EXIT_OK;
@@ -171,8 +168,9 @@ int main(int argc, char **argv)
 		}
 		if (!cmd) {
 			free(rest);
-			return app_fail("unknown option '%s' (see tsctui --help)",
-					argv[i]);
+			return app_fail(
+				"unknown option '%s' (see tsctui --help)",
+				argv[i]);
 		}
 		rest[nrest++] = argv[i];
 	}

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Static checks on every C source of ours: cppcheck (warnings, style,
-# portability, and dead code: a function nothing calls), from
+# portability, and dead code: a function nothing calls), and clang-format
+# against the repository's .clang-format.  Both tools come from
 # `make test-deps`.  variableScope is not asked for: declarations at the
 # top of a block are this code's style (the kernel's and systemd-boot's).
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
+
+SOURCES=$(git ls-files 'common/*.[ch]' 'tui/*.[ch]' 'efi/*.[ch]' \
+	'tests/unit/*.[ch]' 'tests/fuzz/*.c' 'tests/efi/*.c')
 
 cppcheck_run() {
 	# efi_main is called by gnu-efi's crt0, which cppcheck does not see.
@@ -37,4 +41,17 @@ else
 	rm -rf "$tmp"
 fi
 
+if ! command -v clang-format >/dev/null; then
+	not_ok "clang-format is installed (make test-deps)"
+else
+	# shellcheck disable=SC2086
+	drift=$(clang-format --dry-run $SOURCES 2>&1 | grep -c 'warning:' || true)
+	if [ "$drift" -eq 0 ]; then
+		ok "clang-format: every source matches .clang-format"
+	else
+		not_ok "clang-format: $drift lines drift from .clang-format (clang-format -i fixes them)"
+		# shellcheck disable=SC2086
+		clang-format --dry-run $SOURCES 2>&1 | grep 'warning:' | head -10 | sed 's/^/#   /'
+	fi
+fi
 done_testing

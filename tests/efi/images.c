@@ -42,10 +42,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		EFI_LOADED_IMAGE *li;
 		CHAR16 *text;
 
-		if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3,
-						handles[i],
-						&LoadedImageProtocol,
-						(VOID **)&li)) ||
+		if (EFI_ERROR(uefi_call_wrapper(
+			    BS->HandleProtocol, 3, handles[i],
+			    &LoadedImageProtocol, (VOID **)&li)) ||
 		    !li->FilePath)
 			continue;
 		text = DevicePathToStr(li->FilePath);

@@ -18,7 +18,9 @@ struct sec2 {
 	SEC2_AUTH FileAuthentication;
 };
 
-static EFI_GUID sec2_guid = { 0x94ab2f58, 0x1438, 0x4ef1,
+static EFI_GUID sec2_guid = { 0x94ab2f58,
+			      0x1438,
+			      0x4ef1,
 			      { 0x91, 0x52, 0x18, 0x94, 0x1a, 0x3a, 0x0e,
 				0x68 } };
 static SEC2_AUTH firmware_check;

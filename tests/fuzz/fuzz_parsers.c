@@ -103,11 +103,10 @@ static size_t example_record(char *buf, size_t cap,
 			snprintf(v, sizeof(v), "%s", index);
 		else
 			example(v, sizeof(v), f);
-		n += (size_t)snprintf(buf + n, cap - n, " %s%s%s%s",
-				      f->key ? f->key : "",
-				      f->key && f->type == TSC_FT_US ? "_us"
-								     : "",
-				      f->key ? "=" : "", v);
+		n += (size_t)snprintf(
+			buf + n, cap - n, " %s%s%s%s", f->key ? f->key : "",
+			f->key && f->type == TSC_FT_US ? "_us" : "",
+			f->key ? "=" : "", v);
 	}
 	n += (size_t)snprintf(buf + n, cap - n, "\n");
 	return n;
@@ -129,11 +128,12 @@ static bool make_seed(void)
 				    tsc_report_head[i], NULL, 1);
 	n += example_record(buf + n, sizeof(buf) - n, &tsc_record_ap, "1", 1);
 	n += example_record(buf + n, sizeof(buf) - n, &tsc_record_ap, "2", 0);
-	n += example_record(buf + n, sizeof(buf) - n, &tsc_record_omitted,
-			    NULL, 1);
+	n += example_record(buf + n, sizeof(buf) - n, &tsc_record_omitted, NULL,
+			    1);
 	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "end\n");
 	if (!tsc_report_parse(buf, n, &r, &err, &line)) {
-		printf("# the tables' example report: line %u: %s\n", line, err);
+		printf("# the tables' example report: line %u: %s\n", line,
+		       err);
 		show("example", buf, n);
 		return false;
 	}
@@ -170,8 +170,9 @@ static bool seed_has_every_field(void)
 	return all && strstr(seed_report, "\nomitted ");
 }
 
-static const char alphabet[] = "tsctui-report 10=-/ \n\r\tabcdefghijklmnopqrstuvwxyz."
-			       "[]#>:'CPUTSMW;,";
+static const char alphabet[] =
+	"tsctui-report 10=-/ \n\r\tabcdefghijklmnopqrstuvwxyz."
+	"[]#>:'CPUTSMW;,";
 
 static uint64_t rng = 0x12345678abcdefull;
 
@@ -209,7 +210,8 @@ static size_t make_input(char *buf, size_t cap, unsigned kind)
 				buf[at] = (char)next();
 				break;
 			case 1:
-				buf[at] = alphabet[next() % (sizeof(alphabet) - 1)];
+				buf[at] = alphabet[next() %
+						   (sizeof(alphabet) - 1)];
 				break;
 			default:
 				n = at; /* truncate */
@@ -236,7 +238,8 @@ int main(void)
 		if (tsc_report_parse(buf, n, &r, &err, &line)) {
 			parsed++;
 			len = tsc_report_write(&r, text, sizeof(text));
-			if (len && tsc_report_parse(text, len, &r2, &err, &line) &&
+			if (len &&
+			    tsc_report_parse(text, len, &r2, &err, &line) &&
 			    memcmp(&r, &r2, sizeof(r)) == 0)
 				roundtrips++;
 			else if (bad_roundtrip++ < 3)
@@ -253,7 +256,8 @@ int main(void)
 	printf("# %u inputs, %u parsed as reports, %u round trips\n", INPUTS,
 	       parsed, roundtrips);
 	printf("%s 1 - the seed, made from the format's tables, parses and "
-	       "holds every field\n", covered ? "ok" : "not ok");
+	       "holds every field\n",
+	       covered ? "ok" : "not ok");
 	printf("%s 2 - %u inputs through every parser without a crash\n",
 	       seeded ? "ok" : "not ok", INPUTS);
 	printf("%s 3 - every report that parses survives write and parse "

@@ -24,8 +24,8 @@ static struct tsc_cpu_regs regs(const char *vendor, uint32_t eax1,
 /* Ryzen 7 3700U (E595): family 17h model 18h: eax 0x00810F81. */
 static void amd_zen(void **s)
 {
-	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00810F81, true, false,
-				     false);
+	struct tsc_cpu_regs r =
+		regs("AuthenticAMD", 0x00810F81, true, false, false);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -50,8 +50,8 @@ static void amd_zen(void **s)
  * TSC, no TSC_ADJUST, and the hypervisor bit.  Refused, allow or not. */
 static void hypervisor_refused(void **s)
 {
-	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00810F81, true, false,
-				     true);
+	struct tsc_cpu_regs r =
+		regs("AuthenticAMD", 0x00810F81, true, false, true);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -95,8 +95,8 @@ static void listed_families(void **s)
 /* Intel with TSC_ADJUST: refused even with allow=any-cpu. */
 static void intel_adjust(void **s)
 {
-	struct tsc_cpu_regs r = regs("GenuineIntel", 0x000906EA, true, true,
-				     false);
+	struct tsc_cpu_regs r =
+		regs("GenuineIntel", 0x000906EA, true, true, false);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -115,8 +115,8 @@ static void intel_adjust(void **s)
  * would change. */
 static void intel_not_listed(void **s)
 {
-	struct tsc_cpu_regs r = regs("GenuineIntel", 0x000506E3, false, false,
-				     false);
+	struct tsc_cpu_regs r =
+		regs("GenuineIntel", 0x000506E3, false, false, false);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -134,8 +134,8 @@ static void intel_not_listed(void **s)
  * invariant TSC; allow=any-cpu does not lift that. */
 static void no_invariant(void **s)
 {
-	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00800F12, false, false,
-				     false);
+	struct tsc_cpu_regs r =
+		regs("AuthenticAMD", 0x00800F12, false, false, false);
 	struct tsc_cpu_info c;
 	const char *why;
 
@@ -152,8 +152,8 @@ static void no_invariant(void **s)
 /* Leaves beyond the maximum are not trusted. */
 static void absent_leaves(void **s)
 {
-	struct tsc_cpu_regs r = regs("AuthenticAMD", 0x00810F81, true, true,
-				     false);
+	struct tsc_cpu_regs r =
+		regs("AuthenticAMD", 0x00810F81, true, true, false);
 	struct tsc_cpu_info c;
 
 	(void)s;

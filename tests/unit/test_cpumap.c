@@ -16,11 +16,12 @@ static void zen_cpuinfo(char *buf, size_t cap)
 	unsigned i;
 
 	for (i = 0; i < 8; i++)
-		n += (size_t)snprintf(buf + n, cap - n,
-				      "processor\t: %u\nvendor_id\t: "
-				      "AuthenticAMD\napicid\t\t: %u\n"
-				      "initial apicid\t: %u\nflags\t\t: fpu\n\n",
-				      i, zen_apic[i], zen_apic[i]);
+		n += (size_t)snprintf(
+			buf + n, cap - n,
+			"processor\t: %u\nvendor_id\t: "
+			"AuthenticAMD\napicid\t\t: %u\n"
+			"initial apicid\t: %u\nflags\t\t: fpu\n\n",
+			i, zen_apic[i], zen_apic[i]);
 }
 
 /* MP services order: the stage's #k has APIC ID k. */
@@ -80,7 +81,8 @@ static void unknown(void **s)
 
 	(void)s;
 	cpu_map_parse("processor\t: 0\nvendor_id\t: AuthenticAMD\n\n"
-		      "processor\t: 1\n\n", &m);
+		      "processor\t: 1\n\n",
+		      &m);
 	assert_int_equal(m.n, 0);
 	mp_report(&r, 2);
 	assert_int_equal(cpu_map_report_linux(&m, &r, 1), -1);
@@ -108,7 +110,8 @@ static void unknown(void **s)
 
 	/* Two processors claiming one APIC ID: neither is trusted. */
 	cpu_map_parse("processor : 0\napicid : 0\n\nprocessor : 1\napicid : 2\n"
-		      "\nprocessor : 2\napicid : 2\n\n", &m);
+		      "\nprocessor : 2\napicid : 2\n\n",
+		      &m);
 	assert_int_equal(m.n, 1);
 	assert_int_equal(cpu_map_linux(&m, 0), 0);
 	assert_int_equal(cpu_map_linux(&m, 2), -1);

@@ -12,8 +12,8 @@ static struct tsc_workspace ws;
 static struct tsc_platform inner;
 static int writes;
 static int refuse_cpu = -1;
-static int foreign_cpu = -1;   /* its responder runs on another processor */
-static int foreign_after = 0;  /* ... from this many identity checks on */
+static int foreign_cpu = -1;  /* its responder runs on another processor */
+static int foreign_after = 0; /* ... from this many identity checks on */
 static int identity_checks;
 
 static bool foreign_on_cpu(void *ctx, uint32_t cpu)
@@ -38,9 +38,9 @@ static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 	inner.write(ctx, cpu, delta);
 }
 
-static int refuse_from = 1;	/* refuse_cpu's starts, from this one on */
+static int refuse_from = 1; /* refuse_cpu's starts, from this one on */
 static int starts_of_refused;
-static uint32_t claimed_cpus;	/* 0, or more processors than the host has */
+static uint32_t claimed_cpus; /* 0, or more processors than the host has */
 static int disabled_cpu = -1;
 
 static int refusing_start(void *ctx, uint32_t cpu, void (*fn)(void *),
@@ -178,8 +178,8 @@ static void sync_writes_and_converges(void **s)
 	assert_int_equal(r->msr_writes, (uint32_t)writes);
 	assert_true(r->bsp_shift > 6815000000LL);
 	for (i = 0; i < r->nap; i++) {
-		int64_t lim = r->ap[i].rtt / 2 > 64 ? (int64_t)r->ap[i].rtt / 2
-						    : 64;
+		int64_t lim =
+			r->ap[i].rtt / 2 > 64 ? (int64_t)r->ap[i].rtt / 2 : 64;
 
 		assert_true(tsc_abs64(r->ap[i].true_offset) <= lim);
 	}

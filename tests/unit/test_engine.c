@@ -26,7 +26,8 @@ static bool wait_surveys(struct engine *e, unsigned n)
 static void fills_in(void **s)
 {
 	struct engine_config c = { .simulate = "sim.offset.1=5000",
-				   .interval_s = 0.05, .kernel_mhz = 2096 };
+				   .interval_s = 0.05,
+				   .kernel_mhz = 2096 };
 	struct engine *e = engine_start(&c);
 	int64_t lim;
 
@@ -50,7 +51,8 @@ static void fills_in(void **s)
 static void snapshots_do_not_wait(void **s)
 {
 	struct engine_config c = { .simulate = "sim.offset.1=-700",
-				   .interval_s = 60, .extra_ms = 1500 };
+				   .interval_s = 60,
+				   .extra_ms = 1500 };
 	struct engine *e = engine_start(&c);
 	unsigned during = 0, i;
 

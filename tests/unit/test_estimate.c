@@ -84,7 +84,8 @@ static void coarse_tick_25(void **s)
 		/* Real time advances by a non-multiple of 25 each trip. */
 		uint64_t real = T0 + (uint64_t)i * 1013;
 		uint64_t t0 = real / 25 * 25;
-		uint64_t a = (uint64_t)((int64_t)(real + 300) + truth) / 25 * 25;
+		uint64_t a =
+			(uint64_t)((int64_t)(real + 300) + truth) / 25 * 25;
 		uint64_t t2 = (real + 600) / 25 * 25;
 
 		tsc_est_add(&e, t0, a, t2);

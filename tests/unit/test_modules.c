@@ -15,7 +15,8 @@ static void proc_modules(void **s)
 	(void)s;
 	modules_parse_proc("kvm_amd 155648 0 - Live 0x0000000000000000\n"
 			   "kvm 1146880 1 kvm_amd, Live 0x0\n"
-			   "msr 16384 0 - Live 0x0\n", &m);
+			   "msr 16384 0 - Live 0x0\n",
+			   &m);
 	assert_true(m.kvm_amd && m.msr);
 	assert_false(m.kvm_intel || m.rtc_cmos);
 }

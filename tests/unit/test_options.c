@@ -43,7 +43,8 @@ static void unknown_reported(void **s)
 	parse("mode=sync foo=bar mode=fast next=Boot12 frobnicate", false);
 	assert_int_equal(o.mode, TSC_MODE_SYNC);
 	assert_int_equal(o.nignored, 4);
-	assert_string_equal(o.ignored, "foo=bar mode=fast next=Boot12 frobnicate");
+	assert_string_equal(o.ignored,
+			    "foo=bar mode=fast next=Boot12 frobnicate");
 }
 
 /* The UEFI Shell passes the image path first; GRUB does not. */
@@ -113,14 +114,14 @@ static void accumulate(void **s)
 
 static void load_options_utf16(void **s)
 {
-	static const uint16_t u[] = { 'm', 'o', 'd', 'e', '=', 's', 'y', 'n',
-				      'c', ' ', 0x00e9, 0 };
+	static const uint16_t u[] = { 'm', 'o', 'd', 'e', '=',	  's',
+				      'y', 'n', 'c', ' ', 0x00e9, 0 };
 	char out[64];
 
 	(void)s;
-	assert_int_equal(tsc_options_from_load_options(u, sizeof(u), out,
-						       sizeof(out)),
-			 11);
+	assert_int_equal(
+		tsc_options_from_load_options(u, sizeof(u), out, sizeof(out)),
+		11);
 	assert_string_equal(out, "mode=sync ?");
 	assert_int_equal(tsc_options_from_load_options("config=esp", 10, out,
 						       sizeof(out)),

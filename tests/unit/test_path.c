@@ -18,8 +18,7 @@ static void under_root(void **s)
 	/* Trailing slashes on the root are not doubled. */
 	assert_string_equal(path_under("/mnt//", "/etc", buf, sizeof(buf)),
 			    "/mnt/etc");
-	assert_string_equal(path_under("//", "/etc", buf, sizeof(buf)),
-			    "/etc");
+	assert_string_equal(path_under("//", "/etc", buf, sizeof(buf)), "/etc");
 }
 
 static void under_root_too_long(void **s)
@@ -37,13 +36,12 @@ static void join(void **s)
 	char buf[64];
 
 	(void)s;
-	assert_string_equal(path_join("/boot/efi", "/EFI/tsctui/options", buf,
-				      sizeof(buf)),
-			    "/boot/efi/EFI/tsctui/options");
+	assert_string_equal(
+		path_join("/boot/efi", "/EFI/tsctui/options", buf, sizeof(buf)),
+		"/boot/efi/EFI/tsctui/options");
 	assert_string_equal(path_join("/", "/EFI/tsctui", buf, sizeof(buf)),
 			    "/EFI/tsctui");
-	assert_string_equal(path_join("", "/loader/entries", buf,
-				      sizeof(buf)),
+	assert_string_equal(path_join("", "/loader/entries", buf, sizeof(buf)),
 			    "/loader/entries");
 	assert_null(path_join("/boot/efi", "/EFI/tsctui", buf, 8));
 }

@@ -54,8 +54,7 @@ static void real_drift(void **s)
 	(void)s;
 	rate_init(&r, MHZ);
 	for (i = 0; i <= 30; i++)
-		rate_tick(&r, (uint64_t)(1e12 + i * CYCLES_PER_S * 1.00003),
-			  i);
+		rate_tick(&r, (uint64_t)(1e12 + i * CYCLES_PER_S * 1.00003), i);
 	for (i = 0; i < (int)r.kept; i++)
 		assert_false(r.paired[i]);
 	assert_true(fabs(rate_ppm(&r, rate_cumulative_mhz(&r)) - 30) < 0.1);
@@ -65,9 +64,9 @@ static void pairs_rule(void **s)
 {
 	(void)s;
 	assert_true(rate_cancelling(100, -95));
-	assert_false(rate_cancelling(100, -60));  /* not equal and opposite */
-	assert_false(rate_cancelling(100, 100));  /* same sign: drift */
-	assert_false(rate_cancelling(10, -10));   /* noise */
+	assert_false(rate_cancelling(100, -60)); /* not equal and opposite */
+	assert_false(rate_cancelling(100, 100)); /* same sign: drift */
+	assert_false(rate_cancelling(10, -10));	 /* noise */
 }
 
 static void ignores_nonsense(void **s)

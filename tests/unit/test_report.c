@@ -19,8 +19,10 @@ static void sample(struct tsc_report *r)
 	r->config = TSC_CONFIG_ESP;
 	tsc_report_set_result(r, TSC_RESULT_UNSURE, "CPU 7\tdid not answer\n");
 	r->cpu = (struct tsc_cpu_info){ .vendor = TSC_VENDOR_AMD,
-					.family = 0x17, .model = 0x18,
-					.invariant_tsc = true, .rdtscp = true };
+					.family = 0x17,
+					.model = 0x18,
+					.invariant_tsc = true,
+					.rdtscp = true };
 	r->tick = 21;
 	r->tsc_hz = 2096066000;
 	r->bsp_index = 0;
@@ -37,23 +39,30 @@ static void sample(struct tsc_report *r)
 	r->nap = 7;
 	for (i = 0; i < 7; i++) {
 		r->ap[i] = (struct tsc_report_cpu){
-			.index = i + 1, .apic_id = i + 1,
+			.index = i + 1,
+			.apic_id = i + 1,
 			.survey_offset = 6815086011LL - i,
-			.final_offset = -(int64_t)i, .rtt = 126 + i,
-			.warps_bsp = i, .warps_ap = 2 * i, .max_warp = 99,
+			.final_offset = -(int64_t)i,
+			.rtt = 126 + i,
+			.warps_bsp = i,
+			.warps_ap = 2 * i,
+			.max_warp = 99,
 			.verdict = (enum tsc_verdict)(i % 4),
-			.note = (enum tsc_ap_note)(i % 9), .exchanges = 300,
+			.note = (enum tsc_ap_note)(i % 9),
+			.exchanges = 300,
 			/* A named EFI error, an unnamed one, none. */
 			.fw_status = i == 1   ? 0x8000000000000006ull
 				     : i == 4 ? 0x8000000000000063ull
 					      : 0,
-			.warp_rounds = 2000, .writes = 1,
+			.warp_rounds = 2000,
+			.writes = 1,
 			.has_true_offset = i % 2,
 			.true_offset = i % 2 ? -3 : 0,
 			/* The kernel-style test's figures on some APs. */
 			.kernel_test = i % 3 != 0,
 			.margin = i % 3 ? 240 - 100 * (int64_t)i : 0,
-			.spread = i % 3 ? 17 * i : 0 };
+			.spread = i % 3 ? 17 * i : 0
+		};
 	}
 }
 
@@ -63,12 +72,16 @@ static void sample(struct tsc_report *r)
 static void full_sample(struct tsc_report *r)
 {
 	sample(r);
-	r->ap[7] = (struct tsc_report_cpu){
-		.index = 9, .apic_id = 18, .verdict = TSC_VERDICT_UNMEASURED,
-		.note = TSC_NOTE_STOPPED, .fw_status = 0x8000000000000012ull };
-	r->ap[8] = (struct tsc_report_cpu){
-		.index = 11, .apic_id = 20, .verdict = TSC_VERDICT_UNMEASURED,
-		.note = TSC_NOTE_DISABLED };
+	r->ap[7] =
+		(struct tsc_report_cpu){ .index = 9,
+					 .apic_id = 18,
+					 .verdict = TSC_VERDICT_UNMEASURED,
+					 .note = TSC_NOTE_STOPPED,
+					 .fw_status = 0x8000000000000012ull };
+	r->ap[8] = (struct tsc_report_cpu){ .index = 11,
+					    .apic_id = 20,
+					    .verdict = TSC_VERDICT_UNMEASURED,
+					    .note = TSC_NOTE_DISABLED };
 	r->nap = 9;
 	r->ncpus = 12;
 	r->omitted = 2;
@@ -89,7 +102,8 @@ static char *fixture(const char *name, size_t *len)
  * tsctui read it): pinned byte for byte, both ways. */
 static void exact_text(void **s)
 {
-	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct tsc_report *a = calloc(1, sizeof(*a)),
+			  *b = calloc(1, sizeof(*b));
 	const char *err;
 	uint32_t line;
 	size_t len, n;
@@ -108,18 +122,20 @@ static void exact_text(void **s)
 	/* A report where nothing happened: "-" for every empty text. */
 	tsc_report_init(a, "", TSC_BUILD_RELEASE);
 	n = tsc_report_write(a, text, sizeof(text));
-	assert_string_equal(text,
-		"tsctui-report 1\n"
-		"stage version=- build=release mode=measure config=load-options\n"
-		"result error\n"
-		"reason -\n"
-		"cpu vendor=other family=0 model=0 invariant_tsc=0 tsc_adjust=0 "
-		"hypervisor=0 rdtscp=0 tick=1 tsc_hz=0\n"
-		"bsp index=0 apic=0 shift=0 writes=0 cpus=0\n"
-		"phase survey_us=0 bsp_us=0 ap_pass_us=0 verify_us=0 total_us=0\n"
-		"next -\n"
-		"ignored -\n"
-		"end\n");
+	assert_string_equal(text, "tsctui-report 1\n"
+				  "stage version=- build=release mode=measure "
+				  "config=load-options\n"
+				  "result error\n"
+				  "reason -\n"
+				  "cpu vendor=other family=0 model=0 "
+				  "invariant_tsc=0 tsc_adjust=0 "
+				  "hypervisor=0 rdtscp=0 tick=1 tsc_hz=0\n"
+				  "bsp index=0 apic=0 shift=0 writes=0 cpus=0\n"
+				  "phase survey_us=0 bsp_us=0 ap_pass_us=0 "
+				  "verify_us=0 total_us=0\n"
+				  "next -\n"
+				  "ignored -\n"
+				  "end\n");
 	assert_int_equal(n, strlen(text));
 	assert_true(tsc_report_parse(text, n, b, &err, &line));
 	assert_memory_equal(a, b, sizeof(*a));
@@ -129,7 +145,8 @@ static void exact_text(void **s)
 
 static void round_trip(void **s)
 {
-	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct tsc_report *a = calloc(1, sizeof(*a)),
+			  *b = calloc(1, sizeof(*b));
 	const char *err;
 	uint32_t line;
 	size_t n;
@@ -152,7 +169,6 @@ static void round_trip(void **s)
 	free(b);
 }
 
-
 static void writer_refuses_small_buffer(void **s)
 {
 	struct tsc_report *a = calloc(1, sizeof(*a));
@@ -171,8 +187,9 @@ static bool parses(const char *t, const char **err)
 	return tsc_report_parse(t, strlen(t), &r, err, &line);
 }
 
-#define MIN "tsctui-report 1\nstage build=release mode=measure\n" \
-	    "result in-sync\ncpu vendor=amd\nbsp index=0\n"
+#define MIN                                                                    \
+	"tsctui-report 1\nstage build=release mode=measure\n"                  \
+	"result in-sync\ncpu vendor=amd\nbsp index=0\n"
 
 static void minimal_and_unknown(void **s)
 {
@@ -181,12 +198,14 @@ static void minimal_and_unknown(void **s)
 	(void)s;
 	assert_true(parses(MIN "end\n", &err));
 	/* Unknown records and keys from a newer stage are skipped. */
-	assert_true(parses(MIN "newrecord x=1\nap 1 colour=blue verdict=ok\nend\n",
-			   &err));
+	assert_true(parses(
+		MIN "newrecord x=1\nap 1 colour=blue verdict=ok\nend\n", &err));
 	/* CRLF line ends, as a serial console writes them. */
-	assert_true(parses("tsctui-report 1\r\nstage build=sim mode=sync\r\n"
-			   "result unsure\r\ncpu vendor=intel\r\nbsp index=0\r\n"
-			   "end\r\n", &err));
+	assert_true(
+		parses("tsctui-report 1\r\nstage build=sim mode=sync\r\n"
+		       "result unsure\r\ncpu vendor=intel\r\nbsp index=0\r\n"
+		       "end\r\n",
+		       &err));
 }
 
 static void strict_structure(void **s)
@@ -197,7 +216,9 @@ static void strict_structure(void **s)
 	assert_false(parses("", &err));
 	assert_false(parses("hello\n", &err));
 	assert_string_equal(err, "not a tsctui report");
-	assert_false(parses("tsctui-report 2\n" "end\n", &err));
+	assert_false(parses("tsctui-report 2\n"
+			    "end\n",
+			    &err));
 	assert_string_equal(err, "unsupported report format");
 	assert_false(parses(MIN, &err)); /* cut short */
 	assert_non_null(strstr(err, "cut short"));
@@ -212,8 +233,10 @@ static void strict_structure(void **s)
 	 * margin introduces: alone it could not be written back. */
 	assert_false(parses(MIN "ap 1 spread=5\nend\n", &err));
 	assert_true(parses(MIN "ap 1 spread=5 margin=-3\nend\n", &err));
-	assert_false(parses(MIN "ap 1 survey=99999999999999999999\nend\n", &err));
-	assert_false(parses("tsctui-report 1\nstage mode=sometimes\nend\n", &err));
+	assert_false(
+		parses(MIN "ap 1 survey=99999999999999999999\nend\n", &err));
+	assert_false(
+		parses("tsctui-report 1\nstage mode=sometimes\nend\n", &err));
 	assert_false(parses("tsctui-report 1\nresult fine\nend\n", &err));
 	assert_false(parses(MIN "cpu tick=0\nend\n", &err));
 	assert_false(parses(MIN "bsp shift=12x\nend\n", &err));
@@ -234,15 +257,16 @@ static void binary_garbage(void **s)
 	 * harmless (a variable may carry a terminator). */
 	assert_false(tsc_report_parse(MIN "\0end\n", sizeof(MIN) + 4, &r, &err,
 				      &line));
-	assert_true(tsc_report_parse(MIN "end\n", sizeof(MIN "end\n"), &r,
-				     &err, &line));
+	assert_true(tsc_report_parse(MIN "end\n", sizeof(MIN "end\n"), &r, &err,
+				     &line));
 }
 
 /* Under a firmware's variable size limit: the worst APs first, in index
  * order, "omitted N" for the rest, and a parse that says so. */
 static void fit_within_a_limit(void **s)
 {
-	struct tsc_report *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct tsc_report *a = calloc(1, sizeof(*a)),
+			  *b = calloc(1, sizeof(*b));
 	static char small[TSC_REPORT_MAX_TEXT];
 	const char *err;
 	uint32_t line, omitted = 99, i, prev = 0;

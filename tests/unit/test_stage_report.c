@@ -8,8 +8,8 @@
 
 #define REP "tsctui-report 1\nresult in-sync\nend\n"
 
-static size_t find(const char *in, size_t n, char *buf,
-		   struct report_block *b, size_t max, size_t *len)
+static size_t find(const char *in, size_t n, char *buf, struct report_block *b,
+		   size_t max, size_t *len)
 {
 	memcpy(buf, in, n);
 	*len = n;
@@ -36,16 +36,14 @@ static void raw_and_efivarfs(void **s)
 static void console_log(void **s)
 {
 	static const char log[] =
-		"\x1b[2J\x1b[01;01HBdsDxe: starting Boot0001\r\n"
-		TSC_REPORT_BEGIN "\r\n"
+		"\x1b[2J\x1b[01;01HBdsDxe: starting "
+		"Boot0001\r\n" TSC_REPORT_BEGIN "\r\n"
 		"tsctui-report 1\r\n\x1b[0m\x1b[37m\x1b[40mresult unsure\r\n"
-		"end\r\n"
-		TSC_REPORT_END "\r\n"
+		"end\r\n" TSC_REPORT_END "\r\n"
 		"noise\r\n"
 		"  " TSC_REPORT_BEGIN "  \r\n"
-		"tsctui-report 1\r\nresult in-sync\r\nend\r\n"
-		TSC_REPORT_END "\r\n"
-		TSC_REPORT_BEGIN "\r\n"
+		"tsctui-report 1\r\nresult in-sync\r\nend\r\n" TSC_REPORT_END
+		"\r\n" TSC_REPORT_BEGIN "\r\n"
 		"tsctui-report 1\r\n"; /* a third, cut by a hang */
 	struct report_block b[4];
 	char buf[1024];

@@ -5,8 +5,10 @@
 
 static enum tsc_verdict v(int64_t off, uint64_t rtt, uint32_t warps)
 {
-	struct tsc_measurement m = { .measured = true, .offset = off,
-				     .rtt = rtt, .warps = warps,
+	struct tsc_measurement m = { .measured = true,
+				     .offset = off,
+				     .rtt = rtt,
+				     .warps = warps,
 				     .warp_complete = true };
 	return tsc_verdict_of(&m);
 }
@@ -52,8 +54,10 @@ static void unmeasured_and_cut(void **s)
 	(void)s;
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNMEASURED);
 	/* An offset inside the limit whose warp test was cut short. */
-	m = (struct tsc_measurement){ .measured = true, .offset = 3,
-				      .rtt = 100, .warp_complete = false };
+	m = (struct tsc_measurement){ .measured = true,
+				      .offset = 3,
+				      .rtt = 100,
+				      .warp_complete = false };
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
 }
 
@@ -79,7 +83,8 @@ static void kernel_test_rule(void **s)
 		{ -12, 45, 4, TSC_VERDICT_UNSURE },
 		{ 5, 45, 4, TSC_VERDICT_OK },
 	};
-	struct tsc_measurement m = { .measured = true, .warp_complete = true,
+	struct tsc_measurement m = { .measured = true,
+				     .warp_complete = true,
 				     .kernel_test = true };
 	size_t i;
 

@@ -24,9 +24,10 @@ static const char *why(struct engine_core c)
  * A second `rtt / 2` called this "beyond 25". */
 static void cut_warp_test_is_explained_as_cut(void **s)
 {
-	const char *l = why((struct engine_core){
-		.offset = 10, .rtt = 200, .verdict = TSC_VERDICT_UNSURE,
-		.note = TSC_NOTE_WARP_CUT });
+	const char *l = why((struct engine_core){ .offset = 10,
+						  .rtt = 200,
+						  .verdict = TSC_VERDICT_UNSURE,
+						  .note = TSC_NOTE_WARP_CUT });
 
 	(void)s;
 	has(l, "CPU 3: unsure: 10 cycles is within 25");
@@ -38,9 +39,11 @@ static void cut_warp_test_is_explained_as_cut(void **s)
 /* Cut while an earlier note stood: the verdict tells, the note is said. */
 static void cut_under_another_note(void **s)
 {
-	const char *l = why((struct engine_core){
-		.offset = -3, .rtt = 200, .verdict = TSC_VERDICT_UNSURE,
-		.note = TSC_NOTE_NOT_CONVERGED });
+	const char *l =
+		why((struct engine_core){ .offset = -3,
+					  .rtt = 200,
+					  .verdict = TSC_VERDICT_UNSURE,
+					  .note = TSC_NOTE_NOT_CONVERGED });
 
 	(void)s;
 	has(l, "cut short");
@@ -72,7 +75,8 @@ static void estimate_beyond(void **s)
  * within 25, bad beyond 50 plus half the spread (10). */
 static void kernel_test_limits(void **s)
 {
-	struct engine_core c = { .rtt = 400, .kernel_test = true,
+	struct engine_core c = { .rtt = 400,
+				 .kernel_test = true,
 				 .spread = 20 };
 	const char *l;
 
@@ -91,9 +95,10 @@ static void kernel_test_limits(void **s)
 /* The clause that decided comes first; a cut test beside it is a note. */
 static void near_and_cut(void **s)
 {
-	const char *l = why((struct engine_core){
-		.offset = 40, .rtt = 100, .verdict = TSC_VERDICT_UNSURE,
-		.note = TSC_NOTE_WARP_CUT });
+	const char *l = why((struct engine_core){ .offset = 40,
+						  .rtt = 100,
+						  .verdict = TSC_VERDICT_UNSURE,
+						  .note = TSC_NOTE_WARP_CUT });
 
 	(void)s;
 	has(l, "beyond 25, but within the estimate's error of 50");
@@ -102,13 +107,17 @@ static void near_and_cut(void **s)
 
 static void warps_and_unmeasured(void **s)
 {
-	struct engine_core c = { .offset = -5000, .rtt = 300, .warps_ap = 4,
-				 .max_warp = 4900, .verdict = TSC_VERDICT_BAD };
+	struct engine_core c = { .offset = -5000,
+				 .rtt = 300,
+				 .warps_ap = 4,
+				 .max_warp = 4900,
+				 .verdict = TSC_VERDICT_BAD };
 
 	(void)s;
 	has(why(c), "CPU 3: bad: time went backwards 4 times (it read less "
 		    "than CPU 0: it is behind), by up to 4900 cycles");
-	c = (struct engine_core){ .cpu = 5, .verdict = TSC_VERDICT_UNMEASURED,
+	c = (struct engine_core){ .cpu = 5,
+				  .verdict = TSC_VERDICT_UNMEASURED,
 				  .note = TSC_NOTE_NO_ANSWER };
 	why_line(&c, line, sizeof(line));
 	assert_string_equal(line, "CPU 5: unmeasured: it did not answer");
@@ -125,10 +134,13 @@ static void explain_agrees_with_verdict_of(void **s)
 	for (k = 0; k < 2; k++)
 		for (cut = 0; cut < 2; cut++)
 			for (off = -200; off <= 200; off += 7) {
-				struct tsc_measurement m = {
-					.measured = true, .offset = off,
-					.rtt = 300, .warp_complete = !cut,
-					.kernel_test = k, .spread = 30 };
+				struct tsc_measurement m = { .measured = true,
+							     .offset = off,
+							     .rtt = 300,
+							     .warp_complete =
+								     !cut,
+							     .kernel_test = k,
+							     .spread = 30 };
 
 				tsc_verdict_explain(&m, &w);
 				assert_int_equal(w.verdict, tsc_verdict_of(&m));

@@ -66,8 +66,8 @@ static void removes_prefixed(void **s)
 	char out[64];
 
 	(void)s;
-	words_remove_prefixed("BOOT_IMAGE=/vmlinuz ro initrd=/i quiet",
-			      loader, out, sizeof(out));
+	words_remove_prefixed("BOOT_IMAGE=/vmlinuz ro initrd=/i quiet", loader,
+			      out, sizeof(out));
 	assert_string_equal(out, "ro quiet");
 }
 

@@ -101,16 +101,19 @@ int act_ledger_load(struct act *a)
 
 	data = fsx_read(act_path(a, TSCTUI_LEDGER), &len);
 	if (!data)
-		return errno == ENOENT ? 0 : act_fail(a, "cannot read %s: %s",
-						       TSCTUI_LEDGER,
-						       strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : act_fail(a, "cannot read %s: %s",
+					  TSCTUI_LEDGER, strerror(errno));
 	for (line = strtok_r(data, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		sp = strchr(line, ' ');
 		if (!sp || a->nledger == ACT_MAX_LEDGER) {
 			free(data);
-			return act_fail(a, "%s is damaged; not touching "
-					"anything", TSCTUI_LEDGER);
+			return act_fail(a,
+					"%s is damaged; not touching "
+					"anything",
+					TSCTUI_LEDGER);
 		}
 		*sp = '\0';
 		for (k = 0; k < 4; k++)
@@ -118,8 +121,10 @@ int act_ledger_load(struct act *a)
 				break;
 		if (k == 4 || sp[1] != '/') {
 			free(data);
-			return act_fail(a, "%s is damaged; not touching "
-					"anything", TSCTUI_LEDGER);
+			return act_fail(a,
+					"%s is damaged; not touching "
+					"anything",
+					TSCTUI_LEDGER);
 		}
 		a->ledger[a->nledger++] =
 			(struct ledger_entry){ (enum ledger_kind)k,
@@ -145,7 +150,8 @@ bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
 	size_t i;
 
 	for (i = 0; i < a->nledger; i++)
-		if (a->ledger[i].kind == k && strcmp(a->ledger[i].path, sys) == 0)
+		if (a->ledger[i].kind == k &&
+		    strcmp(a->ledger[i].path, sys) == 0)
 			return true;
 	return false;
 }
@@ -233,7 +239,8 @@ int act_ledger_undo(struct act *a, size_t from)
 			if (stat(p, &st) == 0)
 				mode = st.st_mode & 07777;
 			if (fsx_copy_atomic(b, p, mode) != 0) {
-				rc = act_fail(a, "cannot restore %s from %s: %s",
+				rc = act_fail(a,
+					      "cannot restore %s from %s: %s",
 					      e->path, bsys, strerror(errno));
 				break;
 			}
@@ -316,8 +323,10 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 	bool existed = fsx_exists(act_path(a, sys));
 
 	if (act_foreign(a, sys))
-		return act_fail(a, "%s exists and was not installed by "
-				"tsctui; not overwriting it", sys);
+		return act_fail(a,
+				"%s exists and was not installed by "
+				"tsctui; not overwriting it",
+				sys);
 	if (parent_dirs(a, sys) != 0)
 		return -1;
 	if (existed) {
@@ -366,7 +375,8 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 
 		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
 		if (parent_dirs(a, bcopy) != 0 ||
-		    fsx_write_atomic(act_path(a, bcopy), old, have, 0600) != 0) {
+		    fsx_write_atomic(act_path(a, bcopy), old, have, 0600) !=
+			    0) {
 			free(old);
 			return act_fail(a, "cannot back up %s: %s", sys,
 					strerror(errno));
@@ -408,7 +418,8 @@ int act_drop(struct act *a, const char *sys)
 	size_t i;
 
 	for (i = 0; i < a->nledger; i++) {
-		if ((a->ledger[i].kind == L_FILE || a->ledger[i].kind == L_LINK) &&
+		if ((a->ledger[i].kind == L_FILE ||
+		     a->ledger[i].kind == L_LINK) &&
 		    strcmp(a->ledger[i].path, sys) == 0) {
 			if (fsx_remove(act_path(a, sys)) != 0)
 				return act_fail(a, "cannot remove %s: %s", sys,
@@ -430,6 +441,6 @@ int act_installed(struct act *a, struct tsctui_conf *c)
 		return act_fail(a, "%s", why);
 	if (have == 0)
 		return act_fail(a, "tsctui is not installed (run `tsctui "
-				"install` first)");
+				   "install` first)");
 	return act_ledger_load(a);
 }

@@ -36,8 +36,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff);
  * and ESP); -1 with *why when neither is known.  The dashboard's
  * confirmation and the action decide with this one function. */
 enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
-int kernel_arg_method(struct act *a, struct tsctui_conf *c,
-		      enum karg_method *m, const char **why);
+int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
+		      const char **why);
 /* For uninstall: undoes kernel-arg changes the ledger cannot (grubby). */
 int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c);
 

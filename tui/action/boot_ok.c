@@ -20,8 +20,7 @@
 
 /* One history record per boot: what the firmware, the stage and the kernel
  * did (format/history_record.h). */
-static int append_history(struct act *a, const char *mode,
-			  const char *result)
+static int append_history(struct act *a, const char *mode, const char *result)
 {
 	struct history_record rec = { 0 };
 	char line[HISTORY_RECORD_LINE_MAX];
@@ -97,14 +96,16 @@ int boot_ok_run(struct act *a)
 	if (strikes == 0)
 		act_note(a, "this sync boot is confirmed: strikes back to 0");
 	else if (strikes >= GUARD_MAX_STRIKES)
-		act_note(a, "strike %d of %d: %d sync boots in a row were "
+		act_note(a,
+			 "strike %d of %d: %d sync boots in a row were "
 			 "not confirmed by Linux, each followed by a "
 			 "measure-only boot that was, so the hang guard "
 			 "disabled the stage (`tsctui guard reset` "
-			 "re-enables it)", strikes, GUARD_MAX_STRIKES,
-			 strikes);
+			 "re-enables it)",
+			 strikes, GUARD_MAX_STRIKES, strikes);
 	else if (strikes > 0)
-		act_note(a, "strike %d of %d: the last sync boot was not "
+		act_note(a,
+			 "strike %d of %d: the last sync boot was not "
 			 "confirmed by Linux and this measure-only boot was",
 			 strikes, GUARD_MAX_STRIKES);
 	return 0;

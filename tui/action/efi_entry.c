@@ -26,8 +26,9 @@
 #include "efi_entry.h"
 
 #define LOAD_OPTION_ACTIVE 0x1
-#define NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | \
-		  EFI_VARIABLE_RUNTIME_ACCESS)
+#define NV_BS_RT                                                               \
+	(EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS |         \
+	 EFI_VARIABLE_RUNTIME_ACCESS)
 #define STAGE_PATH "\\EFI\\tsctui\\tsctui.efi"
 #define ORDER_RECORD_STATE "/var/lib/tsctui/bootorder"
 
@@ -43,8 +44,10 @@ static int var_write(struct act *a, const char *name, const uint8_t *data,
 		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
 		if (efi_set_variable(g, name, (uint8_t *)data, len, NV_BS_RT,
 				     0644) < 0)
-			return act_fail(a, "cannot write the EFI variable %s: "
-					"%s", name, strerror(errno));
+			return act_fail(a,
+					"cannot write the EFI variable %s: "
+					"%s",
+					name, strerror(errno));
 	} else {
 		uint8_t *buf = malloc(len + 4);
 		uint32_t at = NV_BS_RT;
@@ -74,10 +77,13 @@ static int var_delete(struct act *a, const char *name)
 
 		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
 		if (efi_del_variable(g, name) < 0 && errno != ENOENT)
-			return act_fail(a, "cannot delete the EFI variable %s: "
-					"%s", name, strerror(errno));
+			return act_fail(a,
+					"cannot delete the EFI variable %s: "
+					"%s",
+					name, strerror(errno));
 	} else if (fsx_remove(act_path(a, sys)) != 0) {
-		return act_fail(a, "cannot remove %s: %s", sys, strerror(errno));
+		return act_fail(a, "cannot remove %s: %s", sys,
+				strerror(errno));
 	}
 	act_changed(a, sys, "removed");
 	return 0;
@@ -160,8 +166,10 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			snprintf(p, sizeof(p), "%s%s", sys, f[i]);
 			d = fsx_read(act_path(a, p), &n);
 			if (!d)
-				return act_fail(a, "cannot read %s: is the ESP "
-						"(%s) a partition?", p, dev);
+				return act_fail(a,
+						"cannot read %s: is the ESP "
+						"(%s) a partition?",
+						p, dev);
 			vals[i] = strtoull(d, NULL, 10);
 			free(d);
 		}
@@ -172,8 +180,10 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 	found = detect_link_to(a->root, "/dev/disk/by-partuuid", dev, v,
 			       sizeof(v));
 	if (!found || efi_str_to_guid(v, guid) < 0)
-		return act_fail(a, "cannot find the GPT partition GUID of %s in "
-				"/dev/disk/by-partuuid", dev);
+		return act_fail(a,
+				"cannot find the GPT partition GUID of %s in "
+				"/dev/disk/by-partuuid",
+				dev);
 	return 0;
 }
 
@@ -228,7 +238,7 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 
 	if (strcmp(a->root, "/") == 0 && !efi_variables_supported())
 		return act_fail(a, "this system has no EFI variables: the "
-				"firmware entry path needs UEFI");
+				   "firmware entry path needs UEFI");
 	if (esp_partition(a, c->esp, &part, &start, &size, &guid) != 0)
 		return -1;
 	n = efivar_boot_order(a->root, order, 64);
@@ -249,16 +259,18 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 		if (starts_a_loader(a, order[i])) {
 			chosen = order[i];
 			have = true;
-			snprintf(why, sizeof(why), i == 0 ? "the first entry before"
-							  : "the first entry that "
-							    "starts a loader from "
-							    "a disk (Boot%04X does "
-							    "not)", order[0]);
+			snprintf(why, sizeof(why),
+				 i == 0 ? "the first entry before"
+					: "the first entry that "
+					  "starts a loader from "
+					  "a disk (Boot%04X does "
+					  "not)",
+				 order[0]);
 		}
 	}
 	if (!have)
 		return act_fail(a, "no boot entry starts a loader from a disk; "
-				"give --next BootXXXX");
+				   "give --next BootXXXX");
 	for (num = 0; num < 0xffff; num++) {
 		snprintf(name, sizeof(name), "Boot%04X", num);
 		if (!var_exists(a, name))
@@ -279,7 +291,8 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 	if (olen <= 0 || !(opt = malloc((size_t)olen)))
 		return act_fail(a, "libefiboot could not make the load option");
 	efi_loadopt_create(opt, olen, LOAD_OPTION_ACTIVE, (efidp)path, plen,
-			   (unsigned char *)"tsctui", (uint8_t *)optdata, k * 2);
+			   (unsigned char *)"tsctui", (uint8_t *)optdata,
+			   k * 2);
 
 	/* The BootOrder from before, in two places. */
 	order_text(order, n, text, sizeof(text));
@@ -304,8 +317,10 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 	snprintf(c->efi_entry, sizeof(c->efi_entry), "%s", name);
 	snprintf(c->efi_next, sizeof(c->efi_next), "Boot%04X", chosen);
 	args = c->efi_next;
-	act_note(a, "created %s \"tsctui\", first in BootOrder; it starts %s "
-		 "next (%s)", name, args, why);
+	act_note(a,
+		 "created %s \"tsctui\", first in BootOrder; it starts %s "
+		 "next (%s)",
+		 name, args, why);
 	return 0;
 }
 
@@ -322,7 +337,8 @@ int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
 		d = fsx_read(act_path(a, esp_record), &len);
 	}
 	if (!d)
-		return act_fail(a, "the BootOrder from before install is not "
+		return act_fail(a,
+				"the BootOrder from before install is not "
 				"recorded (%s or the ESP); not touching NVRAM",
 				ORDER_RECORD_STATE);
 	for (p = d; *p && *p != '\n' && n < 64;) {

@@ -29,8 +29,10 @@
 #endif
 
 static const char *const unit_dirs[] = {
-	"/etc/systemd/system", "/usr/local/lib/systemd/system",
-	"/usr/lib/systemd/system", "/lib/systemd/system",
+	"/etc/systemd/system",
+	"/usr/local/lib/systemd/system",
+	"/usr/lib/systemd/system",
+	"/lib/systemd/system",
 };
 #define UNIT "tsctui-boot.service"
 /* Where systemd-boot loads drivers from, on the ESP. */
@@ -87,8 +89,8 @@ static bool is_sim_build(const char *data, size_t len)
 }
 
 /* Zanasin/tscsync, the reference design: both at once would fight. */
-static int find_tscsync(struct act *a, const struct tsctui_conf *c,
-			char *what, size_t cap)
+static int find_tscsync(struct act *a, const struct tsctui_conf *c, char *what,
+			size_t cap)
 {
 	size_t len;
 	char sys[400], *d;
@@ -149,7 +151,8 @@ static int enable_unit(struct act *a, const char *unit)
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(link, sizeof(link), "/etc/systemd/system/%s.wants/" UNIT,
+		snprintf(link, sizeof(link),
+			 "/etc/systemd/system/%s.wants/" UNIT,
 			 unit_wanted_by[i]);
 		if (act_link(a, link, unit) != 0)
 			return -1;
@@ -179,8 +182,8 @@ static const struct {
 	  false, false },
 	{ "/usr/share/secureboot/keys/db/db.key",
 	  "/usr/share/secureboot/keys/db/db.pem", false, false },
-	{ "/var/lib/shim-signed/mok/MOK.priv", "/var/lib/shim-signed/mok/MOK.pem",
-	  true, false },
+	{ "/var/lib/shim-signed/mok/MOK.priv",
+	  "/var/lib/shim-signed/mok/MOK.pem", true, false },
 	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pem", true, false },
 	{ "/var/lib/dkms/mok.key", "/var/lib/dkms/mok.pub", true, true },
 	{ "/etc/pki/akmods/private/private_key.priv",
@@ -194,7 +197,8 @@ static bool find_key(struct act *a, struct install_opts *o, bool *mok,
 	size_t i;
 
 	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
-		snprintf(key, sizeof(key), "%s", act_path(a, known_keys[i].key));
+		snprintf(key, sizeof(key), "%s",
+			 act_path(a, known_keys[i].key));
 		snprintf(cert, sizeof(cert), "%s",
 			 act_path(a, known_keys[i].cert));
 		if (fsx_exists(key) && fsx_exists(cert)) {
@@ -242,8 +246,10 @@ static int der_to_pem(struct act *a, const char *der, char pem[64])
 		 der, pem);
 	if (system(cmd) != 0) {
 		unlink(pem);
-		return act_fail(a, "cannot convert %s from DER to PEM for "
-				"sbsign (is openssl installed?)", der);
+		return act_fail(a,
+				"cannot convert %s from DER to PEM for "
+				"sbsign (is openssl installed?)",
+				der);
 	}
 	return 0;
 }
@@ -264,7 +270,8 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	if (sb != 1 && !o->key)
 		return 0;
 	if (!o->key && !find_key(a, &found, &mok, &der))
-		return act_fail(a, "Secure Boot is on and no signing key was "
+		return act_fail(a,
+				"Secure Boot is on and no signing key was "
 				"found: create one (for example `sbctl "
 				"create-keys && sbctl enroll-keys`, or openssl "
 				"plus enrolling its certificate in db), then "
@@ -275,14 +282,19 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	 * is trusted by shim only, so that entry would never start.  Images
 	 * GRUB or systemd-boot load may pass through shim's verifier. */
 	if (sb == 1 && mok && !strcmp(loader, "efi-entry"))
-		return act_fail(a, "Secure Boot is on and the signing key (%s) "
-				"is a MOK key, which the firmware never trusts "
-				"for its own boot entry (only shim does): enroll "
-				"a key in db and pass --key KEY --cert CERT, or "
-				"use --loader grub", o->key);
+		return act_fail(
+			a,
+			"Secure Boot is on and the signing key (%s) "
+			"is a MOK key, which the firmware never trusts "
+			"for its own boot entry (only shim does): enroll "
+			"a key in db and pass --key KEY --cert CERT, or "
+			"use --loader grub",
+			o->key);
 	if (strcmp(loader, "grub") && sb == 1 && (mok || !given->key))
-		act_note(a, "warning: under %s the firmware checks db; a key "
-			 "enrolled only as a MOK is not enough", loader);
+		act_note(a,
+			 "warning: under %s the firmware checks db; a key "
+			 "enrolled only as a MOK is not enough",
+			 loader);
 	if (der) {
 		if (der_to_pem(a, o->cert, pem) != 0)
 			return -1;
@@ -342,11 +354,15 @@ int install_regenerate_grub(struct act *a)
 	if (strcmp(a->root, "/") != 0) {
 		/* The distribution's own tool: Fedora has no update-grub. */
 		if (strstr(cfg, "grub2"))
-			act_note(a, "then, inside the target system, run: "
-				 "grub2-mkconfig -o %s", cfg);
+			act_note(a,
+				 "then, inside the target system, run: "
+				 "grub2-mkconfig -o %s",
+				 cfg);
 		else
-			act_note(a, "then, inside the target system, run: "
-				 "update-grub (or grub-mkconfig -o %s)", cfg);
+			act_note(a,
+				 "then, inside the target system, run: "
+				 "update-grub (or grub-mkconfig -o %s)",
+				 cfg);
 		return 0;
 	}
 	for (i = 0; i < 3; i++) {
@@ -366,8 +382,10 @@ int install_regenerate_grub(struct act *a)
 		act_changed(a, cfg, "modified");
 		return 0;
 	}
-	return act_fail(a, "found no update-grub, grub-mkconfig or "
-			"grub2-mkconfig to regenerate %s", cfg);
+	return act_fail(a,
+			"found no update-grub, grub-mkconfig or "
+			"grub2-mkconfig to regenerate %s",
+			cfg);
 }
 
 static int resolve_esp(struct act *a, const struct install_opts *o,
@@ -401,12 +419,14 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 
 	if (!detect_grubenv(a->root, c->grubenv, sizeof(c->grubenv)))
 		return act_fail(a, "no /boot/grub or /boot/grub2 directory: "
-				"is GRUB installed?");
+				   "is GRUB installed?");
 	bad = detect_grubenv_unwritable(a->root, c->grubenv);
 	if (bad)
-		return act_fail(a, "%s, so the hang guard cannot work there; "
+		return act_fail(a,
+				"%s, so the hang guard cannot work there; "
 				"use `tsctui install --loader efi-entry` "
-				"instead", bad);
+				"instead",
+				bad);
 	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
 		return -1;
 	grubenv_free(&env);
@@ -422,7 +442,8 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 			 c->grubenv);
 	}
 	if (!c->grubenv_fs_uuid[0] || !c->esp_uuid[0])
-		return act_fail(a, "cannot find the file system UUID of %s "
+		return act_fail(a,
+				"cannot find the file system UUID of %s "
 				"(/dev/disk/by-uuid), which GRUB needs to find "
 				"it at boot",
 				c->grubenv_fs_uuid[0] ? c->esp : c->grubenv);
@@ -449,29 +470,38 @@ int install_run(struct act *a, const struct install_opts *o)
 		return act_fail(a, "%s", why);
 	if (strcmp(loader, "grub") && strcmp(loader, "systemd-boot") &&
 	    strcmp(loader, "efi-entry"))
-		return act_fail(a, "unknown loader '%s' (grub, systemd-boot "
-				"or efi-entry)", loader);
+		return act_fail(a,
+				"unknown loader '%s' (grub, systemd-boot "
+				"or efi-entry)",
+				loader);
 	if (have_old > 0 && strcmp(old.loader, loader))
-		return act_fail(a, "tsctui is installed for %s; run `tsctui "
-				"uninstall` first", old.loader);
+		return act_fail(a,
+				"tsctui is installed for %s; run `tsctui "
+				"uninstall` first",
+				old.loader);
 	snprintf(c.loader, sizeof(c.loader), "%s", loader);
 	if (!fsx_dir_writable(act_path(a, "/etc")))
-		return act_fail(a, "/etc is not writable (%s); nothing "
-				"changed", strerror(errno));
+		return act_fail(a,
+				"/etc is not writable (%s); nothing "
+				"changed",
+				strerror(errno));
 	if (resolve_esp(a, o, &c) != 0)
 		return -1;
 	if (!strcmp(loader, "grub") && resolve_grubenv(a, &c) != 0)
 		return -1;
 	if (find_tscsync(a, &c, tscsync, sizeof(tscsync)))
-		return act_fail(a, "tscsync is installed (%s); remove it with "
+		return act_fail(a,
+				"tscsync is installed (%s); remove it with "
 				"its own uninstaller before installing tsctui",
 				tscsync);
 	if (!unit_path(a, unit, sizeof(unit)))
-		return act_fail(a, UNIT " is not installed under %s (run `make "
-				"install` first)", a->root);
+		return act_fail(a,
+				UNIT " is not installed under %s (run `make "
+				     "install` first)",
+				a->root);
 	if (!efi_source(efidir, sizeof(efidir), &which))
 		return act_fail(a, "cannot find the stage's EFI images (build "
-				"them with `make`, or `make install`)");
+				   "them with `make`, or `make install`)");
 	snprintf(src, sizeof(src), "%s/%s", efidir,
 		 strcmp(loader, "systemd-boot") ? "tsctui.efi"
 						: "tsctui-driver.efi");
@@ -479,8 +509,10 @@ int install_run(struct act *a, const struct install_opts *o)
 		return -1;
 	if (is_sim_build(image, len)) {
 		free(image);
-		return act_fail(a, "%s is the sim (test) build; refusing to "
-				"install it", src);
+		return act_fail(a,
+				"%s is the sim (test) build; refusing to "
+				"install it",
+				src);
 	}
 	if (maybe_sign(a, o, loader, &image, &len) != 0) {
 		free(image);

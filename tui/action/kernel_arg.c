@@ -168,13 +168,12 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 		path_under(a->root, "/proc/cmdline", path, sizeof(path));
 		d = fsx_read(path, &len);
 		if (!d)
-			return act_fail(a, "cannot read /proc/cmdline to seed "
-					KERNEL_CMDLINE);
+			return act_fail(a, "cannot read /proc/cmdline to "
+					   "seed " KERNEL_CMDLINE);
 		/* The running kernel's own arguments are not for the entry;
 		 * the words left are never longer than the line was. */
 		d[strcspn(d, "\n")] = '\0';
-		words_remove_prefixed(d, loader_words, edited,
-				      sizeof(edited));
+		words_remove_prefixed(d, loader_words, edited, sizeof(edited));
 		strcpy(d, edited);
 	}
 	d[strcspn(d, "\n")] = '\0';
@@ -210,16 +209,18 @@ static void warn_reliable(struct act *a)
 		char *d = fsx_read(act_path(a, files[i]), &len);
 
 		if (d && strstr(d, "tsc=reliable"))
-			act_note(a, "warning: %s has tsc=reliable, which skips "
+			act_note(a,
+				 "warning: %s has tsc=reliable, which skips "
 				 "the boot-time warp test too and hides a real "
 				 "offset; tsc=nowatchdog is the targeted "
-				 "option", files[i]);
+				 "option",
+				 files[i]);
 		free(d);
 	}
 }
 
-int kernel_arg_method(struct act *a, struct tsctui_conf *c,
-		      enum karg_method *m, const char **why)
+int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
+		      const char **why)
 {
 	int have = config_read(a->root, c, why);
 
@@ -253,7 +254,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	size_t start;
 
 	if (strcmp(name, "nowatchdog"))
-		return act_fail(a, "unknown kernel argument '%s' (only "
+		return act_fail(a,
+				"unknown kernel argument '%s' (only "
 				"nowatchdog; tsc=reliable is never offered)",
 				name);
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
@@ -264,8 +266,10 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	if (kernel_arg_method(a, &c, &method, &why) != 0)
 		return act_fail(a, "%s", why);
 	if (!fsx_dir_writable(act_path(a, "/etc")))
-		return act_fail(a, "/etc is not writable (%s); nothing "
-				"changed", strerror(errno));
+		return act_fail(a,
+				"/etc is not writable (%s); nothing "
+				"changed",
+				strerror(errno));
 	start = a->nledger;
 	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
 	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
@@ -277,13 +281,15 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	} else if (method == KARG_GRUB_DROPIN) {
 		if (on) {
 			size_t tlen;
-			char *text = fsx_read(act_path(a, DROPIN_TEMPLATE),
-					      &tlen);
+			char *text =
+				fsx_read(act_path(a, DROPIN_TEMPLATE), &tlen);
 			int rc;
 
 			if (!text) {
-				act_fail(a, "cannot read %s (make install "
-					 "puts it there)", DROPIN_TEMPLATE);
+				act_fail(a,
+					 "cannot read %s (make install "
+					 "puts it there)",
+					 DROPIN_TEMPLATE);
 				goto undo;
 			}
 			rc = act_mkdirs(a, "/etc/default/grub.d", 0755) ||

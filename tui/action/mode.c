@@ -30,7 +30,8 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 	if (tsc_sync_allowed(&ci, allow_any, &reason))
 		return true;
 	if (!allow_any && tsc_sync_allowed(&ci, true, &reason))
-		snprintf(why, cap, "sync is tested on AMD families 17h/19h/1Ah "
+		snprintf(why, cap,
+			 "sync is tested on AMD families 17h/19h/1Ah "
 			 "and Hygon 18h, not on %s family %xh; add "
 			 "--allow-any-cpu to try it anyway",
 			 cpu.vendor[0] ? cpu.vendor : "an unknown CPU",
@@ -63,7 +64,7 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 		act_note(a, "mode %s from the next boot", mode);
 		if (!strcmp(mode, "sync"))
 			act_note(a, "the hang guard disables the stage if a "
-				 "boot never reaches Linux");
+				    "boot never reaches Linux");
 	}
 	return rc;
 }

@@ -15,8 +15,8 @@ int module_load(const char *name, const char **err)
 		return -1;
 	}
 	if (kmod_module_new_from_name(ctx, name, &mod) == 0 &&
-	    kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
-					    NULL) == 0)
+	    kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL, NULL) ==
+		    0)
 		rc = 0;
 	else
 		*err = "modprobe failed";

@@ -34,8 +34,10 @@ int stagecfg_grubenv_write(struct act *a, const struct tsctui_conf *c,
 	char block[GRUBENV_SIZE];
 
 	if (!grubenv_format(env, block))
-		return act_fail(a, "%s is full: the variables do not fit in "
-				"1024 bytes", c->grubenv);
+		return act_fail(a,
+				"%s is full: the variables do not fit in "
+				"1024 bytes",
+				c->grubenv);
 	return act_modify(a, c->grubenv, block, sizeof(block), 0644);
 }
 
@@ -87,8 +89,7 @@ static int put_state(struct act *a, const struct tsctui_conf *c,
 	stage_state_esp_file(c, name, sys, sizeof(sys));
 	had = fsx_exists(act_path(a, sys));
 	if (fsx_write_atomic(act_path(a, sys), text, strlen(text), 0644) != 0)
-		return act_fail(a, "cannot write %s: %s", sys,
-				strerror(errno));
+		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
 	act_changed(a, sys, had ? "modified" : "created");
 	return 0;
 }
@@ -102,8 +103,8 @@ static bool zero_if_set(struct grubenv *env, const char *name)
 	return !v || !strcmp(v, "0") || grubenv_set(env, name, "0");
 }
 
-int stagecfg_write(struct act *a, const struct tsctui_conf *c,
-		   const char *mode, const char *options, bool reset)
+int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
+		   const char *options, bool reset)
 {
 	if (is_grub(c)) {
 		struct grubenv env;
@@ -120,8 +121,10 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c,
 		    (reset && !zero_if_set(&env, "tsctui_probation")) ||
 		    (reset && !zero_if_set(&env, "tsctui_strikes"))) {
 			grubenv_free(&env);
-			return act_fail(a, "%s has no room for tsctui's "
-					"variables", c->grubenv);
+			return act_fail(a,
+					"%s has no room for tsctui's "
+					"variables",
+					c->grubenv);
 		}
 		rc = stagecfg_grubenv_write(a, c, &env);
 		grubenv_free(&env);
@@ -205,8 +208,7 @@ static int esp_boot_ok(struct act *a, const struct tsctui_conf *c,
 		       int *strikes_out)
 {
 	struct guard_marks m;
-	char boot[BOOT_ID_MAX], counted[BOOT_ID_MAX],
-	     text[128];
+	char boot[BOOT_ID_MAX], counted[BOOT_ID_MAX], text[128];
 
 	if (esp_marks(a, c, &m, counted) != 0)
 		return -1;

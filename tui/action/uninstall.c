@@ -129,7 +129,8 @@ int uninstall_run(struct act *a, bool purge)
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
 		stage_state_esp_file(&c, stage_state_guard_files[i], sys,
 				     sizeof(sys));
-		if (fsx_exists(act_path(a, sys)) && !fsx_remove(act_path(a, sys)))
+		if (fsx_exists(act_path(a, sys)) &&
+		    !fsx_remove(act_path(a, sys)))
 			act_changed(a, sys, "removed");
 	}
 	if (purge) {

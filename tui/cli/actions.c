@@ -44,7 +44,6 @@ int actions_finish(struct act *a, bool json, int rc)
 	return rc == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
-
 int actions_take_flag(int c, const char *arg, void *ctx)
 {
 	(void)c;
@@ -54,9 +53,8 @@ int actions_take_flag(int c, const char *arg, void *ctx)
 }
 
 /* Options every action takes: --json, and for some one positional word. */
-int actions_parse(int argc, char **argv, const struct option *extra,
-		  bool *json, int (*take)(int c, const char *arg, void *ctx),
-		  void *ctx)
+int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
+		  int (*take)(int c, const char *arg, void *ctx), void *ctx)
 {
 	struct option opts[16];
 	int n = 0, c;

@@ -112,7 +112,8 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 		       rate->mhz[rate->kept - 1],
 		       rate_ppm(rate, rate->mhz[rate->kept - 1]),
 		       rate->paired[rate->kept - 1] ? ", cancels the other of "
-						      "its pair" : "",
+						      "its pair"
+						    : "",
 		       rate_cumulative_mhz(rate),
 		       rate_ppm(rate, rate_cumulative_mhz(rate)),
 		       reftick_name(ref->kind));
@@ -137,10 +138,12 @@ static void sample_prometheus(const char *cs, const struct tsc_report *r,
 		printf("tsctui_core_warps{cpu=\"%u\"} %u\n", r->ap[k].index,
 		       r->ap[k].warps_bsp + r->ap[k].warps_ap);
 	printf("# HELP tsctui_warps Warps seen in the last sample, all CPUs\n"
-	       "# TYPE tsctui_warps gauge\ntsctui_warps %u\n", warps);
+	       "# TYPE tsctui_warps gauge\ntsctui_warps %u\n",
+	       warps);
 	printf("# HELP tsctui_clocksource_tsc 1 when the clocksource is tsc\n"
 	       "# TYPE tsctui_clocksource_tsc gauge\n"
-	       "tsctui_clocksource_tsc %d\n", !strcmp(cs, "tsc"));
+	       "tsctui_clocksource_tsc %d\n",
+	       !strcmp(cs, "tsc"));
 	if (rate->kept)
 		printf("# HELP tsctui_rate_ppm Cumulative TSC rate against the "
 		       "reference, ppm from the kernel's calibration\n"
@@ -265,7 +268,8 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			sample_prometheus(cs.current, r, &rate, warps);
 		else if (json)
 			sample_json((unsigned)i, cs.current, r, &ref, &rate,
-				    warps, !warps && !strcmp(cs.current, "tsc"));
+				    warps,
+				    !warps && !strcmp(cs.current, "tsc"));
 		else
 			sample_text((unsigned)i, cs.current, r, &ref, &rate);
 		if (i + 1 < samples) {

@@ -30,9 +30,8 @@ int cmd_simulate(const struct globals *g, int argc, char **argv);
 struct act;
 struct option;
 int actions_finish(struct act *a, bool json, int rc);
-int actions_parse(int argc, char **argv, const struct option *extra,
-		  bool *json, int (*take)(int c, const char *arg, void *ctx),
-		  void *ctx);
+int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
+		  int (*take)(int c, const char *arg, void *ctx), void *ctx);
 /* A take for an action with one extra option, a flag: ctx is its bool. */
 int actions_take_flag(int c, const char *arg, void *ctx);
 

@@ -16,7 +16,6 @@ static int take_mode(int c, const char *arg, void *ctx)
 	return 0;
 }
 
-
 static int guard_status(const struct globals *g, bool json)
 {
 	struct tsctui_conf c;
@@ -59,7 +58,8 @@ static int guard_status(const struct globals *g, bool json)
 	else if (s.marks.pending)
 		printf("pending: this boot has not been marked good yet (the "
 		       "tsctui-boot service does that; a GRUB block or stage "
-		       "of an earlier version leaves pending set until then)\n");
+		       "of an earlier version leaves pending set until "
+		       "then)\n");
 	else if (s.marks.probation)
 		printf("pending: probation: the last sync boot was not "
 		       "confirmed by Linux, so this boot measured only; the "
@@ -69,18 +69,17 @@ static int guard_status(const struct globals *g, bool json)
 		       "(the tsctui-boot service does that)\n");
 	else
 		printf("clear\n");
-	if (s.marks.strikes && !(s.marks.tripped &&
-				 s.marks.strikes >= GUARD_MAX_STRIKES))
+	if (s.marks.strikes &&
+	    !(s.marks.tripped && s.marks.strikes >= GUARD_MAX_STRIKES))
 		printf("strikes: %d of %d (a sync boot not confirmed by Linux, "
 		       "then a measure-only boot that was; a confirmed sync "
-		       "boot resets them)\n", s.marks.strikes,
-		       GUARD_MAX_STRIKES);
+		       "boot resets them)\n",
+		       s.marks.strikes, GUARD_MAX_STRIKES);
 	if (s.marks.hibernated)
 		printf("hibernated: the sleep hook marked the ESP; the stage "
 		       "does nothing until the system resumes\n");
 	return EXIT_OK;
 }
-
 
 int cmd_guard(const struct globals *g, int argc, char **argv)
 {

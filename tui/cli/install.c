@@ -12,15 +12,24 @@ static int take_install(int c, const char *arg, void *ctx)
 	struct install_opts *o = ctx;
 
 	switch (c) {
-	case 'l': o->loader = arg; return 0;
-	case 'e': o->esp = arg; return 0;
-	case 'n': o->next = arg; return 0;
-	case 'k': o->key = arg; return 0;
-	case 'c': o->cert = arg; return 0;
+	case 'l':
+		o->loader = arg;
+		return 0;
+	case 'e':
+		o->esp = arg;
+		return 0;
+	case 'n':
+		o->next = arg;
+		return 0;
+	case 'k':
+		o->key = arg;
+		return 0;
+	case 'c':
+		o->cert = arg;
+		return 0;
 	}
 	return -1;
 }
-
 
 int cmd_install(const struct globals *g, int argc, char **argv)
 {

@@ -16,6 +16,6 @@ int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
 	if (optind + 2 != argc)
 		return app_fail("kernel-arg: give nowatchdog on|off");
 	act_init(&a, g->root, "kernel-arg");
-	return actions_finish(&a, json,
-		      kernel_arg_set(&a, argv[optind], argv[optind + 1]));
+	return actions_finish(
+		&a, json, kernel_arg_set(&a, argv[optind], argv[optind + 1]));
 }

@@ -33,8 +33,8 @@ static void print_text(const struct tsc_report *r, const struct cpu_map *m)
 	uint32_t i;
 
 	printf("stage %s (%s build), mode %s, options from %s\n",
-	       r->stage_version, tsc_build_name(r->build), tsc_mode_name(r->mode),
-	       tsc_config_name(r->config));
+	       r->stage_version, tsc_build_name(r->build),
+	       tsc_mode_name(r->mode), tsc_config_name(r->config));
 	printf("result: %s%s%s\n", tsc_result_name(r->result),
 	       r->reason[0] ? ": " : "", r->reason);
 	printf("cpu: %s family %u model %u, invariant TSC %s, TSC_ADJUST %s, "
@@ -59,7 +59,8 @@ static void print_text(const struct tsc_report *r, const struct cpu_map *m)
 	 * stage's own (MP services order). */
 	if (!cpu_map_covers(m, r, why, sizeof(why)))
 		printf("Linux CPU numbers not known (%s): CPUs marked ? are "
-		       "named only by the stage's # and APIC ID\n", why);
+		       "named only by the stage's # and APIC ID\n",
+		       why);
 	printf("%5s %5s %5s %16s %12s %8s %11s %8s %-10s %s\n", "CPU", "#",
 	       "APIC", "survey", "final", "rtt", "warps b/a", "margin",
 	       "verdict", "note");
@@ -75,27 +76,29 @@ static void print_text(const struct tsc_report *r, const struct cpu_map *m)
 		/* The firmware's own word for a processor it refused or
 		 * stopped. */
 		if (c->note)
-			snprintf(note, sizeof(note), "%s", tsc_note_name(c->note));
+			snprintf(note, sizeof(note), "%s",
+				 tsc_note_name(c->note));
 		if (c->fw_status && fw)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note),
-				 " (%s)", fw);
+			snprintf(note + strlen(note),
+				 sizeof(note) - strlen(note), " (%s)", fw);
 		else if (c->fw_status)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			snprintf(note + strlen(note),
+				 sizeof(note) - strlen(note),
 				 " (EFI status 0x%llx)",
 				 (unsigned long long)c->fw_status);
 		printf("%5s %5u %5u %16lld %12lld %8llu %5u/%-5u %8s %-10s "
 		       "%s\n",
 		       linux_cpu(m, r, c->index, n), c->index, c->apic_id,
-		       (long long)c->survey_offset,
-		       (long long)c->final_offset, (unsigned long long)c->rtt,
-		       c->warps_bsp, c->warps_ap, margin,
-		       tsc_verdict_name(c->verdict), note);
+		       (long long)c->survey_offset, (long long)c->final_offset,
+		       (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap,
+		       margin, tsc_verdict_name(c->verdict), note);
 	}
 	if (r->omitted)
 		printf("%u more APs (none with a worse verdict than those "
 		       "above) left out of the report variable to fit the "
 		       "firmware's size limit; the stage's console output "
-		       "lists them all\n", r->omitted);
+		       "lists them all\n",
+		       r->omitted);
 }
 
 static int parse_one(const char *src, const char *text, size_t len,
@@ -147,10 +150,13 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return app_fail("report: unexpected argument '%s'", argv[optind]);
+		return app_fail("report: unexpected argument '%s'",
+				argv[optind]);
 	if (!file) {
-		if (!path_under(g->root, "/sys/firmware/efi/efivars/" TSC_REPORT_VAR_FILE,
-				path, sizeof(path)))
+		if (!path_under(
+			    g->root,
+			    "/sys/firmware/efi/efivars/" TSC_REPORT_VAR_FILE,
+			    path, sizeof(path)))
 			return app_fail("report: --root is too long");
 		file = path;
 	}

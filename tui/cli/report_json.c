@@ -164,8 +164,8 @@ static void derived_after(struct json *j, const struct tsc_report_record *rec,
 
 	if (!(f->flags & TSC_FIELD_APIC_ID))
 		return;
-	cpu = cpu_map_report_linux(m, r, is_ap ? r->ap[ap].index
-						: r->bsp_index);
+	cpu = cpu_map_report_linux(m, r,
+				   is_ap ? r->ap[ap].index : r->bsp_index);
 	if (cpu >= 0)
 		json_i64(j, is_ap ? "linux_cpu" : "bsp_linux_cpu", cpu);
 	else
@@ -182,8 +182,8 @@ static void derived_record(struct json *j, const struct tsc_report_record *rec,
 		return;
 	json_obj(j, "phases_ms");
 	for (p = 0; p < TSC_PHASES; p++)
-		json_num(j, tsc_phase_name((enum tsc_phase)p), ms(r->phase_us[p]),
-			 3);
+		json_num(j, tsc_phase_name((enum tsc_phase)p),
+			 ms(r->phase_us[p]), 3);
 	json_obj_end(j);
 	json_num(j, "total_ms", ms(r->total_us), 3);
 }

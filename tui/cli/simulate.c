@@ -71,7 +71,8 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 			if (!tsc_mode_from(optarg, strlen(optarg), &mode) ||
 			    mode == TSC_MODE_OFF) {
 				rc = app_fail("simulate: --mode is measure or "
-					      "sync, not '%s'", optarg);
+					      "sync, not '%s'",
+					      optarg);
 				goto out;
 			}
 			break;
@@ -96,7 +97,8 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		tsc_options_parse(o, argv[i], strlen(argv[i]), true);
 	if (hostcpu_init(h, ncpus, o, seed, &err) != 0 ||
 	    hostcpu_pin_bsp(h) != 0) {
-		rc = app_fail("simulate: %s", err ? err : "cannot pin to a CPU");
+		rc = app_fail("simulate: %s",
+			      err ? err : "cannot pin to a CPU");
 		goto out;
 	}
 	hostcpu_platform(h, &pf, true, true);

@@ -9,8 +9,8 @@
 #include "../source/history.h"
 #include "cli.h"
 
-static void event_json(struct json *j, const struct klog_event *e,
-		       double mhz, const char *watchdog)
+static void event_json(struct json *j, const struct klog_event *e, double mhz,
+		       const char *watchdog)
 {
 	json_obj(j, NULL);
 	json_str(j, "kind", kernlog_kind_name(e->kind));
@@ -123,16 +123,16 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 		event_json(&j, &s->klog->ev[i], kernlog_tsc_mhz(s->klog),
 			   s->klog->watchdog);
 	json_arr_end(&j);
-	json_str(&j, "verdict", d->kernel_verdict[0] ? d->kernel_verdict
-						     : NULL);
+	json_str(&j, "verdict",
+		 d->kernel_verdict[0] ? d->kernel_verdict : NULL);
 	json_obj_end(&j);
 	json_obj(&j, "efi");
 	if (s->efi.secure_boot < 0)
 		json_null(&j, "secure_boot");
 	else
 		json_bool(&j, "secure_boot", s->efi.secure_boot == 1);
-	json_str(&j, "loader_info", s->efi.loader_info[0] ? s->efi.loader_info
-							 : NULL);
+	json_str(&j, "loader_info",
+		 s->efi.loader_info[0] ? s->efi.loader_info : NULL);
 	if (s->efi.boot_current >= 0) {
 		char b[16];
 

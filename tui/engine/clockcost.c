@@ -69,7 +69,8 @@ int clockcost_measure(unsigned calls, struct clockcost *c)
 	for (core = 0; core < CPU_SETSIZE; core++) {
 		if (!CPU_ISSET(core, &set))
 			continue;
-		w[n] = (struct worker){ .core = core, .calls = calls,
+		w[n] = (struct worker){ .core = core,
+					.calls = calls,
 					.start = &start };
 		pthread_create(&w[n].t, NULL, run, &w[n]);
 		n++;

@@ -121,9 +121,8 @@ static void *worker(void *arg)
 			until.tv_nsec -= 1000000000L;
 		}
 		pthread_mutex_lock(&e->lock);
-		while (!e->stop &&
-		       pthread_cond_timedwait(&e->wake, &e->lock, &until) !=
-			       ETIMEDOUT)
+		while (!e->stop && pthread_cond_timedwait(&e->wake, &e->lock,
+							  &until) != ETIMEDOUT)
 			;
 		pthread_mutex_unlock(&e->lock);
 	}

@@ -50,11 +50,11 @@ struct engine_snapshot {
 };
 
 struct engine_config {
-	const char *simulate;  /* sim.* tokens or NULL */
-	double interval_s;     /* between surveys */
-	double kernel_mhz;     /* for ppm */
+	const char *simulate; /* sim.* tokens or NULL */
+	double interval_s;    /* between surveys */
+	double kernel_mhz;    /* for ppm */
 	const char *clocksource;
-	unsigned extra_ms;     /* tests: make each survey take this long */
+	unsigned extra_ms; /* tests: make each survey take this long */
 };
 
 struct engine;

@@ -69,8 +69,9 @@ int hostcpu_init(struct hostcpu *h, uint32_t ncpus,
 	/* The BSP keeps the first core to itself; the APs share the rest,
 	 * which works because the driver talks to one AP at a time. */
 	for (c = 0; c < ncpus; c++)
-		h->phys[c] = c == 0 ? cores[0]
-				    : cores[1 + (c - 1) % (uint32_t)(ncores - 1)];
+		h->phys[c] =
+			c == 0 ? cores[0]
+			       : cores[1 + (c - 1) % (uint32_t)(ncores - 1)];
 	if (opts) {
 		for (c = 0; c < ncpus; c++) {
 			atomic_store(&h->virt[c], opts->sim_offset[c]);
@@ -163,7 +164,8 @@ static int host_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 		.cpu = cpu,
 		.fn = fn,
 		.arg = arg,
-		.late = h->late_from[cpu] && h->nstart[cpu] >= h->late_from[cpu],
+		.late = h->late_from[cpu] &&
+			h->nstart[cpu] >= h->late_from[cpu],
 		.after = atomic_fetch_add(&h->starts_total, 1) + 1,
 	};
 	pthread_attr_init(&attr);
@@ -210,8 +212,8 @@ static bool host_truth(void *ctx, uint32_t cpu, int64_t *out)
 	return true;
 }
 
-void hostcpu_platform(struct hostcpu *h, struct tsc_platform *pf,
-		      bool writable, bool ground_truth)
+void hostcpu_platform(struct hostcpu *h, struct tsc_platform *pf, bool writable,
+		      bool ground_truth)
 {
 	*pf = (struct tsc_platform){
 		.ctx = h,

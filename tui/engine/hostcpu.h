@@ -59,8 +59,8 @@ int hostcpu_init(struct hostcpu *h, uint32_t ncpus,
 		 const struct tsc_options *opts, uint64_t seed,
 		 const char **err);
 /* Fills pf; writable selects whether pf->write is set. */
-void hostcpu_platform(struct hostcpu *h, struct tsc_platform *pf,
-		      bool writable, bool ground_truth);
+void hostcpu_platform(struct hostcpu *h, struct tsc_platform *pf, bool writable,
+		      bool ground_truth);
 /* Pins the calling thread to the BSP's core; 0 on success. */
 int hostcpu_pin_bsp(struct hostcpu *h);
 /* TSC frequency from CLOCK_MONOTONIC_RAW over a short interval. */

@@ -46,7 +46,8 @@ void rate_tick(struct rate *r, uint64_t tsc, double t)
 		return;
 	w = (double)(tsc - r->last_tsc) / (t - r->last_t) / 1e6;
 	if (r->kept == RATE_WINDOWS) {
-		memmove(r->mhz, r->mhz + 1, sizeof(r->mhz[0]) * (RATE_WINDOWS - 1));
+		memmove(r->mhz, r->mhz + 1,
+			sizeof(r->mhz[0]) * (RATE_WINDOWS - 1));
 		memmove(r->paired, r->paired + 1,
 			sizeof(r->paired[0]) * (RATE_WINDOWS - 1));
 		r->kept--;
@@ -66,6 +67,6 @@ double rate_cumulative_mhz(const struct rate *r)
 {
 	if (!r->started || r->last_t <= r->first_t)
 		return 0;
-	return (double)(r->last_tsc - r->first_tsc) /
-	       (r->last_t - r->first_t) / 1e6;
+	return (double)(r->last_tsc - r->first_tsc) / (r->last_t - r->first_t) /
+	       1e6;
 }

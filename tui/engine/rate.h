@@ -16,12 +16,12 @@
 #define RATE_WINDOWS 64
 
 struct rate {
-	double ref_mhz;	      /* the kernel's figure, for ppm */
+	double ref_mhz; /* the kernel's figure, for ppm */
 	bool started;
 	uint64_t first_tsc, last_tsc;
-	double first_t, last_t; /* reference seconds */
-	unsigned n;	      /* windows seen */
-	double mhz[RATE_WINDOWS]; /* the most recent windows, oldest first */
+	double first_t, last_t;	   /* reference seconds */
+	unsigned n;		   /* windows seen */
+	double mhz[RATE_WINDOWS];  /* the most recent windows, oldest first */
 	bool paired[RATE_WINDOWS]; /* part of a cancelling pair */
 	unsigned kept;
 };

@@ -13,8 +13,9 @@
 
 const char *reftick_name(enum ref_kind k)
 {
-	return k == REF_RTC ? "rtc" : k == REF_MONOTONIC_RAW ? "monotonic_raw"
-							      : "none";
+	return k == REF_RTC		? "rtc"
+	       : k == REF_MONOTONIC_RAW ? "monotonic_raw"
+					: "none";
 }
 
 void reftick_open(struct reftick *r, const char *clocksource)

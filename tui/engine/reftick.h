@@ -16,7 +16,7 @@ enum ref_kind { REF_NONE, REF_RTC, REF_MONOTONIC_RAW };
 struct reftick {
 	enum ref_kind kind;
 	int fd;
-	double ticks; /* RTC seconds counted so far */
+	double ticks;  /* RTC seconds counted so far */
 	char why[160]; /* for REF_NONE */
 };
 

@@ -18,7 +18,8 @@ int survey_run(const char *spec, unsigned ncpus, struct tsc_report *r,
 /* An offset in cycles as nanoseconds at the report's TSC rate; 0 when the
  * rate is unknown.  (Floating point: common/ is built without SSE for the
  * stage, so this lives with the Linux side's users of survey reports.) */
-static inline double survey_cycles_ns(int64_t cycles, const struct tsc_report *r)
+static inline double survey_cycles_ns(int64_t cycles,
+				      const struct tsc_report *r)
 {
 	return r->tsc_hz ? (double)cycles * 1e9 / (double)r->tsc_hz : 0;
 }

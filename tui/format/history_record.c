@@ -23,18 +23,30 @@ void history_record_format(const struct history_record *r, char *line,
 		 text(r->watchdog_ppm), text(r->clocksource));
 }
 
-#define TEXT(f) { #f, offsetof(struct history_record, f), \
-		  sizeof(((struct history_record *)0)->f), 0 }
-#define NUMBER(f) { #f, offsetof(struct history_record, f), 0, 1 }
+#define TEXT(f)                                                                \
+	{                                                                      \
+#f, offsetof(struct history_record, f),                        \
+			sizeof(((struct history_record *)0)->f), 0             \
+	}
+#define NUMBER(f)                                                              \
+	{                                                                      \
+#f, offsetof(struct history_record, f), 0, 1                   \
+	}
 static const struct field {
 	const char *key;
 	size_t off, size;
 	int number;
 } fields[] = {
-	TEXT(boot_id),	      NUMBER(time),	    TEXT(bios_version),
-	TEXT(bios_date),      NUMBER(bootloader_launch_ns),
-	TEXT(stage_mode),     TEXT(stage_result),   NUMBER(warp_cycles),
-	TEXT(watchdog_ppm),   TEXT(clocksource),
+	TEXT(boot_id),
+	NUMBER(time),
+	TEXT(bios_version),
+	TEXT(bios_date),
+	NUMBER(bootloader_launch_ns),
+	TEXT(stage_mode),
+	TEXT(stage_result),
+	NUMBER(warp_cycles),
+	TEXT(watchdog_ppm),
+	TEXT(clocksource),
 };
 
 void history_record_parse(char *line, struct history_record *r)

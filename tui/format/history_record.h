@@ -19,16 +19,16 @@
 #define HISTORY_RECORD_LINE_MAX 1024
 
 struct history_record {
-	char boot_id[64];	/* "-" unknown */
-	long long time;		/* seconds since the epoch */
-	char bios_version[64];	/* "-" unknown */
-	char bios_date[32];	/* "-" unknown */
+	char boot_id[64];		/* "-" unknown */
+	long long time;			/* seconds since the epoch */
+	char bios_version[64];		/* "-" unknown */
+	char bios_date[32];		/* "-" unknown */
 	long long bootloader_launch_ns; /* FPDT; -1 unknown */
-	char stage_mode[16];	/* off | measure | sync, "-" no report */
-	char stage_result[32];	/* the report's result, "-" no report */
-	long long warp_cycles;	/* the kernel's first warp; 0 none */
-	char watchdog_ppm[32];	/* the watchdog's first skew, "%.1f"; "-" */
-	char clocksource[32];	/* "-" unknown */
+	char stage_mode[16];   /* off | measure | sync, "-" no report */
+	char stage_result[32]; /* the report's result, "-" no report */
+	long long warp_cycles; /* the kernel's first warp; 0 none */
+	char watchdog_ppm[32]; /* the watchdog's first skew, "%.1f"; "-" */
+	char clocksource[32];  /* "-" unknown */
 };
 
 /* The record as one line, newline included; empty text is written "-". */

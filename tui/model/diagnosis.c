@@ -44,8 +44,7 @@ static void grouped(long long v, char *out, size_t cap)
 	out[o] = '\0';
 }
 
-static const struct klog_event *find(const struct sysinfo *s,
-				     enum klog_kind k)
+static const struct klog_event *find(const struct sysinfo *s, enum klog_kind k)
 {
 	return s->have_klog ? kernlog_first(s->klog, k) : NULL;
 }
@@ -152,7 +151,8 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 		if (wd && wd->time >= 0)
 			verdict_add(d, " %.0f s after boot", wd->time);
 		if (wd && wd->has_intervals)
-			verdict_add(d, ": %+.0f ppm against %s", kernlog_ppm(wd),
+			verdict_add(d, ": %+.0f ppm against %s",
+				    kernlog_ppm(wd),
 				    s->klog->watchdog[0] ? s->klog->watchdog
 							 : "the watchdog");
 	} else if (!strcmp(s->cs.current, "tsc")) {
@@ -168,8 +168,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
-	const struct tsc_report *r = s->stage.has_report ? s->stage.report
-							 : NULL;
+	const struct tsc_report *r =
+		s->stage.has_report ? s->stage.report : NULL;
 	bool warp = w || unstable_because(s, "check_tsc_sync_source");
 	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) ||
 			unstable_because(s, "clocksource watchdog");
@@ -182,14 +182,16 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	kernel_words(s, d);
 	if (s->cpu.hypervisor) {
 		d->code = "virtual-machine";
-		say(d, "This is a virtual machine (clocksource %s): its TSC is "
+		say(d,
+		    "This is a virtual machine (clocksource %s): its TSC is "
 		    "the host's, so check the host's clocksource.",
 		    s->cs.current[0] ? s->cs.current : "unknown");
 		add_rec(d, "check-host");
 	} else if (s->cpu.vendor[0] && !s->cpu.invariant_tsc) {
 		d->code = "no-invariant-tsc";
 		d->unhealthy = true;
-		say(d, "This CPU has no invariant TSC (constant_tsc and "
+		say(d,
+		    "This CPU has no invariant TSC (constant_tsc and "
 		    "nonstop_tsc), so its counters drift apart and no sync can "
 		    "make the TSC usable as a clock.");
 	} else if (warp) {
@@ -197,8 +199,10 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		d->unhealthy = true;
 		if (w) {
 			grouped(w->cycles, n, sizeof(n));
-			say(d, "At boot the kernel measured a TSC warp of %s "
-			    "cycles", n);
+			say(d,
+			    "At boot the kernel measured a TSC warp of %s "
+			    "cycles",
+			    n);
 			if (w->cpus[0] >= 0) {
 				say(d, " between CPU %d and CPU %d", w->cpus[0],
 				    w->cpus[1]);
@@ -208,28 +212,33 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			say(d, " and dropped the TSC");
 		} else {
 			say(d, "At boot the kernel's warp test failed and it "
-			    "dropped the TSC");
+			       "dropped the TSC");
 		}
 		if (!strcmp(s->cpu.vendor, "intel") && s->cpu.tsc_adjust) {
-			say(d, ", although this Intel CPU has TSC_ADJUST, "
+			say(d,
+			    ", although this Intel CPU has TSC_ADJUST, "
 			    "which the kernel uses to correct offsets: that is "
 			    "a firmware bug to report to the vendor.");
 		} else if (!s->stage.installed) {
 			say(d, "; install the stage in measure mode to see "
-			    "every core's offset before Linux starts.");
+			       "every core's offset before Linux starts.");
 			if (amd || !s->cpu.vendor[0])
 				add_rec(d, "install-measure");
 		} else if (!strcmp(s->stage.mode, "measure") &&
 			   diagnosis_bsp_behind(r, &behind)) {
 			grouped(behind, n, sizeof(n));
-			say(d, "; the stage measured the boot CPU at least %s "
+			say(d,
+			    "; the stage measured the boot CPU at least %s "
 			    "cycles behind all the others, which sync mode "
-			    "corrects.", n);
+			    "corrects.",
+			    n);
 			add_rec(d, "enable-sync");
 		} else if (!strcmp(s->stage.mode, "sync")) {
-			say(d, " even though the stage ran in sync mode%s%s; "
+			say(d,
+			    " even though the stage ran in sync mode%s%s; "
 			    "the kernel has the last word: see the stage's "
-			    "report.", r ? " with result " : "",
+			    "report.",
+			    r ? " with result " : "",
 			    r ? tsc_result_name(r->result) : "");
 		} else {
 			say(d, "; the stage is installed in %s mode%s.",
@@ -240,25 +249,24 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		d->code = "watchdog-skew";
 		d->unhealthy = true;
 		say(d, "The boot-time warp test passed, but the clocksource "
-		    "watchdog dropped the TSC");
+		       "watchdog dropped the TSC");
 		if (wd && wd->has_intervals)
 			say(d, " for a skew of %+.1f ppm against %s",
-			    kernlog_ppm(wd), s->klog->watchdog[0]
-						  ? s->klog->watchdog
-						  : "its reference");
+			    kernlog_ppm(wd),
+			    s->klog->watchdog[0] ? s->klog->watchdog
+						 : "its reference");
 		if (cmdline_tsc(s, "nowatchdog")) {
 			say(d, " although tsc=nowatchdog is set.");
 		} else {
 			say(d, "; tsc=nowatchdog keeps the TSC while the warp "
-			    "test still guards it (confirm no drift with "
-			    "`tsctui check`).");
+			       "test still guards it (confirm no drift with "
+			       "`tsctui check`).");
 			add_rec(d, "add-nowatchdog");
 		}
 	} else if (!strcmp(s->cs.current, "tsc")) {
 		d->code = "healthy";
 		say(d, "The kernel uses the TSC as its clocksource%s.",
-		    s->have_klog ? " and logged no TSC trouble this boot"
-				 : "");
+		    s->have_klog ? " and logged no TSC trouble this boot" : "");
 	} else {
 		d->code = "unknown";
 		say(d, "The clocksource is %s, not tsc, %s.",
@@ -268,16 +276,17 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 				   "say why (run as root, or give "
 				   "--kernel-log)");
 	}
-	if (last_sync_bios && last_sync_bios[0] &&
-	    s->machine.bios_version[0] &&
+	if (last_sync_bios && last_sync_bios[0] && s->machine.bios_version[0] &&
 	    strcmp(last_sync_bios, s->machine.bios_version)) {
-		say(d, " The BIOS changed (%s, was %s at the last sync boot): "
-		    "measure again before syncing.", s->machine.bios_version,
-		    last_sync_bios);
+		say(d,
+		    " The BIOS changed (%s, was %s at the last sync boot): "
+		    "measure again before syncing.",
+		    s->machine.bios_version, last_sync_bios);
 		add_rec(d, "remeasure-after-bios-update");
 	}
 	if (cmdline_tsc(s, "reliable"))
-		say(d, " Warning: tsc=reliable is set; it skips the boot-time "
+		say(d,
+		    " Warning: tsc=reliable is set; it skips the boot-time "
 		    "warp test and hides a real offset, so the clock can jump "
 		    "back when a task moves between cores.");
 	else {
@@ -285,14 +294,16 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 
 		for (i = 0; i < s->cmdline.nnext; i++)
 			if (!strcmp(s->cmdline.next_tsc[i], "reliable"))
-				say(d, " Warning: the boot configuration adds "
+				say(d,
+				    " Warning: the boot configuration adds "
 				    "tsc=reliable for the next boot; it skips "
 				    "the boot-time warp test and hides a real "
 				    "offset.");
 	}
 	if (s->kvm_host && s->cs.current[0] && strcmp(s->cs.current, "tsc") &&
 	    !s->cpu.hypervisor)
-		say(d, " This machine runs KVM: with the host off the TSC, "
+		say(d,
+		    " This machine runs KVM: with the host off the TSC, "
 		    "every guest pays too (no master clock, no vDSO clock).");
 	if (d->nrecs == 0)
 		add_rec(d, "none");

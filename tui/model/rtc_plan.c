@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "rtc_plan.h"
 
-enum rtc_plan rtc_plan(const struct sys_modules *m, bool have_rtc,
-		       bool is_root, bool asked)
+enum rtc_plan rtc_plan(const struct sys_modules *m, bool have_rtc, bool is_root,
+		       bool asked)
 {
 	if (have_rtc)
 		return RTC_PRESENT;

@@ -27,8 +27,8 @@ static void synced(const struct diagnosis *d, bool nowatchdog, bool checking,
 void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 		  bool nowatchdog, bool checking, struct setup *out)
 {
-	const struct tsc_report *r = s->stage.has_report ? s->stage.report
-							 : NULL;
+	const struct tsc_report *r =
+		s->stage.has_report ? s->stage.report : NULL;
 	bool measure = !strcmp(s->stage.mode, "measure");
 
 	out->behind = 0;

@@ -35,8 +35,8 @@ enum setup_enter {
 
 struct setup {
 	enum setup_step step;
-	int number;	     /* the step's number, as the screen says it */
-	long long behind;    /* SETUP_SYNC: the boot CPU's smallest lag */
+	int number;	  /* the step's number, as the screen says it */
+	long long behind; /* SETUP_SYNC: the boot CPU's smallest lag */
 	enum setup_enter enter;
 };
 

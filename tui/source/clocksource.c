@@ -29,4 +29,3 @@ void clocksource_read(const char *root, struct sys_clocksource *cs)
 		snprintf(cs->available[cs->navailable++],
 			 sizeof(cs->available[0]), "%.*s", (int)n, w);
 }
-

@@ -13,11 +13,14 @@ struct key {
 	size_t off, size;
 };
 
-#define K(f) { #f, offsetof(struct tsctui_conf, f), \
-	       sizeof(((struct tsctui_conf *)0)->f) }
+#define K(f)                                                                   \
+	{                                                                      \
+#f, offsetof(struct tsctui_conf, f),                           \
+			sizeof(((struct tsctui_conf *)0)->f)                   \
+	}
 static const struct key keys[] = {
-	K(loader), K(esp), K(esp_uuid), K(grubenv), K(grubenv_fs_uuid),
-	K(grubenv_in_fs), K(efi_entry), K(efi_next),
+	K(loader),	    K(esp),	      K(esp_uuid),  K(grubenv),
+	K(grubenv_fs_uuid), K(grubenv_in_fs), K(efi_entry), K(efi_next),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -75,7 +78,8 @@ char *config_format(const struct tsctui_conf *c)
 	if (!f)
 		return NULL;
 	fputs("# Written by `tsctui install`; read by tsctui and its GRUB "
-	      "generator.\n# See tsctui(8).  Edit with care.\n", f);
+	      "generator.\n# See tsctui(8).  Edit with care.\n",
+	      f);
 	for (i = 0; i < NKEYS; i++) {
 		const char *v = (const char *)c + keys[i].off;
 

@@ -19,8 +19,8 @@ static bool has_flag(const char *flags, const char *f)
 	const char *p = flags;
 
 	while ((p = strstr(p, f))) {
-		if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || !p[n] ||
-						      p[n] == '\n'))
+		if ((p == flags || p[-1] == ' ') &&
+		    (p[n] == ' ' || !p[n] || p[n] == '\n'))
 			return true;
 		p += n;
 	}
@@ -78,7 +78,6 @@ void cpu_parse(const char *text, struct sys_cpu *cpu)
 	cpu->hypervisor = has_flag(flags, "hypervisor");
 	cpu->invariant_tsc = cpu->constant_tsc && cpu->nonstop_tsc;
 }
-
 
 char *cpu_read_cpuinfo(const char *root, size_t *len)
 {

@@ -14,8 +14,8 @@ static const char *value_of(const char *line, const char *key)
 {
 	size_t n = strlen(key);
 
-	if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != '\t' &&
-				      line[n] != ':'))
+	if (strncmp(line, key, n) ||
+	    (line[n] != ' ' && line[n] != '\t' && line[n] != ':'))
 		return NULL;
 	line += n + strspn(line + n, " \t");
 	return *line == ':' ? line + 1 : NULL;
@@ -30,15 +30,15 @@ static bool number(const char *v, uint32_t *out)
 	if (*v < '0' || *v > '9')
 		return false;
 	x = strtoul(v, &end, 10);
-	if (x > UINT32_MAX || (*end && *end != '\n' && *end != ' ' &&
-			       *end != '\t'))
+	if (x > UINT32_MAX ||
+	    (*end && *end != '\n' && *end != ' ' && *end != '\t'))
 		return false;
 	*out = (uint32_t)x;
 	return true;
 }
 
-static void add(struct cpu_map *m, bool have_cpu, uint32_t cpu,
-		bool have_apic, uint32_t apic, bool *dup)
+static void add(struct cpu_map *m, bool have_cpu, uint32_t cpu, bool have_apic,
+		uint32_t apic, bool *dup)
 {
 	unsigned i;
 
@@ -123,8 +123,7 @@ int cpu_map_linux(const struct cpu_map *m, uint32_t apic)
 
 /* The APIC ID of the report's CPU `index`; false when the report has no
  * such CPU. */
-static bool apic_of(const struct tsc_report *r, uint32_t index,
-		    uint32_t *apic)
+static bool apic_of(const struct tsc_report *r, uint32_t index, uint32_t *apic)
 {
 	uint32_t i;
 
@@ -192,13 +191,17 @@ bool cpu_map_covers(const struct cpu_map *m, const struct tsc_report *r,
 
 		apic = i < r->nap ? r->ap[i].apic_id : r->bsp_apic_id;
 		if (apic_uses(r, apic) != 1) {
-			snprintf(why, cap, "the report gives APIC ID %u to "
-				 "more than one CPU", apic);
+			snprintf(why, cap,
+				 "the report gives APIC ID %u to "
+				 "more than one CPU",
+				 apic);
 			return false;
 		}
 		if (cpu_map_linux(m, apic) < 0) {
-			snprintf(why, cap, "APIC ID %u (the stage's CPU #%u) "
-				 "is not in /proc/cpuinfo", apic, index);
+			snprintf(why, cap,
+				 "APIC ID %u (the stage's CPU #%u) "
+				 "is not in /proc/cpuinfo",
+				 apic, index);
 			return false;
 		}
 	}

@@ -18,7 +18,8 @@ static void unescape(char *s)
 	char *o = s;
 
 	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] && s[3]) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] &&
+		    s[3]) {
 			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
 				      (s[3] - '0'));
 			s += 4;
@@ -169,7 +170,8 @@ bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 	}
 	for (i = 0; i < 3; i++) {
 		if (detect_mount_of(root, places[i], &m) &&
-		    strcmp(m.dir, places[i]) == 0 && strcmp(m.type, "vfat") == 0) {
+		    strcmp(m.dir, places[i]) == 0 &&
+		    strcmp(m.type, "vfat") == 0) {
 			snprintf(esp, cap, "%s", places[i]);
 			return true;
 		}

@@ -16,8 +16,8 @@
  * (statfs), so EFIVARFS_PATH pointing at a plain directory, a fixture or a
  * copy taken for rescue, finds nothing (measured: efi_get_variable fails).
  */
-static uint8_t *read_file(const char *root, const char *name,
-			  const char *guid, size_t *len, uint32_t *attrs)
+static uint8_t *read_file(const char *root, const char *name, const char *guid,
+			  size_t *len, uint32_t *attrs)
 {
 	char sys[512], path[PATH_UNDER_MAX];
 	uint8_t *data;
@@ -39,8 +39,8 @@ static uint8_t *read_file(const char *root, const char *name,
 	return data;
 }
 
-static uint8_t *read_libefivar(const char *name, const char *guid,
-			       size_t *len, uint32_t *attrs)
+static uint8_t *read_libefivar(const char *name, const char *guid, size_t *len,
+			       uint32_t *attrs)
 {
 	uint8_t *data = NULL, *copy;
 	uint32_t at = 0;
@@ -130,8 +130,8 @@ int efivar_any(const char *root, const char *prefix)
 int efivar_boot_current(const char *root)
 {
 	size_t n;
-	uint8_t *d = efivar_read(root, "BootCurrent", GUID_EFI_GLOBAL, &n,
-				 NULL);
+	uint8_t *d =
+		efivar_read(root, "BootCurrent", GUID_EFI_GLOBAL, &n, NULL);
 	int v = -1;
 
 	if (d && n == 2)

@@ -101,8 +101,8 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
 	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
-	for (line = data ? strtok_r(data, "\n", &save) : NULL;
-	     line && n < max; line = strtok_r(NULL, "\n", &save))
+	for (line = data ? strtok_r(data, "\n", &save) : NULL; line && n < max;
+	     line = strtok_r(NULL, "\n", &save))
 		from_record(line, &rows[n++]);
 	free(data);
 	if (n == 0) {

@@ -91,7 +91,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			if (!strcmp(b[i].boot_id, boot))
 				break;
 		if (i == nb) {
-			struct journal_boot *nbp = realloc(b, (nb + 1) * sizeof(*b));
+			struct journal_boot *nbp =
+				realloc(b, (nb + 1) * sizeof(*b));
 			struct acc *nac = realloc(acc, (nb + 1) * sizeof(*acc));
 
 			if (!nbp || !nac) {
@@ -105,7 +106,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			acc = nac;
 			memset(&b[nb], 0, sizeof(b[nb]));
 			memset(&acc[nb], 0, sizeof(acc[nb]));
-			snprintf(b[nb].boot_id, sizeof(b[nb].boot_id), "%s", boot);
+			snprintf(b[nb].boot_id, sizeof(b[nb].boot_id), "%s",
+				 boot);
 			sd_journal_get_realtime_usec(j, &real);
 			b[nb].first_us = (long long)real;
 			nb++;

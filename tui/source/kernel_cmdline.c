@@ -96,7 +96,8 @@ static void next_tokens_shell(struct sys_cmdline *c, char *text)
 
 			for (q = p; q < hash; q++)
 				quotes += *q == '"' || *q == '\'';
-			if ((hash[-1] == ' ' || hash[-1] == '\t') && !(quotes % 2)) {
+			if ((hash[-1] == ' ' || hash[-1] == '\t') &&
+			    !(quotes % 2)) {
 				*hash = '\0';
 				break;
 			}

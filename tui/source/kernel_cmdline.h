@@ -20,7 +20,7 @@
 #define CMDLINE_VALUE_MAX 32
 
 struct sys_cmdline {
-	char tsc[CMDLINE_MAX_TSC][CMDLINE_VALUE_MAX];     /* every tsc= value */
+	char tsc[CMDLINE_MAX_TSC][CMDLINE_VALUE_MAX]; /* every tsc= value */
 	int ntsc;
 	/* What the next boot will get, from the configuration the boot path
 	 * reads (/etc/kernel/cmdline, /etc/default/grub and its drop-ins). */

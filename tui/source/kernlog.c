@@ -9,10 +9,17 @@
 #include "kernlog.h"
 
 static const char *const names[KLOG_KINDS] = {
-	"warp",		"warp-random",	    "unstable",
-	"watchdog-skew", "frequency-skew",   "watchdog-timeout",
-	"readback-delay", "switch",	    "found-unstable",
-	"fw-bug-tsc-adjust", "tsc-adjust-compensate",
+	"warp",
+	"warp-random",
+	"unstable",
+	"watchdog-skew",
+	"frequency-skew",
+	"watchdog-timeout",
+	"readback-delay",
+	"switch",
+	"found-unstable",
+	"fw-bug-tsc-adjust",
+	"tsc-adjust-compensate",
 };
 
 const char *kernlog_kind_name(enum klog_kind k)
@@ -38,7 +45,7 @@ double kernlog_ppm(const struct klog_event *e)
 
 struct state {
 	struct klog *k;
-	int sync_from, sync_to; /* the last TSC synchronization [a -> b] */
+	int sync_from, sync_to;	 /* the last TSC synchronization [a -> b] */
 	struct klog_event *skew; /* a watchdog event still taking lines */
 };
 
@@ -196,8 +203,9 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		copy_text(e, p, n - (size_t)(p - m));
 		return;
 	}
-	if ((p = find(m, n, "Marking clocksource 'tsc' as unstable because "
-			    "the skew is too large")) &&
+	if ((p = find(m, n,
+		      "Marking clocksource 'tsc' as unstable because "
+		      "the skew is too large")) &&
 	    (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
 		if ((p = after(m, n, "watchdog on CPU")))
 			sscanf(p, "%d", &e->cpus[0]);
@@ -241,16 +249,18 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		s->skew->has_intervals = s->skew->wd_ns > 0;
 		return;
 	}
-	if (find(m, n, "Marking clocksource tsc unstable due to frequency "
-		       "skew") ||
-	    find(m, n, "Marking clocksource 'tsc' unstable due to frequency "
-		       "skew")) {
+	if (find(m, n,
+		 "Marking clocksource tsc unstable due to frequency "
+		 "skew") ||
+	    find(m, n,
+		 "Marking clocksource 'tsc' unstable due to frequency "
+		 "skew")) {
 		add(s, KLOG_FREQUENCY_SKEW, t);
 		return;
 	}
 	if ((p = after(m, n, "Watchdog remote CPU ")) &&
-	    find(m, n, "read timed out") && (e = add(s, KLOG_WATCHDOG_TIMEOUT,
-						      t))) {
+	    find(m, n, "read timed out") &&
+	    (e = add(s, KLOG_WATCHDOG_TIMEOUT, t))) {
 		sscanf(p, "%d", &e->cpus[0]);
 		return;
 	}

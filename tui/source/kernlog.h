@@ -15,30 +15,30 @@
 #include <stdint.h>
 
 enum klog_kind {
-	KLOG_WARP,	      /* Measured N cycles TSC warp [CPU#a -> CPU#b] */
-	KLOG_WARP_RANDOM,     /* TSC warped randomly between CPUs */
-	KLOG_UNSTABLE,	      /* Marking TSC unstable due to <reason> */
-	KLOG_WATCHDOG_SKEW,   /* the watchdog's skew, with its intervals */
-	KLOG_FREQUENCY_SKEW,  /* Marking clocksource tsc unstable due to
-				 frequency skew */
-	KLOG_WATCHDOG_TIMEOUT,/* Watchdog remote CPU n read timed out */
-	KLOG_READBACK_DELAY,  /* excessive read-back delay */
-	KLOG_SWITCH,	      /* Switched to clocksource X */
-	KLOG_FOUND_UNSTABLE,  /* TSC found unstable after boot */
-	KLOG_FW_BUG_ADJUST,   /* [FW BUG] TSC ADJUST ... */
+	KLOG_WARP,	       /* Measured N cycles TSC warp [CPU#a -> CPU#b] */
+	KLOG_WARP_RANDOM,      /* TSC warped randomly between CPUs */
+	KLOG_UNSTABLE,	       /* Marking TSC unstable due to <reason> */
+	KLOG_WATCHDOG_SKEW,    /* the watchdog's skew, with its intervals */
+	KLOG_FREQUENCY_SKEW,   /* Marking clocksource tsc unstable due to
+				  frequency skew */
+	KLOG_WATCHDOG_TIMEOUT, /* Watchdog remote CPU n read timed out */
+	KLOG_READBACK_DELAY,   /* excessive read-back delay */
+	KLOG_SWITCH,	       /* Switched to clocksource X */
+	KLOG_FOUND_UNSTABLE,   /* TSC found unstable after boot */
+	KLOG_FW_BUG_ADJUST,    /* [FW BUG] TSC ADJUST ... */
 	KLOG_ADJUST_COMPENSATE, /* TSC ADJUST compensate: CPUn observed N */
 	KLOG_KINDS
 };
 
 struct klog_event {
 	enum klog_kind kind;
-	double time;	   /* seconds since boot; < 0 unknown */
-	int cpus[2];	   /* warp: [from, to]; others: cpus[0] or -1 */
-	int64_t cycles;	   /* warp, compensate */
-	int64_t wd_ns;	   /* watchdog interval */
-	int64_t cs_ns;	   /* clocksource interval */
+	double time;	/* seconds since boot; < 0 unknown */
+	int cpus[2];	/* warp: [from, to]; others: cpus[0] or -1 */
+	int64_t cycles; /* warp, compensate */
+	int64_t wd_ns;	/* watchdog interval */
+	int64_t cs_ns;	/* clocksource interval */
 	bool has_intervals;
-	char text[96];	   /* reason, clocksource name, or the line */
+	char text[96]; /* reason, clocksource name, or the line */
 };
 
 #define KLOG_MAX_EVENTS 128

@@ -30,4 +30,3 @@ void machine_read(const char *root, struct sys_machine *m)
 			     sizeof(ns)))
 		m->bootloader_launch_ns = atoll(ns);
 }
-

@@ -11,7 +11,10 @@
 #include "modules.h"
 
 /* The modules that matter, and the flag each sets. */
-#define MODULE(f) { #f, offsetof(struct sys_modules, f) }
+#define MODULE(f)                                                              \
+	{                                                                      \
+#f, offsetof(struct sys_modules, f)                            \
+	}
 static const struct {
 	const char *name;
 	size_t flag;
@@ -73,7 +76,8 @@ void modules_read(const char *root, struct sys_modules *m)
 		struct kmod_list *list = NULL, *it;
 
 		if (ctx && kmod_module_new_from_loaded(ctx, &list) == 0) {
-			kmod_list_foreach(it, list) {
+			kmod_list_foreach(it, list)
+			{
 				struct kmod_module *mod =
 					kmod_module_get_module(it);
 				const char *name = kmod_module_get_name(mod);

@@ -68,7 +68,8 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 	    starts_with(data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE,
 			TSC_REPORT_MAGIC) &&
 	    !starts_with(data, n, TSC_REPORT_MAGIC)) {
-		memmove(data, data + EFIVARFS_ATTR_SIZE, n - EFIVARFS_ATTR_SIZE);
+		memmove(data, data + EFIVARFS_ATTR_SIZE,
+			n - EFIVARFS_ATTR_SIZE);
 		n -= EFIVARFS_ATTR_SIZE;
 	}
 	/* A variable may carry a terminating NUL. */
@@ -94,7 +95,8 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 			inside = false;
 			if (count < max)
 				blocks[count++] =
-					(struct report_block){ start, pos - start };
+					(struct report_block){ start,
+							       pos - start };
 		}
 		pos = eol < n ? eol + 1 : eol;
 	}
@@ -111,8 +113,8 @@ int stage_report_read(const char *root, struct tsc_report *r, char **text,
 	uint8_t *raw;
 	int rc = -1;
 
-	raw = efivar_read(root, TSC_REPORT_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT, &len,
-			  NULL);
+	raw = efivar_read(root, TSC_REPORT_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT,
+			  &len, NULL);
 	if (!raw)
 		return 0;
 	if (report_find((char *)raw, &len, &b, 1) == 1 &&

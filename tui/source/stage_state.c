@@ -17,10 +17,10 @@
  * GUARD_MAX_STRIKES): the file is damaged. */
 #define STRIKES_MAX 999
 
-const char *const stage_state_guard_files[] = {
-	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
-	NULL
-};
+const char *const stage_state_guard_files[] = { "pending", "disabled",
+						"synced",  "probation",
+						"strikes", "hibernated",
+						NULL };
 const char *const stage_state_grub_vars[] = {
 	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
 	"tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL
@@ -69,7 +69,7 @@ int stage_state_grubenv(const char *root, const struct tsctui_conf *c,
 	const char *why;
 	size_t len;
 	char *data =
-	    fsx_read(under(root, c->grubenv, path, sizeof(path)), &len);
+		fsx_read(under(root, c->grubenv, path, sizeof(path)), &len);
 
 	memset(env, 0, sizeof(*env));
 	*exists = data != NULL;
@@ -185,8 +185,8 @@ static bool esp_has(const char *root, const struct tsctui_conf *c,
 }
 
 int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
-			  struct guard_marks *m,
-			  char boot[BOOT_ID_MAX], char *err)
+			  struct guard_marks *m, char boot[BOOT_ID_MAX],
+			  char *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->pending = esp_has(root, c, "pending");

@@ -68,7 +68,7 @@ int stage_state_grub_marks(const struct tsctui_conf *c,
 			   char *err);
 /* boot: the boot_id the strikes file last counted, or "". */
 int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
-			  struct guard_marks *m,
-			  char boot[BOOT_ID_MAX], char *err);
+			  struct guard_marks *m, char boot[BOOT_ID_MAX],
+			  char *err);
 
 #endif

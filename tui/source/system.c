@@ -16,8 +16,7 @@
 #include "system.h"
 
 /* A small file under root, first line, trailing blanks trimmed. */
-bool system_read_line(const char *root, const char *sys, char *out,
-		      size_t cap)
+bool system_read_line(const char *root, const char *sys, char *out, size_t cap)
 {
 	char path[4096];
 	size_t len;
@@ -37,7 +36,6 @@ bool system_read_line(const char *root, const char *sys, char *out,
 	free(d);
 	return true;
 }
-
 
 static void note(struct sysinfo *s, const char *fmt, ...)
 {
@@ -66,7 +64,8 @@ static void read_klog(const char *root, const char *file, struct sysinfo *s)
 	} else if (!strcmp(root, "/")) {
 		d = kernlog_read_kmsg(&len);
 		if (!d)
-			note(s, "cannot read /dev/kmsg (%s): the kernel's TSC "
+			note(s,
+			     "cannot read /dev/kmsg (%s): the kernel's TSC "
 			     "messages need root or --kernel-log FILE",
 			     strerror(errno));
 	} else {
@@ -110,8 +109,9 @@ static void read_stage(const char *root, struct sysinfo *s)
 	if (rc > 0)
 		st->has_report = true;
 	else if (rc < 0)
-		note(s, "this boot's " TSC_REPORT_VAR_NAME " variable is not a valid "
-		     "report");
+		note(s, "this boot's " TSC_REPORT_VAR_NAME
+			" variable is not a valid "
+			"report");
 }
 
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
@@ -138,8 +138,7 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 
 		tsc_cpu_read(&regs);
 		tsc_cpu_decode(&regs, &ci);
-		s->cpu.invariant_tsc = ci.invariant_tsc ||
-				       s->cpu.invariant_tsc;
+		s->cpu.invariant_tsc = ci.invariant_tsc || s->cpu.invariant_tsc;
 		s->cpu.tsc_adjust = ci.tsc_adjust || s->cpu.tsc_adjust;
 		s->cpu.hypervisor = ci.hypervisor || s->cpu.hypervisor;
 	}
@@ -161,13 +160,13 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 			 li ? li : "");
 		free(li);
 		s->efi.boot_current = efivar_boot_current(root);
-		s->efi.nboot_order = efivar_boot_order(root, s->efi.boot_order,
-						       32);
+		s->efi.nboot_order =
+			efivar_boot_order(root, s->efi.boot_order, 32);
 	}
 	modules_read(root, &s->modules);
 	if (!s->modules.supported)
 		note(s, "this kernel has no module support (no /proc/modules): "
-		     "the modules tsctui would load must be built in");
+			"the modules tsctui would load must be built in");
 	path_under(root, "/dev/kvm", path, sizeof(path));
 	s->kvm_host = access(path, F_OK) == 0 || s->modules.kvm_amd ||
 		      s->modules.kvm_intel;

@@ -38,9 +38,9 @@ struct sys_machine {
 };
 
 struct sys_efi {
-	int secure_boot;     /* 1, 0, or -1 unknown */
+	int secure_boot;      /* 1, 0, or -1 unknown */
 	char loader_info[96]; /* systemd-boot's LoaderInfo, or "" */
-	int boot_current;    /* Boot#### number, or -1 */
+	int boot_current;     /* Boot#### number, or -1 */
 	size_t nboot_order;
 	uint16_t boot_order[32];
 };
@@ -81,8 +81,7 @@ void system_free(struct sysinfo *s);
 /* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
  * machine.c), for tests and the dashboard. */
 /* First line of a small file under root, trailing blanks trimmed. */
-bool system_read_line(const char *root, const char *sys, char *out,
-		      size_t cap);
+bool system_read_line(const char *root, const char *sys, char *out, size_t cap);
 void clocksource_read(const char *root, struct sys_clocksource *cs);
 void machine_read(const char *root, struct sys_machine *m);
 

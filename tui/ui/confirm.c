@@ -29,18 +29,21 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	switch (p) {
 	case P_MODE:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
-			 "Switch the stage to %s mode from the next boot?", arg);
+			 "Switch the stage to %s mode from the next boot?",
+			 arg);
 		if (grub)
-			draw_addl(u->confirm, &u->nconfirm, "%s: tsctui_mode=%s",
-			     d->conf.grubenv, arg);
+			draw_addl(u->confirm, &u->nconfirm,
+				  "%s: tsctui_mode=%s", d->conf.grubenv, arg);
 		else
-			draw_addl(u->confirm, &u->nconfirm, "%s: mode=%s", esp_file,
-			     arg);
+			draw_addl(u->confirm, &u->nconfirm, "%s: mode=%s",
+				  esp_file, arg);
 		if (!strcmp(arg, "sync"))
 			draw_addl(u->confirm, &u->nconfirm,
-			     "The stage will write the TSC of lagging cores. If "
-			     "a boot never reaches Linux, the hang guard disables "
-			     "it on the next boot.");
+				  "The stage will write the TSC of lagging "
+				  "cores. If "
+				  "a boot never reaches Linux, the hang guard "
+				  "disables "
+				  "it on the next boot.");
 		break;
 	case P_GUARD:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
@@ -48,15 +51,16 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 			 arg);
 		if (grub)
 			draw_addl(u->confirm, &u->nconfirm,
-			     "%s: tsctui_pending=0 tsctui_tripped=0 "
-			     "tsctui_mode=%s tsctui_options= (and synced, "
-			     "probation, strikes to 0 where set)",
-			     d->conf.grubenv, arg);
+				  "%s: tsctui_pending=0 tsctui_tripped=0 "
+				  "tsctui_mode=%s tsctui_options= (and synced, "
+				  "probation, strikes to 0 where set)",
+				  d->conf.grubenv, arg);
 		else
 			draw_addl(u->confirm, &u->nconfirm,
-			     "remove %s/EFI/tsctui/pending, disabled, synced, "
-			     "probation, strikes, hibernated; %s: mode=%s",
-			     d->conf.esp, esp_file, arg);
+				  "remove %s/EFI/tsctui/pending, disabled, "
+				  "synced, "
+				  "probation, strikes, hibernated; %s: mode=%s",
+				  d->conf.esp, esp_file, arg);
 		break;
 	case P_KARG: {
 		struct act a;
@@ -70,31 +74,39 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 		/* The action's own decision, so the list says what it does. */
 		act_init(&a, d->root, "kernel-arg");
 		if (kernel_arg_method(&a, &c, &m, &why) != 0)
-			draw_addl(u->confirm, &u->nconfirm, "(this will fail: %s)",
-			     why);
-		else if (m == KARG_GRUBBY)
-			draw_addl(u->confirm, &u->nconfirm, "grubby "
-			     "--update-kernel=ALL %s tsc=nowatchdog",
-			     on ? "--args" : "--remove-args");
-		else if (m == KARG_GRUB_DROPIN)
-			draw_addl(u->confirm, &u->nconfirm, "%s "
-			     "/etc/default/grub.d/tsctui-nowatchdog.cfg, then "
-			     "regenerate grub.cfg (update-grub)",
-			     on ? "create" : "remove");
-		else
 			draw_addl(u->confirm, &u->nconfirm,
-			     "%sthe options line of every boot entry under "
-			     "%s/loader/entries (and /boot/loader/entries): %s "
-			     "tsc=nowatchdog",
-			     strcmp(c.loader, "systemd-boot")
-				     ? ""
-				     : "/etc/kernel/cmdline and ",
-			     c.esp, on ? "add" : "remove");
+				  "(this will fail: %s)", why);
+		else if (m == KARG_GRUBBY)
+			draw_addl(u->confirm, &u->nconfirm,
+				  "grubby "
+				  "--update-kernel=ALL %s tsc=nowatchdog",
+				  on ? "--args" : "--remove-args");
+		else if (m == KARG_GRUB_DROPIN)
+			draw_addl(u->confirm, &u->nconfirm,
+				  "%s "
+				  "/etc/default/grub.d/tsctui-nowatchdog.cfg, "
+				  "then "
+				  "regenerate grub.cfg (update-grub)",
+				  on ? "create" : "remove");
+		else
+			draw_addl(
+				u->confirm, &u->nconfirm,
+				"%sthe options line of every boot entry under "
+				"%s/loader/entries (and /boot/loader/entries): "
+				"%s "
+				"tsc=nowatchdog",
+				strcmp(c.loader, "systemd-boot")
+					? ""
+					: "/etc/kernel/cmdline and ",
+				c.esp, on ? "add" : "remove");
 		act_free(&a);
-		draw_addl(u->confirm, &u->nconfirm, "/etc/tsctui/nowatchdog: %s "
-		     "(for the kernel-install plugin)", arg);
-		draw_addl(u->confirm, &u->nconfirm, "The boot-time warp test still "
-		     "runs; only the clocksource watchdog is off.");
+		draw_addl(u->confirm, &u->nconfirm,
+			  "/etc/tsctui/nowatchdog: %s "
+			  "(for the kernel-install plugin)",
+			  arg);
+		draw_addl(u->confirm, &u->nconfirm,
+			  "The boot-time warp test still "
+			  "runs; only the clocksource watchdog is off.");
 		break;
 	}
 	case P_INSTALL: {
@@ -104,40 +116,53 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Install the stage for %s, in measure mode?", arg);
 		if (!detect_esp(d->root, esp, sizeof(esp), &why))
-			draw_addl(u->confirm, &u->nconfirm, "ESP: not found (%s)",
-			     why);
+			draw_addl(u->confirm, &u->nconfirm,
+				  "ESP: not found (%s)", why);
 		else
-			draw_addl(u->confirm, &u->nconfirm, "ESP: %s (detected)",
-			     esp);
-		draw_addl(u->confirm, &u->nconfirm, "create /etc/tsctui/tsctui.conf");
+			draw_addl(u->confirm, &u->nconfirm,
+				  "ESP: %s (detected)", esp);
+		draw_addl(u->confirm, &u->nconfirm,
+			  "create /etc/tsctui/tsctui.conf");
 		if (!strcmp(arg, "grub")) {
 			draw_addl(u->confirm, &u->nconfirm,
-			     "create %s/EFI/tsctui/tsctui.efi", esp);
-			draw_addl(u->confirm, &u->nconfirm, "grubenv: add "
-			     "tsctui_mode=measure, tsctui_options, "
-			     "tsctui_pending=0, tsctui_tripped=0");
-			draw_addl(u->confirm, &u->nconfirm, "regenerate grub.cfg "
-			     "(update-grub) so /etc/grub.d/05_tsctui runs");
+				  "create %s/EFI/tsctui/tsctui.efi", esp);
+			draw_addl(u->confirm, &u->nconfirm,
+				  "grubenv: add "
+				  "tsctui_mode=measure, tsctui_options, "
+				  "tsctui_pending=0, tsctui_tripped=0");
+			draw_addl(
+				u->confirm, &u->nconfirm,
+				"regenerate grub.cfg "
+				"(update-grub) so /etc/grub.d/05_tsctui runs");
 		} else if (!strcmp(arg, "efi-entry")) {
 			draw_addl(u->confirm, &u->nconfirm,
-			     "create %s/EFI/tsctui/tsctui.efi and options "
-			     "(mode=measure)", esp);
-			draw_addl(u->confirm, &u->nconfirm, "NVRAM: a new Boot#### "
-			     "\"tsctui\", first in BootOrder, starting the "
-			     "entry that was first (unless it cannot start a "
-			     "loader from a disk)");
-			draw_addl(u->confirm, &u->nconfirm, "record the BootOrder from "
-			     "before on the ESP and in /var/lib/tsctui");
+				  "create %s/EFI/tsctui/tsctui.efi and options "
+				  "(mode=measure)",
+				  esp);
+			draw_addl(
+				u->confirm, &u->nconfirm,
+				"NVRAM: a new Boot#### "
+				"\"tsctui\", first in BootOrder, starting the "
+				"entry that was first (unless it cannot start "
+				"a "
+				"loader from a disk)");
+			draw_addl(u->confirm, &u->nconfirm,
+				  "record the BootOrder from "
+				  "before on the ESP and in /var/lib/tsctui");
 		} else {
 			draw_addl(u->confirm, &u->nconfirm,
-			     "create %s/EFI/tsctui/options (mode=measure)", esp);
+				  "create %s/EFI/tsctui/options (mode=measure)",
+				  esp);
 			draw_addl(u->confirm, &u->nconfirm,
-			     "create %s/EFI/systemd/drivers/tsctuix64.efi", esp);
+				  "create %s/EFI/systemd/drivers/tsctuix64.efi",
+				  esp);
 		}
-		draw_addl(u->confirm, &u->nconfirm, "enable tsctui-boot.service "
-		     "(multi-user.target and system-update.target)");
-		draw_addl(u->confirm, &u->nconfirm, "every changed file is backed up "
-		     "once under /var/lib/tsctui/backup/");
+		draw_addl(u->confirm, &u->nconfirm,
+			  "enable tsctui-boot.service "
+			  "(multi-user.target and system-update.target)");
+		draw_addl(u->confirm, &u->nconfirm,
+			  "every changed file is backed up "
+			  "once under /var/lib/tsctui/backup/");
 		break;
 	}
 	case P_UNINSTALL: {
@@ -150,9 +175,10 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 		if (act_ledger_load(&a) == 0)
 			for (i = a.nledger; i-- > 0;)
 				draw_addl(u->confirm, &u->nconfirm, "%s %s",
-				     a.ledger[i].kind == L_BACKUP ? "restore"
-								   : "remove",
-				     a.ledger[i].path);
+					  a.ledger[i].kind == L_BACKUP
+						  ? "restore"
+						  : "remove",
+					  a.ledger[i].path);
 		act_free(&a);
 		draw_addl(u->confirm, &u->nconfirm, "the boot history is kept");
 		break;

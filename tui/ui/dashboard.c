@@ -53,14 +53,16 @@ static void load_history(struct dash *d)
 	u->nwarps = 0;
 	history_header(u->history[u->nhistory++], UI_LINE);
 	/* The most recent boots that fit. */
-	for (i = n > UI_MAX_LINES - 4 ? n - (UI_MAX_LINES - 4) : 0; i < n; i++) {
+	for (i = n > UI_MAX_LINES - 4 ? n - (UI_MAX_LINES - 4) : 0; i < n;
+	     i++) {
 		u->warps[u->nwarps++] = rows[i].warp;
 		history_row_text(&rows[i], u->history[u->nhistory++], UI_LINE);
 	}
 	if (n == 0)
 		draw_addl(u->history, &u->nhistory,
-		     "no boots recorded yet (tsctui-boot.service records one "
-		     "per boot once the stage is installed)");
+			  "no boots recorded yet (tsctui-boot.service records "
+			  "one "
+			  "per boot once the stage is installed)");
 	free(rows);
 }
 

@@ -141,9 +141,12 @@ static unsigned recovery_choice(struct dash *d, int ch)
 }
 
 static const struct key_binding recovery_keys[] = {
-	{ '1', recovery_choice }, { '2', recovery_choice },
-	{ '3', recovery_choice }, { KEY_ESC, back },
-	{ 'q', back },		  { KEYS_ANY, ignore },
+	{ '1', recovery_choice },
+	{ '2', recovery_choice },
+	{ '3', recovery_choice },
+	{ KEY_ESC, back },
+	{ 'q', back },
+	{ KEYS_ANY, ignore },
 };
 
 /* ---- the guided setup: Enter does the step (model/setup.h) ---- */
@@ -177,9 +180,8 @@ static unsigned setup_enter(struct dash *d, int ch)
 }
 
 static const struct key_binding setup_keys[] = {
-	{ '\n', setup_enter }, { KEY_ENTER, setup_enter },
-	{ KEY_ESC, back },     { 'q', back },
-	{ KEY_BACKSPACE, back }, { KEYS_ANY, ignore },
+	{ '\n', setup_enter }, { KEY_ENTER, setup_enter }, { KEY_ESC, back },
+	{ 'q', back },	       { KEY_BACKSPACE, back },	   { KEYS_ANY, ignore },
 };
 
 /* ---- help, report, history, why: back to the main screen ---- */
@@ -292,28 +294,38 @@ static unsigned ask_install(struct dash *d, int ch)
 
 	(void)ch;
 	if (!confirm_needs_root(d))
-		menu_open(d, P_INSTALL, "Install the stage for which boot "
-			  "path?", loaders, 3);
+		menu_open(d, P_INSTALL,
+			  "Install the stage for which boot "
+			  "path?",
+			  loaders, 3);
 	return UI_REDRAW;
 }
 
 static const struct key_binding main_keys[] = {
 	{ 'q', quit },
-	{ 'h', open_view },	     { '?', open_view },
-	{ 'r', open_view },	     { 'w', open_view },
-	{ 'y', open_view },	     { 's', open_setup },
-	{ KEY_DOWN, scroll_down },   { KEY_NPAGE, scroll_down },
-	{ KEY_UP, scroll_up },	     { KEY_PPAGE, scroll_up },
-	{ 'm', ask_mode },	     { 'g', ask_guard },
-	{ 'k', ask_nowatchdog },     { 'u', ask_uninstall },
-	{ 'i', ask_install },	     { KEYS_ANY, ignore },
+	{ 'h', open_view },
+	{ '?', open_view },
+	{ 'r', open_view },
+	{ 'w', open_view },
+	{ 'y', open_view },
+	{ 's', open_setup },
+	{ KEY_DOWN, scroll_down },
+	{ KEY_NPAGE, scroll_down },
+	{ KEY_UP, scroll_up },
+	{ KEY_PPAGE, scroll_up },
+	{ 'm', ask_mode },
+	{ 'g', ask_guard },
+	{ 'k', ask_nowatchdog },
+	{ 'u', ask_uninstall },
+	{ 'i', ask_install },
+	{ KEYS_ANY, ignore },
 };
 
 static const struct key_binding *const bindings[V_COUNT] = {
-	[V_MAIN] = main_keys,	       [V_HELP] = info_keys,
-	[V_REPORT] = info_keys,	       [V_HISTORY] = info_keys,
-	[V_WHY] = info_keys,	       [V_MENU] = menu_keys,
-	[V_CONFIRM] = confirm_keys,    [V_RECOVERY] = recovery_keys,
+	[V_MAIN] = main_keys,	    [V_HELP] = info_keys,
+	[V_REPORT] = info_keys,	    [V_HISTORY] = info_keys,
+	[V_WHY] = info_keys,	    [V_MENU] = menu_keys,
+	[V_CONFIRM] = confirm_keys, [V_RECOVERY] = recovery_keys,
 	[V_SETUP] = setup_keys,
 };
 

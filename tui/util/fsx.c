@@ -135,4 +135,3 @@ bool fsx_dir_writable(const char *dir)
 	unlink(probe);
 	return true;
 }
-

@@ -17,7 +17,7 @@ struct json {
 };
 
 void json_init(struct json *j, FILE *f, bool pretty);
-void json_obj(struct json *j, const char *key);  /* key NULL in arrays */
+void json_obj(struct json *j, const char *key); /* key NULL in arrays */
 void json_obj_end(struct json *j);
 void json_arr(struct json *j, const char *key);
 void json_arr_end(struct json *j);

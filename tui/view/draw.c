@@ -118,8 +118,8 @@ void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,
 	}
 	for (i = 0; i < n; i++) {
 		int level = hi > lo ? (int)((v[i] - lo) * 7 / (hi - lo)) : 3;
-		const char *c = unicode ? blocks[level] : (char[]){ ascii[level],
-								   0 };
+		const char *c =
+			unicode ? blocks[level] : (char[]){ ascii[level], 0 };
 		size_t l = strlen(c);
 
 		if (o + l + 1 > cap)

@@ -42,8 +42,8 @@ static void clocksource_line(const struct ui_state *s, int y)
 		strncat(avail, sys->cs.available[i],
 			sizeof(avail) - strlen(avail) - 1);
 	}
-	draw_put(y, 0, draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD
-								   : C_OK),
+	draw_put(y, 0,
+		 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD : C_OK),
 		 "Clocksource %s (%s)",
 		 sys->cs.current[0] ? sys->cs.current : "?", avail);
 	draw_put(y + 1, 2, A_NORMAL, "%s",
@@ -115,10 +115,12 @@ static int rate_lines(const struct ui_state *s, int y, int rows)
 
 		draw_put(y + used++, 0, A_NORMAL,
 			 "Rate vs %s: %.3f MHz cumulative (%+.1f ppm), window "
-			 "%+.1f ppm%s", reftick_name(n->ref), cum,
-			 rate_ppm(&n->rate, cum), rate_ppm(&n->rate, w),
-			 n->rate.paired[n->rate.kept - 1] ? " (cancels its pair)"
-							  : "");
+			 "%+.1f ppm%s",
+			 reftick_name(n->ref), cum, rate_ppm(&n->rate, cum),
+			 rate_ppm(&n->rate, w),
+			 n->rate.paired[n->rate.kept - 1]
+				 ? " (cancels its pair)"
+				 : "");
 	} else if (n) {
 		draw_put(y + used++, 0, draw_look(s, C_DIM), "Rate: %s",
 			 n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
@@ -148,8 +150,8 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 	if (n && n->cost_valid)
 		draw_put(y + used++, 0, A_NORMAL,
 			 "Clock read: %.0f ns one thread, %.0f ns on all %u "
-			 "CPUs", n->cost.ns_one, n->cost.ns_all,
-			 n->cost.threads);
+			 "CPUs",
+			 n->cost.ns_one, n->cost.ns_all, n->cost.threads);
 	for (i = 0; k && i < k->n && used < rows; i++) {
 		const struct klog_event *e = &k->ev[i];
 
@@ -180,8 +182,9 @@ static void draw(const struct ui_state *s)
 		rows = 2;
 	cores(s, 6, rows);
 	lower_panels(s, 6 + rows + 1, free_rows - rows - 1);
-	draw_put(LINES - 6, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
-		 s->diag->code, s->diag->nrecs ? s->diag->recs[0] : "none");
+	draw_put(LINES - 6, 0, draw_look(s, C_TITLE),
+		 "Diagnosis: %s  (next: %s)", s->diag->code,
+		 s->diag->nrecs ? s->diag->recs[0] : "none");
 	draw_wrapped(LINES - 5, 2, 3, A_NORMAL, s->diag->summary);
 	/* Short labels where the screen is narrow: all keys stay visible. */
 	draw_keys(s, COLS >= 100 ? " h Help  w Why  r Report  y History  "

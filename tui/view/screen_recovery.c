@@ -12,12 +12,14 @@ static void draw(const struct ui_state *s)
 	int n = 0;
 
 	if (s->struck_out)
-		draw_addl(l, &n, "%d sync boots in a row were not confirmed by "
+		draw_addl(l, &n,
+			  "%d sync boots in a row were not confirmed by "
 			  "Linux (each followed by a measure-only boot that "
 			  "was), so the hang guard disabled the stage.",
 			  st->strikes);
 	else
-		draw_addl(l, &n, "A boot hung in the stage and never reached "
+		draw_addl(l, &n,
+			  "A boot hung in the stage and never reached "
 			  "Linux, so the hang guard disabled the stage on the "
 			  "next boot.");
 	if (st->since[0])
@@ -30,12 +32,15 @@ static void draw(const struct ui_state *s)
 			  r->reason);
 	draw_addl(l, &n, "%s", "");
 	draw_addl(l, &n, "1  stay off: the stage does nothing");
-	draw_addl(l, &n, "2  back to measure mode: it only looks (the safe "
+	draw_addl(l, &n,
+		  "2  back to measure mode: it only looks (the safe "
 		  "choice)");
-	draw_addl(l, &n, "3  retry sync: if it hangs again, the guard trips "
+	draw_addl(l, &n,
+		  "3  retry sync: if it hangs again, the guard trips "
 		  "again");
 	draw_addl(l, &n, "%s", "");
-	draw_addl(l, &n, "By hand: delete EFI/tsctui/disabled (and strikes) on "
+	draw_addl(l, &n,
+		  "By hand: delete EFI/tsctui/disabled (and strikes) on "
 		  "the ESP, or set tsctui_tripped=0 tsctui_strikes=0 in the "
 		  "grubenv (RECOVERY.md).");
 	draw_lines(s, "Recovery: the hang guard disabled the stage", l, n,

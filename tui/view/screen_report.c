@@ -7,8 +7,7 @@
 
 /* One row per AP.  CPU: Linux's number (the kernel log's, the cores
  * panel's); #: the stage's own, in MP services order. */
-static int ap_rows(const struct ui_state *s, const struct tsc_report *r,
-		   int y)
+static int ap_rows(const struct ui_state *s, const struct tsc_report *r, int y)
 {
 	char why[192];
 	uint32_t i;
@@ -39,17 +38,17 @@ static int ap_rows(const struct ui_state *s, const struct tsc_report *r,
 
 static void draw(const struct ui_state *s)
 {
-	const struct tsc_report *r = s->sys->stage.has_report
-					     ? s->sys->stage.report
-					     : NULL;
+	const struct tsc_report *r =
+		s->sys->stage.has_report ? s->sys->stage.report : NULL;
 	int y = 2;
 
 	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD,
 		 "Stage report of this boot");
 	if (!r) {
-		draw_put(y, 0, A_NORMAL, "No report this boot: the stage did "
-					 "not run (not installed, off, or "
-					 "skipped).");
+		draw_put(y, 0, A_NORMAL,
+			 "No report this boot: the stage did "
+			 "not run (not installed, off, or "
+			 "skipped).");
 	} else {
 		draw_put(y++, 0, A_NORMAL, "%s build, mode %s: %s%s%s",
 			 tsc_build_name(r->build), tsc_mode_name(r->mode),
@@ -66,7 +65,8 @@ static void draw(const struct ui_state *s)
 			draw_put(y++, 0, A_NORMAL,
 				 "+%u APs, none worse, left out to fit the "
 				 "firmware's variable size (the console has "
-				 "all)", r->omitted);
+				 "all)",
+				 r->omitted);
 	}
 	draw_put(LINES - 3, 0, draw_look(s, C_TITLE),
 		 "The kernel's word for this boot:");

@@ -15,9 +15,11 @@ static void checking(const struct ui_state *s, lines_t l, int *n)
 	const struct rate *rt = &s->snap->rate;
 	long left = setup_check_left(s->check, s->now);
 
-	draw_addl(l, n, "5. Checking: %s, %u surveys, %lu warps; rate %+.1f "
-		  "ppm (cumulative, against %s)", left > 0 ? "running" : "done",
-		  s->check->surveys, s->check->warps,
+	draw_addl(l, n,
+		  "5. Checking: %s, %u surveys, %lu warps; rate %+.1f "
+		  "ppm (cumulative, against %s)",
+		  left > 0 ? "running" : "done", s->check->surveys,
+		  s->check->warps,
 		  rt->kept ? rate_ppm(rt, rate_cumulative_mhz(rt)) : 0.0,
 		  reftick_name(s->snap->ref));
 	if (left > 0)
@@ -37,27 +39,34 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 
 	switch (s->setup.step) {
 	case SETUP_INSTALL:
-		draw_addl(l, n, "2. Install the stage in measure mode: it only "
+		draw_addl(l, n,
+			  "2. Install the stage in measure mode: it only "
 			  "looks, before Linux starts.");
 		break;
 	case SETUP_MEASURE_BOOT:
-		draw_addl(l, n, "3. Power the machine off fully, boot it, and "
+		draw_addl(l, n,
+			  "3. Power the machine off fully, boot it, and "
 			  "start tsctui again: the report will show every "
 			  "core's offset.");
 		break;
 	case SETUP_SYNC:
-		draw_addl(l, n, "3. The report: the boot CPU is at least %lld "
-			  "cycles behind all the others.", s->setup.behind);
-		draw_addl(l, n, "4. Switch to sync mode: the stage moves the "
+		draw_addl(l, n,
+			  "3. The report: the boot CPU is at least %lld "
+			  "cycles behind all the others.",
+			  s->setup.behind);
+		draw_addl(l, n,
+			  "4. Switch to sync mode: the stage moves the "
 			  "counters forward. If a boot ever hangs in it, the "
 			  "next boot skips and disables it (the hang guard).");
 		break;
 	case SETUP_NOTHING_TO_SYNC:
-		draw_addl(l, n, "3. The report shows no lagging boot CPU: "
+		draw_addl(l, n,
+			  "3. The report shows no lagging boot CPU: "
 			  "nothing to sync.");
 		break;
 	case SETUP_NOWATCHDOG:
-		draw_addl(l, n, "5. The warp test passed but the watchdog "
+		draw_addl(l, n,
+			  "5. The warp test passed but the watchdog "
 			  "dropped the TSC: turn on tsc=nowatchdog, then run "
 			  "`tsctui check --interval 15 --samples 20` (five "
 			  "minutes) to confirm no warp and no drift.");
@@ -67,7 +76,8 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 			  !strcmp(y->cs.current, "tsc")
 				  ? "the kernel kept the TSC."
 				  : "check whether the kernel kept the TSC.");
-		draw_addl(l, n, "   Enter: a five-minute check of every core "
+		draw_addl(l, n,
+			  "   Enter: a five-minute check of every core "
 			  "(warps) and the rate (drift).");
 		break;
 	case SETUP_CHECKING:
@@ -82,12 +92,13 @@ static void draw(const struct ui_state *s)
 	lines_t l;
 	int n = 0;
 
-	draw_addl(l, &n, "1. Is this machine affected? clocksource %s; %s; CPU "
-		  "%s family %xh; TSC_ADJUST %s", y->cs.current,
-		  s->diag->kernel_verdict[0] ? s->diag->kernel_verdict
-					     : "no log",
-		  y->cpu.vendor, y->cpu.family,
-		  y->cpu.tsc_adjust ? "yes" : "no");
+	draw_addl(
+		l, &n,
+		"1. Is this machine affected? clocksource %s; %s; CPU "
+		"%s family %xh; TSC_ADJUST %s",
+		y->cs.current,
+		s->diag->kernel_verdict[0] ? s->diag->kernel_verdict : "no log",
+		y->cpu.vendor, y->cpu.family, y->cpu.tsc_adjust ? "yes" : "no");
 	draw_addl(l, &n, "   %s", s->diag->summary);
 	step(s, l, &n);
 	draw_lines(s, "Guided setup", l, n,

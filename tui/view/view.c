@@ -4,9 +4,9 @@
 #include "screen.h"
 
 static const struct screen *const screens[V_COUNT] = {
-	[V_MAIN] = &screen_main,       [V_HELP] = &screen_help,
-	[V_REPORT] = &screen_report,   [V_HISTORY] = &screen_history,
-	[V_MENU] = &screen_menu,       [V_CONFIRM] = &screen_confirm,
+	[V_MAIN] = &screen_main,	 [V_HELP] = &screen_help,
+	[V_REPORT] = &screen_report,	 [V_HISTORY] = &screen_history,
+	[V_MENU] = &screen_menu,	 [V_CONFIRM] = &screen_confirm,
 	[V_RECOVERY] = &screen_recovery, [V_SETUP] = &screen_setup,
 	[V_WHY] = &screen_why,
 };

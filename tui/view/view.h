@@ -38,12 +38,12 @@ struct ui_state {
 	const struct sysinfo *sys;
 	const struct diagnosis *diag;
 	const struct engine_snapshot *snap;
-	bool nowatchdog;     /* the kernel-arg setting */
+	bool nowatchdog; /* the kernel-arg setting */
 	int nhistory;
 	char history[UI_MAX_LINES][UI_LINE];
-	int nwarps;			   /* warp cycles per boot, for the plot */
+	int nwarps; /* warp cycles per boot, for the plot */
 	int64_t warps[UI_MAX_LINES];
-	time_t now;	     /* the loop's clock, for what counts down */
+	time_t now; /* the loop's clock, for what counts down */
 	/* The guard tripped on unconfirmed sync boots, not on a hang. */
 	bool struck_out;
 

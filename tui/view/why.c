@@ -35,16 +35,21 @@ static void beyond(const struct engine_core *c, const struct tsc_verdict_why *w,
 		   char *out, size_t cap)
 {
 	if (w->kernel_test)
-		snprintf(out, cap, "CPU %u: bad: %lld cycles is beyond the "
+		snprintf(out, cap,
+			 "CPU %u: bad: %lld cycles is beyond the "
 			 "kernel-style test's limit of %llu (a quarter of its "
 			 "fastest handoff, %llu cycles, plus half its windows' "
-			 "spread)", c->cpu, (long long)c->offset,
+			 "spread)",
+			 c->cpu, (long long)c->offset,
 			 (unsigned long long)w->bad_limit,
 			 (unsigned long long)(c->rtt / 2));
 	else
-		snprintf(out, cap, "CPU %u: bad: %lld cycles is beyond the "
-			 "%llu-cycle limit plus the estimate's error (%llu, half "
-			 "the round trip)", c->cpu, (long long)c->offset,
+		snprintf(out, cap,
+			 "CPU %u: bad: %lld cycles is beyond the "
+			 "%llu-cycle limit plus the estimate's error (%llu, "
+			 "half "
+			 "the round trip)",
+			 c->cpu, (long long)c->offset,
 			 (unsigned long long)w->ok_limit,
 			 (unsigned long long)w->error);
 }
@@ -53,17 +58,22 @@ static void near(const struct engine_core *c, const struct tsc_verdict_why *w,
 		 char *out, size_t cap)
 {
 	if (w->kernel_test)
-		snprintf(out, cap, "CPU %u: unsure: %lld cycles is beyond %llu "
-			 "(an eighth of the fastest handoff) but within %llu (a "
-			 "quarter of it plus half the spread); the kernel's own "
-			 "check decides", c->cpu, (long long)c->offset,
-			 (unsigned long long)w->ok_limit,
-			 (unsigned long long)w->bad_limit);
+		snprintf(
+			out, cap,
+			"CPU %u: unsure: %lld cycles is beyond %llu "
+			"(an eighth of the fastest handoff) but within %llu (a "
+			"quarter of it plus half the spread); the kernel's own "
+			"check decides",
+			c->cpu, (long long)c->offset,
+			(unsigned long long)w->ok_limit,
+			(unsigned long long)w->bad_limit);
 	else
-		snprintf(out, cap, "CPU %u: unsure: %lld cycles is beyond %llu, "
+		snprintf(out, cap,
+			 "CPU %u: unsure: %lld cycles is beyond %llu, "
 			 "but within the estimate's error of %llu cycles; the "
-			 "kernel's own check decides", c->cpu,
-			 (long long)c->offset, (unsigned long long)w->ok_limit,
+			 "kernel's own check decides",
+			 c->cpu, (long long)c->offset,
+			 (unsigned long long)w->ok_limit,
 			 (unsigned long long)w->error);
 }
 
@@ -79,9 +89,10 @@ void why_line(const struct engine_core *c, char *out, size_t cap)
 			 c->cpu);
 		break;
 	case TSC_CLAUSE_WARP_SEEN:
-		snprintf(out, cap, "CPU %u: bad: time went backwards %u times "
-			 "(%s), by up to %llu cycles", c->cpu,
-			 c->warps_bsp + c->warps_ap,
+		snprintf(out, cap,
+			 "CPU %u: bad: time went backwards %u times "
+			 "(%s), by up to %llu cycles",
+			 c->cpu, c->warps_bsp + c->warps_ap,
 			 c->warps_bsp ? "CPU 0 read less than it: it is ahead"
 				      : "it read less than CPU 0: it is behind",
 			 (unsigned long long)c->max_warp);
@@ -93,14 +104,18 @@ void why_line(const struct engine_core *c, char *out, size_t cap)
 		near(c, &w, out, cap);
 		break;
 	case TSC_CLAUSE_CUT:
-		snprintf(out, cap, "CPU %u: unsure: %lld cycles is within %llu, "
+		snprintf(out, cap,
+			 "CPU %u: unsure: %lld cycles is within %llu, "
 			 "but its warp test was cut short, so a warp is not "
-			 "ruled out; the kernel's own check decides", c->cpu,
-			 (long long)c->offset, (unsigned long long)w.ok_limit);
+			 "ruled out; the kernel's own check decides",
+			 c->cpu, (long long)c->offset,
+			 (unsigned long long)w.ok_limit);
 		break;
 	case TSC_CLAUSE_WITHIN:
-		snprintf(out, cap, "CPU %u: ok: %lld cycles, within %llu, no "
-			 "warp", c->cpu, (long long)c->offset,
+		snprintf(out, cap,
+			 "CPU %u: ok: %lld cycles, within %llu, no "
+			 "warp",
+			 c->cpu, (long long)c->offset,
 			 (unsigned long long)w.ok_limit);
 		break;
 	}
@@ -112,5 +127,6 @@ void why_line(const struct engine_core *c, char *out, size_t cap)
 		return;
 	n = strlen(out);
 	if (n < cap)
-		snprintf(out + n, cap - n, " (note: %s)", tsc_note_name(c->note));
+		snprintf(out + n, cap - n, " (note: %s)",
+			 tsc_note_name(c->note));
 }
