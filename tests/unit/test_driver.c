@@ -84,7 +84,9 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	writes = 0;
 	tsc_report_init(r, "test", TSC_BUILD_SIM);
 	tsc_run_params_default(&p, mode);
-	p.answer_timeout_us = 20000;
+	/* The default: a responder thread descheduled for a while (two
+	 * cores, other work) must not be taken for a dead AP. */
+	p.answer_timeout_us = 100000;
 	tsc_run(&pf, &p, &ws, r);
 	hostcpu_destroy(h);
 	free(h);
@@ -250,8 +252,12 @@ static void disabled_cpu_is_skipped(void **s)
 	assert_true(writes >= 1);
 	assert_int_equal(r->ap[1].note, TSC_NOTE_DISABLED);
 	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
-	assert_true(r->result != TSC_RESULT_OUT_OF_SYNC);
+	/* It blocked nothing: the BSP moved.  (The result is not asserted:
+	 * this host's own cores can make the kernel-style test call a
+	 * healthy pair bad.) */
+	assert_true(r->bsp_shift > 6815000000LL);
 	assert_non_null(strstr(r->reason, "disabled by the firmware"));
+	assert_null(strstr(r->reason, "did not answer"));
 	free(r);
 }
 
