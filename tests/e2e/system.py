@@ -603,8 +603,11 @@ def story_warp(t, label, st):
     TSC, and tsctui says to install the stage in measure mode."""
     warps = [e for e in (st or {}).get("kernel", {}).get("events", [])
              if e["kind"] == "warp"]
+    # The kernel's warp is the lag less the time between the two CPUs'
+    # reads it compared: under TCG on a busy host that was 1.1e6 cycles
+    # once, so within 0.1% of the lag, which still says "this fault".
     t.ok(st and diag(st) == ("boot-warp", ["install-measure"]) and
-         warps and abs(warps[0]["cycles"] - LAG) < 100000 and
+         warps and abs(warps[0]["cycles"] - LAG) < LAG // 1000 and
          st["clocksource"]["current"] == "hpet" and
          not st["virtual_machine"],
          f"{label}: without the stage the kernel measures the firmware's "
