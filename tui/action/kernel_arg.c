@@ -188,13 +188,15 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 
 static int run_grubby(struct act *a, const char *tool, bool on)
 {
-	char cmd[1024];
+	char cmd[1024], shown[64];
 
 	snprintf(cmd, sizeof(cmd), "'%s' --update-kernel=ALL %s=%s", tool,
 		 on ? "--args" : "--remove-args", TOKEN);
-	if (system(cmd) != 0)
+	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s=%s",
+		 on ? "--args" : "--remove-args", TOKEN);
+	if (act_run(a, cmd, shown) != 0)
 		return act_fail(a, "%s failed", cmd);
-	act_note(a, "ran: %s", cmd);
+	act_done(a, "ran: %s", cmd);
 	return 0;
 }
 
@@ -313,7 +315,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	}
 	if (act_ledger_save(a) != 0)
 		goto undo;
-	act_note(a, "%s %s from the next boot", TOKEN,
+	act_done(a, "%s %s from the next boot", TOKEN,
 		 on ? "added" : "removed");
 	warn_reliable(a);
 	return 0;
