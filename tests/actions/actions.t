@@ -511,6 +511,22 @@ same, d = diff(orig, root)
 t.ok(rc == 0 and same,
      "efi-entry: uninstall deletes the entry and restores BootOrder "
      "exactly (diff -r empty)", f"{err}{d}")
+# kernel-arg goes by the loader that starts Linux, not by where the stage
+# sits: with the stage in its own firmware entry on a GRUB machine, the
+# argument goes in GRUB's drop-in (it used to edit nothing there).
+root = fx.efi_machine(os.path.join(WORK, "efi-entry-karg"))
+orig = snapshot(root)
+run(root, "install", "--loader", "efi-entry")
+rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+t.ok(rc == 0 and changed(out).get(
+    "/etc/default/grub.d/tsctui-nowatchdog.cfg") == "created" and
+    b"tsc=nowatchdog" in read(root, "/etc/default/grub.d/"
+                              "tsctui-nowatchdog.cfg"),
+    "efi-entry on a GRUB machine: kernel-arg writes GRUB's drop-in", out)
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same, "efi-entry on a GRUB machine: after kernel-arg and "
+     "uninstall --purge, diff -r is empty", f"{err}{d}")
 root = fx.efi_machine(os.path.join(WORK, "efi-entry-next"))
 rc, out, err = run(root, "install", "--loader", "efi-entry", "--next",
                    "Boot0002")

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,7 +30,11 @@ void act_free(struct act *a)
 		free(a->changes[i].path);
 	for (i = 0; i < a->nledger; i++)
 		free(a->ledger[i].path);
-	a->nchanges = a->nledger = 0;
+	for (i = 0; i < a->nruns; i++)
+		free(a->runs[i]);
+	for (i = 0; i < a->ngone; i++)
+		free(a->gone[i]);
+	a->nchanges = a->nledger = a->nruns = a->ngone = 0;
 }
 
 /* The result lives until 7 more calls; copy it to keep it longer. */
@@ -68,6 +73,44 @@ void act_note(struct act *a, const char *fmt, ...)
 	va_end(ap);
 }
 
+void act_done(struct act *a, const char *fmt, ...)
+{
+	char line[sizeof(a->message)];
+	va_list ap;
+
+	if (a->dry_run)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	act_note(a, "%s", line);
+}
+
+void act_detail(struct act *a, const char *sys, const char *fmt, ...)
+{
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < a->nchanges; i++) {
+		if (strcmp(a->changes[i].path, sys))
+			continue;
+		va_start(ap, fmt);
+		vsnprintf(a->changes[i].detail, sizeof(a->changes[i].detail),
+			  fmt, ap);
+		va_end(ap);
+		return;
+	}
+}
+
+const char *act_verb(const char *what)
+{
+	if (!strcmp(what, "created"))
+		return "create";
+	if (!strcmp(what, "removed"))
+		return "remove";
+	return "modify";
+}
+
 void act_changed(struct act *a, const char *sys, const char *what)
 {
 	size_t i;
@@ -88,7 +131,7 @@ void act_changed(struct act *a, const char *sys, const char *what)
 	}
 	if (a->nchanges < ACT_MAX_CHANGES)
 		a->changes[a->nchanges++] =
-			(struct change){ strdup(sys), what };
+			(struct change){ strdup(sys), what, "" };
 }
 
 /* ---- the ledger ---- */
@@ -172,7 +215,7 @@ int act_ledger_save(struct act *a)
 	FILE *f;
 	int rc;
 
-	if (!a->ledger_dirty)
+	if (!a->ledger_dirty || a->dry_run)
 		return 0;
 	if (a->nledger == 0)
 		return fsx_remove(act_path(a, TSCTUI_LEDGER));
@@ -200,6 +243,81 @@ static const char *backup_of(const char *sys)
 	return sysb;
 }
 
+/* Is sys a file the ledger keeps for itself that is gone by now: the
+ * ledger file once uninstall took it, a backup once its entry was
+ * settled? */
+static bool bookkeeping_gone(struct act *a, const char *sys)
+{
+	size_t n = strlen(TSCTUI_BACKUP), i;
+
+	for (i = 0; i < a->ngone; i++)
+		if (!strcmp(a->gone[i], sys))
+			return true;
+	if (!strcmp(sys, TSCTUI_LEDGER))
+		return a->ledger_removed;
+	return !strncmp(sys, TSCTUI_BACKUP, n) && sys[n] == '/' &&
+	       !fsx_is_dir(act_path(a, sys)) &&
+	       !act_ledger_has(a, L_BACKUP, sys + n);
+}
+
+/* Would the directory sys be empty once the changes planned so far are
+ * made?  (A dry run removes nothing, so the replay asks this instead of
+ * trying rmdir.) */
+static bool emptied(struct act *a, const char *sys)
+{
+	char child[PATH_UNDER_MAX];
+	struct dirent *e;
+	bool empty = true;
+	size_t i;
+	DIR *d = opendir(act_path(a, sys));
+
+	if (!d)
+		return false;
+	while (empty && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", sys, e->d_name);
+		empty = bookkeeping_gone(a, child);
+		for (i = 0; i < a->nchanges && !empty; i++)
+			empty = !strcmp(a->changes[i].path, child) &&
+				!strcmp(a->changes[i].what, "removed");
+	}
+	closedir(d);
+	return empty;
+}
+
+/* One ledger entry's undoing, as a plan. */
+static void undo_planned(struct act *a, const struct ledger_entry *e)
+{
+	switch (e->kind) {
+	case L_FILE:
+	case L_LINK:
+		act_changed(a, e->path, "removed");
+		break;
+	case L_DIR:
+		if (!bookkeeping_gone(a, e->path) && emptied(a, e->path))
+			act_changed(a, e->path, "removed");
+		break;
+	case L_BACKUP: {
+		char d[PATH_UNDER_MAX], *slash;
+
+		act_changed(a, e->path, "modified");
+		act_detail(a, e->path, "restored from %s%s", TSCTUI_BACKUP,
+			   e->path);
+		/* The backup's directories go with it, unreported. */
+		snprintf(d, sizeof(d), "%s", backup_of(e->path));
+		while ((slash = strrchr(d, '/')) &&
+		       strlen(d) > strlen(TSCTUI_BACKUP)) {
+			*slash = '\0';
+			if (!emptied(a, d) || a->ngone == ACT_MAX_GONE)
+				break;
+			a->gone[a->ngone++] = strdup(d);
+		}
+		break;
+	}
+	}
+}
+
 int act_ledger_undo(struct act *a, size_t from)
 {
 	int rc = 0;
@@ -211,6 +329,15 @@ int act_ledger_undo(struct act *a, size_t from)
 
 		snprintf(p, sizeof(p), "%s", act_path(a, e->path));
 
+		if (a->dry_run) {
+			/* planned once the entry is gone, as its file is */
+			struct ledger_entry was = { e->kind, strdup(e->path) };
+
+			forget(a, i);
+			undo_planned(a, &was);
+			free(was.path);
+			continue;
+		}
 		switch (e->kind) {
 		case L_FILE:
 		case L_LINK:
@@ -289,7 +416,7 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 						part);
 			continue;
 		}
-		if (mkdir(act_path(a, part), mode) != 0)
+		if (!a->dry_run && mkdir(act_path(a, part), mode) != 0)
 			return act_fail(a, "cannot create %s: %s", part,
 					strerror(errno));
 		add(a, L_DIR, part);
@@ -338,7 +465,8 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 		if (same)
 			return 0; /* idempotent: nothing to do */
 	}
-	if (fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
+	if (!a->dry_run &&
+	    fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
 		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
 	add(a, L_FILE, sys);
 	act_changed(a, sys, existed ? "modified" : "created");
@@ -375,8 +503,8 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 
 		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
 		if (parent_dirs(a, bcopy) != 0 ||
-		    fsx_write_atomic(act_path(a, bcopy), old, have, 0600) !=
-			    0) {
+		    (!a->dry_run && fsx_write_atomic(act_path(a, bcopy), old,
+						     have, 0600) != 0)) {
 			free(old);
 			return act_fail(a, "cannot back up %s: %s", sys,
 					strerror(errno));
@@ -384,7 +512,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 		add(a, L_BACKUP, sys);
 	}
 	free(old);
-	if (fsx_write_atomic(p, data, len, mode) != 0)
+	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
 		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
 	act_changed(a, sys, "modified");
 	return 0;
@@ -405,9 +533,12 @@ int act_link(struct act *a, const char *sys, const char *target)
 		return act_fail(a, "%s exists and was not made by tsctui", sys);
 	if (parent_dirs(a, sys) != 0)
 		return -1;
+	if (a->dry_run)
+		goto recorded;
 	unlink(act_path(a, sys));
 	if (symlink(target, act_path(a, sys)) != 0)
 		return act_fail(a, "cannot link %s: %s", sys, strerror(errno));
+recorded:
 	add(a, L_LINK, sys);
 	act_changed(a, sys, "created");
 	return 0;
@@ -421,7 +552,7 @@ int act_drop(struct act *a, const char *sys)
 		if ((a->ledger[i].kind == L_FILE ||
 		     a->ledger[i].kind == L_LINK) &&
 		    strcmp(a->ledger[i].path, sys) == 0) {
-			if (fsx_remove(act_path(a, sys)) != 0)
+			if (!a->dry_run && fsx_remove(act_path(a, sys)) != 0)
 				return act_fail(a, "cannot remove %s: %s", sys,
 						strerror(errno));
 			forget(a, i);
@@ -430,6 +561,88 @@ int act_drop(struct act *a, const char *sys)
 		}
 	}
 	return 0;
+}
+
+/* ---- files outside the ledger, and tools ---- */
+
+int act_write(struct act *a, const char *sys, const void *data, size_t len,
+	      mode_t mode)
+{
+	bool had = fsx_exists(act_path(a, sys));
+
+	if (!a->dry_run &&
+	    fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
+		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+	act_changed(a, sys, had ? "modified" : "created");
+	return 0;
+}
+
+int act_append(struct act *a, const char *sys, const char *text)
+{
+	bool had = fsx_exists(act_path(a, sys));
+	FILE *f;
+
+	if (!a->dry_run) {
+		f = fopen(act_path(a, sys), "a");
+		if (!f)
+			return act_fail(a, "cannot append to %s: %s", sys,
+					strerror(errno));
+		fputs(text, f);
+		if (fclose(f) != 0)
+			return act_fail(a, "cannot write %s", sys);
+	}
+	act_changed(a, sys, had ? "modified" : "created");
+	return 0;
+}
+
+int act_remove(struct act *a, const char *sys)
+{
+	if (!fsx_exists(act_path(a, sys)))
+		return 0;
+	if (!a->dry_run && fsx_remove(act_path(a, sys)) != 0)
+		return act_fail(a, "cannot remove %s: %s", sys,
+				strerror(errno));
+	act_changed(a, sys, "removed");
+	return 0;
+}
+
+int act_mkdir(struct act *a, const char *sys, mode_t mode)
+{
+	if (fsx_is_dir(act_path(a, sys)) || a->dry_run)
+		return 0;
+	if (mkdir(act_path(a, sys), mode) != 0 && errno != EEXIST)
+		return act_fail(a, "cannot create %s: %s", sys,
+				strerror(errno));
+	return 0;
+}
+
+int act_run(struct act *a, const char *cmd, const char *shown)
+{
+	if (a->nruns < ACT_MAX_RUNS)
+		a->runs[a->nruns++] = strdup(shown);
+	return a->dry_run ? 0 : system(cmd);
+}
+
+void act_ledger_remove(struct act *a)
+{
+	if (!a->dry_run)
+		fsx_remove(act_path(a, TSCTUI_LEDGER));
+	a->ledger_removed = true;
+}
+
+void act_ledger_drop_backup(struct act *a, const char *sys)
+{
+	size_t i;
+
+	if (!a->dry_run)
+		fsx_remove(act_path(a, backup_of(sys)));
+	for (i = 0; i < a->nledger; i++) {
+		if (a->ledger[i].kind == L_BACKUP &&
+		    !strcmp(a->ledger[i].path, sys)) {
+			forget(a, i);
+			return;
+		}
+	}
 }
 
 int act_installed(struct act *a, struct tsctui_conf *c)

@@ -7,6 +7,11 @@
  * /var/lib/tsctui/backup/).  Uninstall replays the ledger backwards; a
  * failed action rolls back the entries it added itself.  Nothing is
  * overwritten that the ledger does not say tsctui created.
+ *
+ * A dry run (act.dry_run) goes through the same action code: every write,
+ * removal and tool run below records what it would do and does nothing,
+ * so the list of changes and a->runs are the plan, decided by the code
+ * that would carry it out.  Reads still happen; nothing is written.
  */
 #ifndef TSCTUI_ACTION_ACT_H
 #define TSCTUI_ACTION_ACT_H
@@ -20,6 +25,9 @@
 #define TSCTUI_BACKUP TSCTUI_STATE_DIR "/backup"
 #define ACT_MAX_CHANGES 128
 #define ACT_MAX_LEDGER 256
+#define ACT_MAX_RUNS 8
+#define ACT_MAX_GONE 32
+#define ACT_DETAIL_MAX 160
 
 enum ledger_kind { L_DIR, L_FILE, L_LINK, L_BACKUP };
 
@@ -31,16 +39,27 @@ struct ledger_entry {
 struct change {
 	char *path;
 	const char *what; /* created | modified | removed */
+	/* What changes inside it (grubenv variables, the options line),
+	 * for the plan; empty when the path says it all. */
+	char detail[ACT_DETAIL_MAX];
 };
 
 struct act {
 	const char *root;
 	const char *name; /* "install", "mode", ... */
+	bool dry_run;	  /* record, do not write or run (see above) */
+	size_t nruns;
+	char *runs[ACT_MAX_RUNS]; /* tools run (or, dry, to be run) */
 	size_t nchanges;
 	struct change changes[ACT_MAX_CHANGES];
 	size_t nledger;
 	struct ledger_entry ledger[ACT_MAX_LEDGER];
 	bool ledger_dirty;
+	bool ledger_removed; /* act_ledger_remove ran */
+	/* A dry run's directories that go unreported (a backup's, with
+	 * it), as the real replay's rmdir makes them go. */
+	size_t ngone;
+	char *gone[ACT_MAX_GONE];
 	char message[2048];
 	char error[1024];
 };
@@ -54,7 +73,16 @@ int act_fail(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void act_note(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The success summary ("installed for grub ..."): a note, left out of
+ * a dry run, which has done nothing to summarise. */
+void act_done(struct act *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void act_changed(struct act *a, const char *sys, const char *what);
+/* Says what changes inside sys, when the change list has it. */
+void act_detail(struct act *a, const char *sys, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "create", "modify" or "remove" for a change's what: the plan's verb. */
+const char *act_verb(const char *what);
 
 int act_ledger_load(struct act *a);
 int act_ledger_save(struct act *a);
@@ -81,5 +109,22 @@ int act_link(struct act *a, const char *sys, const char *target);
 int act_drop(struct act *a, const char *sys);
 /* Would writing sys overwrite something tsctui did not create? */
 bool act_foreign(struct act *a, const char *sys);
+
+/* Files outside the ledger (the stage's state files, the history, /run):
+ * an atomic write, an append, a removal (absent is fine), a directory. */
+int act_write(struct act *a, const char *sys, const void *data, size_t len,
+	      mode_t mode);
+int act_append(struct act *a, const char *sys, const char *text);
+int act_remove(struct act *a, const char *sys);
+int act_mkdir(struct act *a, const char *sys, mode_t mode);
+/* Runs a tool through the shell: system(cmd)'s status, recorded as shown
+ * (cmd without its redirections and quoting); a dry run records it and
+ * returns 0. */
+int act_run(struct act *a, const char *cmd, const char *shown);
+/* Removes the ledger file itself (uninstall, before the replay). */
+void act_ledger_remove(struct act *a);
+/* Removes sys's backup and its ledger entry (the file was settled by
+ * other means: uninstall's grubenv). */
+void act_ledger_drop_backup(struct act *a, const char *sys);
 
 #endif

@@ -30,14 +30,6 @@ int boot_ok_run(struct act *a);
 /* kernel-arg nowatchdog on|off */
 struct tsctui_conf;
 int kernel_arg_set(struct act *a, const char *name, const char *onoff);
-/* How kernel-arg changes the command line here: grubby (Fedora family),
- * Debian's grub.d drop-in plus update-grub, or BLS entries plus
- * /etc/kernel/cmdline.  Fills c (the configuration, or the detected loader
- * and ESP); -1 with *why when neither is known.  The dashboard's
- * confirmation and the action decide with this one function. */
-enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
-int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
-		      const char **why);
 /* For uninstall: undoes kernel-arg changes the ledger cannot (grubby). */
 int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c);
 

@@ -27,7 +27,6 @@ static int append_history(struct act *a, const char *mode, const char *result)
 	struct sysinfo s;
 	size_t len;
 	char *d;
-	FILE *f;
 
 	boot_id_read(a->root, rec.boot_id);
 	/* A boot is recorded once, however often boot-ok runs in it. */
@@ -51,13 +50,9 @@ static int append_history(struct act *a, const char *mode, const char *result)
 	snprintf(rec.clocksource, sizeof(rec.clocksource), "%s", s.cs.current);
 	system_free(&s);
 	history_record_format(&rec, line, sizeof(line));
-	f = fopen(act_path(a, HISTORY_RECORD_FILE), "a");
-	if (!f)
-		return act_fail(a, "cannot append to %s: %s",
-				HISTORY_RECORD_FILE, strerror(errno));
-	fputs(line, f);
-	if (fclose(f) != 0)
-		return act_fail(a, "cannot write %s", HISTORY_RECORD_FILE);
+	if (act_append(a, HISTORY_RECORD_FILE, line) != 0)
+		return -1;
+	/* the history is one file growing, whether or not it was there */
 	act_changed(a, HISTORY_RECORD_FILE, "modified");
 	return 0;
 }
@@ -79,10 +74,8 @@ int boot_ok_run(struct act *a)
 	if (r && stage_report_read(a->root, r, &raw, &len) > 0) {
 		/* /run is not the ledger's: it is gone at the next boot. */
 		if (fsx_exists(act_path(a, "/run")) &&
-		    (mkdir(act_path(a, "/run/tsctui"), 0755) == 0 ||
-		     errno == EEXIST) &&
-		    fsx_write_atomic(act_path(a, "/run/tsctui/report"), raw,
-				     len, 0644) == 0)
+		    act_mkdir(a, "/run/tsctui", 0755) == 0 &&
+		    act_write(a, "/run/tsctui/report", raw, len, 0644) == 0)
 			act_changed(a, "/run/tsctui/report", "created");
 		snprintf(mode, sizeof(mode), "%s", tsc_mode_name(r->mode));
 		snprintf(result, sizeof(result), "%s",
@@ -92,7 +85,7 @@ int boot_ok_run(struct act *a)
 	free(r);
 	if (append_history(a, mode, result) != 0)
 		return -1;
-	act_note(a, "this boot reached Linux: pending cleared");
+	act_done(a, "this boot reached Linux: pending cleared");
 	if (strikes == 0)
 		act_note(a, "this sync boot is confirmed: strikes back to 0");
 	else if (strikes >= GUARD_MAX_STRIKES)

@@ -38,7 +38,9 @@ static int var_write(struct act *a, const char *name, const uint8_t *data,
 	char sys[256];
 
 	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
-	if (strcmp(a->root, "/") == 0) {
+	if (a->dry_run) {
+		/* NVRAM's one writer, so the plan is made here too. */
+	} else if (strcmp(a->root, "/") == 0) {
 		efi_guid_t g;
 
 		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
@@ -72,7 +74,9 @@ static int var_delete(struct act *a, const char *name)
 	char sys[256];
 
 	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
-	if (strcmp(a->root, "/") == 0) {
+	if (a->dry_run) {
+		/* as var_write */
+	} else if (strcmp(a->root, "/") == 0) {
 		efi_guid_t g;
 
 		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
@@ -317,7 +321,7 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 	snprintf(c->efi_entry, sizeof(c->efi_entry), "%s", name);
 	snprintf(c->efi_next, sizeof(c->efi_next), "Boot%04X", chosen);
 	args = c->efi_next;
-	act_note(a,
+	act_done(a,
 		 "created %s \"tsctui\", first in BootOrder; it starts %s "
 		 "next (%s)",
 		 name, args, why);
@@ -351,6 +355,6 @@ int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
 		return -1;
 	if (c->efi_entry[0] && var_delete(a, c->efi_entry) != 0)
 		return -1;
-	act_note(a, "deleted %s and restored BootOrder", c->efi_entry);
+	act_done(a, "deleted %s and restored BootOrder", c->efi_entry);
 	return 0;
 }

@@ -20,7 +20,7 @@ int guard_reset(struct act *a, const char *mode)
 	if (rc == 0)
 		rc = act_ledger_save(a);
 	if (rc == 0)
-		act_note(a, "hang guard cleared; mode %s from the next boot",
+		act_done(a, "hang guard cleared; mode %s from the next boot",
 			 mode);
 	return rc;
 }

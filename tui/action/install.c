@@ -244,7 +244,7 @@ static int der_to_pem(struct act *a, const char *der, char pem[64])
 	snprintf(cmd, sizeof(cmd),
 		 "openssl x509 -inform DER -in '%s' -out '%s' >/dev/null 2>&1",
 		 der, pem);
-	if (system(cmd) != 0) {
+	if (act_run(a, cmd, "openssl x509 -inform DER") != 0) {
 		unlink(pem);
 		return act_fail(a,
 				"cannot convert %s from DER to PEM for "
@@ -295,6 +295,15 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 			 "warning: under %s the firmware checks db; a key "
 			 "enrolled only as a MOK is not enough",
 			 loader);
+	if (a->dry_run) {
+		/* The tools' one caller: a dry run names them, and the image
+		 * it compares is the unsigned one. */
+		if (der)
+			act_run(a, "", "openssl x509 -inform DER");
+		act_run(a, "", "sbsign, then sbverify");
+		act_note(a, "would sign with %s", o->key);
+		return 0;
+	}
 	if (der) {
 		if (der_to_pem(a, o->cert, pem) != 0)
 			return -1;
@@ -315,7 +324,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 		 "sbsign --key '%s' --cert '%s' --output '%s' '%s' "
 		 ">/dev/null 2>&1 && sbverify --cert '%s' '%s' >/dev/null 2>&1",
 		 o->key, o->cert, out, in, o->cert, out);
-	rc = system(cmd);
+	rc = act_run(a, cmd, "sbsign, then sbverify");
 	if (pem[0])
 		unlink(pem);
 	if (rc != 0) {
@@ -374,10 +383,10 @@ int install_regenerate_grub(struct act *a)
 		if (system(cmd) != 0)
 			continue;
 		snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", tools[i]);
-		if (system(cmd) != 0)
+		if (act_run(a, cmd, tools[i]) != 0)
 			return act_fail(a, "%s failed", tools[i]);
 		snprintf(cmd, sizeof(cmd), "grub-script-check %s", cfg);
-		if (system(cmd) != 0)
+		if (act_run(a, cmd, cmd) != 0)
 			return act_fail(a, "grub-script-check rejects %s", cfg);
 		act_changed(a, cfg, "modified");
 		return 0;
@@ -572,7 +581,7 @@ int install_run(struct act *a, const struct install_opts *o)
 		goto undo;
 	if (!strcmp(loader, "grub") && install_regenerate_grub(a) != 0)
 		goto undo;
-	act_note(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
+	act_done(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
 	free(image);
 	free(conf);
 	return 0;

@@ -188,13 +188,15 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 
 static int run_grubby(struct act *a, const char *tool, bool on)
 {
-	char cmd[1024];
+	char cmd[1024], shown[64];
 
 	snprintf(cmd, sizeof(cmd), "'%s' --update-kernel=ALL %s=%s", tool,
 		 on ? "--args" : "--remove-args", TOKEN);
-	if (system(cmd) != 0)
+	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s=%s",
+		 on ? "--args" : "--remove-args", TOKEN);
+	if (act_run(a, cmd, shown) != 0)
 		return act_fail(a, "%s failed", cmd);
-	act_note(a, "ran: %s", cmd);
+	act_done(a, "ran: %s", cmd);
 	return 0;
 }
 
@@ -219,8 +221,33 @@ static void warn_reliable(struct act *a)
 	}
 }
 
-int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
-		      const char **why)
+/*
+ * The boot loader that starts Linux, which is where its arguments live:
+ * where the stage is installed when that is GRUB or systemd-boot; with the
+ * stage in its own firmware entry, the loader that entry starts, as the
+ * system shows it (detect_loader: systemd-boot's LoaderInfo, else a
+ * grub.cfg).  A firmware entry on a GRUB machine edits GRUB's arguments.
+ */
+static void linux_loader(struct act *a, struct tsctui_conf *c)
+{
+	const char *why = NULL, *l;
+
+	if (strcmp(c->loader, "efi-entry"))
+		return;
+	l = detect_loader(a->root, &why);
+	if (l)
+		snprintf(c->loader, sizeof(c->loader), "%s", l);
+}
+
+/* How kernel-arg changes the command line here: grubby (Fedora family),
+ * Debian's grub.d drop-in plus update-grub, or BLS entries plus
+ * /etc/kernel/cmdline, by the loader that starts Linux.  Fills c (the
+ * configuration, or the detected loader and ESP); -1 with *why when
+ * neither is known. */
+enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
+
+static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
+			     enum karg_method *m, const char **why)
 {
 	int have = config_read(a->root, c, why);
 
@@ -235,6 +262,7 @@ int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
 		if (!detect_esp(a->root, c->esp, sizeof(c->esp), why))
 			c->esp[0] = '\0';
 	}
+	linux_loader(a, c);
 	if (!strcmp(c->loader, "grub") && grubby(a))
 		*m = KARG_GRUBBY;
 	else if (!strcmp(c->loader, "grub") &&
@@ -313,7 +341,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	}
 	if (act_ledger_save(a) != 0)
 		goto undo;
-	act_note(a, "%s %s from the next boot", TOKEN,
+	act_done(a, "%s %s from the next boot", TOKEN,
 		 on ? "added" : "removed");
 	warn_reliable(a);
 	return 0;
@@ -323,10 +351,12 @@ undo:
 	return -1;
 }
 
-int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c)
+int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *conf)
 {
+	struct tsctui_conf linux_conf = *conf, *c = &linux_conf;
 	const char *tool;
 
+	linux_loader(a, c);
 	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") ||
 	    !(tool = grubby(a)))
 		return 0;

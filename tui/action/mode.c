@@ -61,7 +61,7 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 	if (rc == 0)
 		rc = act_ledger_save(a);
 	if (rc == 0) {
-		act_note(a, "mode %s from the next boot", mode);
+		act_done(a, "mode %s from the next boot", mode);
 		if (!strcmp(mode, "sync"))
 			act_note(a, "the hang guard disables the stage if a "
 				    "boot never reaches Linux");

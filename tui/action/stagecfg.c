@@ -69,13 +69,7 @@ static int remove_state(struct act *a, const struct tsctui_conf *c,
 	char sys[PATH_UNDER_MAX];
 
 	stage_state_esp_file(c, name, sys, sizeof(sys));
-	if (!fsx_exists(act_path(a, sys)))
-		return 0;
-	if (fsx_remove(act_path(a, sys)) != 0)
-		return act_fail(a, "cannot remove %s: %s", sys,
-				strerror(errno));
-	act_changed(a, sys, "removed");
-	return 0;
+	return act_remove(a, sys);
 }
 
 /* A state file boot-ok writes (strikes, disabled): atomic, not in the
@@ -84,14 +78,9 @@ static int put_state(struct act *a, const struct tsctui_conf *c,
 		     const char *name, const char *text)
 {
 	char sys[PATH_UNDER_MAX];
-	bool had;
 
 	stage_state_esp_file(c, name, sys, sizeof(sys));
-	had = fsx_exists(act_path(a, sys));
-	if (fsx_write_atomic(act_path(a, sys), text, strlen(text), 0644) != 0)
-		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
-	act_changed(a, sys, had ? "modified" : "created");
-	return 0;
+	return act_write(a, sys, text, strlen(text), 0644);
 }
 
 /* Sets a grubenv variable tsctui owns to "0" where it is set otherwise;
@@ -128,6 +117,13 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
 		}
 		rc = stagecfg_grubenv_write(a, c, &env);
 		grubenv_free(&env);
+		act_detail(a, c->grubenv,
+			   "%stsctui_mode=%s tsctui_options=%s%s",
+			   reset ? "tsctui_pending=0 tsctui_tripped=0 " : "",
+			   mode, options,
+			   reset ? " (and synced, probation, strikes to 0 "
+				   "where set)"
+				 : "");
 		return rc;
 	}
 	{
@@ -139,6 +135,8 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
 		stage_state_esp_file(c, "options", sys, sizeof(sys));
 		if (act_put(a, sys, line, strlen(line), 0644) != 0)
 			return -1;
+		line[strcspn(line, "\n")] = '\0';
+		act_detail(a, sys, "%s", line);
 		for (i = 0; reset && stage_state_guard_files[i]; i++)
 			if (remove_state(a, c, stage_state_guard_files[i]) != 0)
 				return -1;

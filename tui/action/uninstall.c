@@ -63,31 +63,22 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 	for (i = 0; stage_state_grub_vars[i]; i++)
 		grubenv_unset(&now, stage_state_grub_vars[i]);
 	if (same_vars(&now, &before)) {
-		if (fsx_write_atomic(act_path(a, c->grubenv), orig, len, 0644))
+		if (act_write(a, c->grubenv, orig, len, 0644))
 			goto fail;
+		act_detail(a, c->grubenv, "restored from %s", bsys);
 	} else {
 		if (!grubenv_format(&now, block) ||
-		    fsx_write_atomic(act_path(a, c->grubenv), block,
-				     sizeof(block), 0644))
+		    act_write(a, c->grubenv, block, sizeof(block), 0644))
 			goto fail;
+		act_detail(a, c->grubenv,
+			   "tsctui's variables removed (others were set "
+			   "since install)");
 	}
-	act_changed(a, c->grubenv, "modified");
 	free(orig);
 	grubenv_free(&now);
 	grubenv_free(&before);
 	/* The backup and its ledger entry are done with. */
-	fsx_remove(act_path(a, bsys));
-	for (i = 0; i < a->nledger; i++) {
-		if (a->ledger[i].kind == L_BACKUP &&
-		    !strcmp(a->ledger[i].path, c->grubenv)) {
-			free(a->ledger[i].path);
-			memmove(&a->ledger[i], &a->ledger[i + 1],
-				(a->nledger - i - 1) * sizeof(a->ledger[0]));
-			a->nledger--;
-			a->ledger_dirty = true;
-			break;
-		}
-	}
+	act_ledger_drop_backup(a, c->grubenv);
 	return 0;
 fail:
 	free(orig);
@@ -129,18 +120,13 @@ int uninstall_run(struct act *a, bool purge)
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
 		stage_state_esp_file(&c, stage_state_guard_files[i], sys,
 				     sizeof(sys));
-		if (fsx_exists(act_path(a, sys)) &&
-		    !fsx_remove(act_path(a, sys)))
-			act_changed(a, sys, "removed");
+		act_remove(a, sys);
 	}
-	if (purge) {
-		if (fsx_exists(act_path(a, TSCTUI_STATE_DIR "/history")) &&
-		    !fsx_remove(act_path(a, TSCTUI_STATE_DIR "/history")))
-			act_changed(a, TSCTUI_STATE_DIR "/history", "removed");
-	}
+	if (purge)
+		act_remove(a, TSCTUI_STATE_DIR "/history");
 	/* The ledger file goes first, so that its directory can go too; it is
 	 * written back if the replay fails half way. */
-	fsx_remove(act_path(a, TSCTUI_LEDGER));
+	act_ledger_remove(a);
 	if (act_ledger_undo(a, 0) != 0) {
 		a->ledger_dirty = true;
 		act_ledger_save(a);
@@ -149,6 +135,6 @@ int uninstall_run(struct act *a, bool purge)
 	if (have > 0 && !strcmp(c.loader, "grub") &&
 	    install_regenerate_grub(a) != 0)
 		return -1;
-	act_note(a, "tsctui removed%s", purge ? ", history too" : "");
+	act_done(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;
 }

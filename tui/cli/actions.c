@@ -1,13 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /* What the subcommands that change the system share (install.c,
- * uninstall.c, mode.c, guard.c, boot_ok.c, kernel_arg.c): their options,
- * and the report of what changed, or with --json the object of
- * ARCHITECTURE 4.3; a refusal is one line on stderr and exit status 2. */
+ * uninstall.c, mode.c, guard.c, boot_ok.c, kernel_arg.c): their options
+ * (--json, --dry-run), and the report of what changed, or with --json the
+ * object of ARCHITECTURE 4.3; a refusal is one line on stderr and exit
+ * status 2.  A dry run reports the plan the action made instead: the same
+ * object with "dry_run": true, each change's "detail" and the tools it
+ * would run ("run"). */
 #include <getopt.h>
 #include <string.h>
 
 #include "../action/act.h"
 #include "cli.h"
+
+/* The plan, one line per change and per tool, then the notes. */
+static void plan_print(const struct act *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchanges; i++)
+		printf("%-8s %s%s%s\n", act_verb(a->changes[i].what),
+		       a->changes[i].path, a->changes[i].detail[0] ? ": " : "",
+		       a->changes[i].detail);
+	for (i = 0; i < a->nruns; i++)
+		printf("%-8s %s\n", "run", a->runs[i]);
+	if (a->message[0])
+		printf("%s\n", a->message);
+	printf("dry run: nothing was changed\n");
+}
+
+static void plan_json(struct json *j, const struct act *a)
+{
+	size_t i;
+
+	json_bool(j, "dry_run", true);
+	json_arr(j, "run");
+	for (i = 0; i < a->nruns; i++)
+		json_str(j, NULL, a->runs[i]);
+	json_arr_end(j);
+}
 
 int actions_finish(struct act *a, bool json, int rc)
 {
@@ -20,17 +50,23 @@ int actions_finish(struct act *a, bool json, int rc)
 		json_obj(&j, NULL);
 		json_str(&j, "action", a->name);
 		json_bool(&j, "ok", rc == 0);
+		if (a->dry_run)
+			plan_json(&j, a);
 		json_arr(&j, "changed");
 		for (i = 0; i < a->nchanges; i++) {
 			json_obj(&j, NULL);
 			json_str(&j, "path", a->changes[i].path);
 			json_str(&j, "what", a->changes[i].what);
+			if (a->dry_run && a->changes[i].detail[0])
+				json_str(&j, "detail", a->changes[i].detail);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
 		json_str(&j, "message", rc == 0 ? a->message : a->error);
 		json_obj_end(&j);
 		json_end(&j);
+	} else if (rc == 0 && a->dry_run) {
+		plan_print(a);
 	} else if (rc == 0) {
 		for (i = 0; i < a->nchanges; i++)
 			printf("%-8s %s\n", a->changes[i].what,
@@ -52,14 +88,17 @@ int actions_take_flag(int c, const char *arg, void *ctx)
 	return 0;
 }
 
-/* Options every action takes: --json, and for some one positional word. */
-int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
+/* Options every action takes: --json, --dry-run, and for some one
+ * positional word. */
+int actions_parse(int argc, char **argv, const struct option *extra,
+		  struct actions_flags *f,
 		  int (*take)(int c, const char *arg, void *ctx), void *ctx)
 {
 	struct option opts[16];
 	int n = 0, c;
 
 	opts[n++] = (struct option){ "json", no_argument, NULL, 'j' };
+	opts[n++] = (struct option){ "dry-run", no_argument, NULL, 'D' };
 	while (extra && extra->name && n < 15)
 		opts[n++] = *extra++;
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -67,7 +106,11 @@ int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'j') {
-			*json = true;
+			f->json = true;
+			continue;
+		}
+		if (c == 'D') {
+			f->dry_run = true;
 			continue;
 		}
 		if (c == '?' || !take || take(c, optarg, ctx) != 0)
@@ -75,4 +118,11 @@ int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
 					argv[optind - 1]);
 	}
 	return 0;
+}
+
+void actions_start(struct act *a, const struct globals *g, const char *name,
+		   const struct actions_flags *f)
+{
+	act_init(a, g->root, name);
+	a->dry_run = f->dry_run;
 }

@@ -8,14 +8,14 @@
 
 int cmd_boot_ok(const struct globals *g, int argc, char **argv)
 {
-	bool json = g->json;
+	struct actions_flags fl = { .json = g->json };
 	struct act a;
 
-	if (actions_parse(argc, argv, NULL, &json, NULL, NULL))
+	if (actions_parse(argc, argv, NULL, &fl, NULL, NULL))
 		return EXIT_USAGE;
 	if (optind < argc)
 		return app_fail("boot-ok: unexpected argument '%s'",
 				argv[optind]);
-	act_init(&a, g->root, "boot-ok");
-	return actions_finish(&a, json, boot_ok_run(&a));
+	actions_start(&a, g, "boot-ok", &fl);
+	return actions_finish(&a, fl.json, boot_ok_run(&a));
 }

@@ -29,9 +29,17 @@ int cmd_simulate(const struct globals *g, int argc, char **argv);
  * and their options: --json, extra, each extra one handed to take. */
 struct act;
 struct option;
+struct actions_flags {
+	bool json;    /* starts as the global --json */
+	bool dry_run; /* --dry-run: the plan, nothing written */
+};
 int actions_finish(struct act *a, bool json, int rc);
-int actions_parse(int argc, char **argv, const struct option *extra, bool *json,
+int actions_parse(int argc, char **argv, const struct option *extra,
+		  struct actions_flags *f,
 		  int (*take)(int c, const char *arg, void *ctx), void *ctx);
+/* act_init with the root, and the dry-run flag from f. */
+void actions_start(struct act *a, const struct globals *g, const char *name,
+		   const struct actions_flags *f);
 /* A take for an action with one extra option, a flag: ctx is its bool. */
 int actions_take_flag(int c, const char *arg, void *ctx);
 

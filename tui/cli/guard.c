@@ -88,18 +88,18 @@ int cmd_guard(const struct globals *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = "measure";
-	bool json = g->json;
+	struct actions_flags fl = { .json = g->json };
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, take_mode, &mode))
+	if (actions_parse(argc, argv, extra, &fl, take_mode, &mode))
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return app_fail("guard: give status or reset");
 	if (!strcmp(argv[optind], "status"))
-		return guard_status(g, json);
+		return guard_status(g, fl.json);
 	if (strcmp(argv[optind], "reset"))
 		return app_fail("guard: unknown word '%s' (status or reset)",
 				argv[optind]);
-	act_init(&a, g->root, "guard reset");
-	return actions_finish(&a, json, guard_reset(&a, mode));
+	actions_start(&a, g, "guard reset", &fl);
+	return actions_finish(&a, fl.json, guard_reset(&a, mode));
 }

@@ -42,16 +42,16 @@ int cmd_install(const struct globals *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_opts o = { 0 };
-	bool json = g->json;
+	struct actions_flags fl = { .json = g->json };
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, take_install, &o))
+	if (actions_parse(argc, argv, extra, &fl, take_install, &o))
 		return EXIT_USAGE;
 	if (optind < argc)
 		return app_fail("install: unexpected argument '%s'",
 				argv[optind]);
 	if (!o.key != !o.cert)
 		return app_fail("install: --key and --cert go together");
-	act_init(&a, g->root, "install");
-	return actions_finish(&a, json, install_run(&a, &o));
+	actions_start(&a, g, "install", &fl);
+	return actions_finish(&a, fl.json, install_run(&a, &o));
 }

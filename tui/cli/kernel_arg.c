@@ -8,14 +8,15 @@
 
 int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
 {
-	bool json = g->json;
+	struct actions_flags fl = { .json = g->json };
 	struct act a;
 
-	if (actions_parse(argc, argv, NULL, &json, NULL, NULL))
+	if (actions_parse(argc, argv, NULL, &fl, NULL, NULL))
 		return EXIT_USAGE;
 	if (optind + 2 != argc)
 		return app_fail("kernel-arg: give nowatchdog on|off");
-	act_init(&a, g->root, "kernel-arg");
+	actions_start(&a, g, "kernel-arg", &fl);
 	return actions_finish(
-		&a, json, kernel_arg_set(&a, argv[optind], argv[optind + 1]));
+		&a, fl.json,
+		kernel_arg_set(&a, argv[optind], argv[optind + 1]));
 }

@@ -12,13 +12,14 @@ int cmd_mode(const struct globals *g, int argc, char **argv)
 		{ "allow-any-cpu", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = g->json, allow = false;
+	struct actions_flags fl = { .json = g->json };
+	bool allow = false;
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, actions_take_flag, &allow))
+	if (actions_parse(argc, argv, extra, &fl, actions_take_flag, &allow))
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return app_fail("mode: give one of off, measure, sync");
-	act_init(&a, g->root, "mode");
-	return actions_finish(&a, json, mode_set(&a, argv[optind], allow));
+	actions_start(&a, g, "mode", &fl);
+	return actions_finish(&a, fl.json, mode_set(&a, argv[optind], allow));
 }

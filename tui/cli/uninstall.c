@@ -12,14 +12,15 @@ int cmd_uninstall(const struct globals *g, int argc, char **argv)
 		{ "purge", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = g->json, purge = false;
+	struct actions_flags fl = { .json = g->json };
+	bool purge = false;
 	struct act a;
 
-	if (actions_parse(argc, argv, extra, &json, actions_take_flag, &purge))
+	if (actions_parse(argc, argv, extra, &fl, actions_take_flag, &purge))
 		return EXIT_USAGE;
 	if (optind < argc)
 		return app_fail("uninstall: unexpected argument '%s'",
 				argv[optind]);
-	act_init(&a, g->root, "uninstall");
-	return actions_finish(&a, json, uninstall_run(&a, purge));
+	actions_start(&a, g, "uninstall", &fl);
+	return actions_finish(&a, fl.json, uninstall_run(&a, purge));
 }
