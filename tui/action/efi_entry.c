@@ -24,6 +24,8 @@
 #include "../source/detect.h"
 #include "../source/stage_state.h"
 #include "efi_entry.h"
+#include "loader_writing.h"
+#include "stagecfg.h"
 
 #define LOAD_OPTION_ACTIVE 0x1
 #define NV_BS_RT                                                               \
@@ -358,3 +360,40 @@ int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
 	act_done(a, "deleted %s and restored BootOrder", c->efi_entry);
 	return 0;
 }
+
+/* The stage's options and image, then the entry that starts it, then the
+ * configuration again with the entry's number. */
+static int place(struct act *a, struct tsctui_conf *c,
+		 const struct install_opts *o, const char *image, size_t len,
+		 bool fresh)
+{
+	char sys[PATH_UNDER_MAX];
+	char *conf;
+	int rc;
+
+	if (fresh && stagecfg_write(a, c, "measure", "", true) != 0)
+		return -1;
+	path_join(c->esp, loader_efi_entry.image, sys, sizeof(sys));
+	if (act_put(a, sys, image, len, 0644) != 0)
+		return -1;
+	if (fresh && efi_entry_install(a, c, o->next) != 0)
+		return -1;
+	conf = config_format(c);
+	rc = !conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0
+		     ? -1
+		     : 0;
+	free(conf);
+	return rc;
+}
+
+const struct loader_writing efi_entry_writing = {
+	.prepare = NULL,
+	.place = place,
+	.regenerate = NULL,
+	.settle = NULL,
+	.remove = efi_entry_uninstall,
+	.state_write = stagecfg_esp_write,
+	.boot_ok = stagecfg_esp_boot_ok,
+	.firmware_checks = true,
+	.mok_refused = true,
+};

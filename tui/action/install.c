@@ -14,15 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../format/grubenv.h"
 #include "../source/detect.h"
 #include "../source/efivar.h"
-#include "../source/stage_state.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
 #include "efi_entry.h"
-#include "stagecfg.h"
+#include "loader_writing.h"
 
 #ifndef TSCTUI_LIBDIR
 #define TSCTUI_LIBDIR "/usr/local/lib/tsctui"
@@ -35,8 +33,6 @@ static const char *const unit_dirs[] = {
 	"/lib/systemd/system",
 };
 #define UNIT "tsctui-boot.service"
-/* Where systemd-boot loads drivers from, on the ESP. */
-#define SD_DRIVERS_DIR "/EFI/systemd/drivers"
 /* Offline-update boots never reach multi-user.target: without the second
  * link they would look like hung boots to the guard. */
 static const char *const unit_wanted_by[] = { "multi-user.target",
@@ -256,8 +252,9 @@ static int der_to_pem(struct act *a, const char *der, char pem[64])
 
 /* Signs with sbsign when Secure Boot is on; the signed copy replaces data. */
 static int maybe_sign(struct act *a, const struct install_opts *given,
-		      const char *loader, char **data, size_t *len)
+		      enum loader loader, char **data, size_t *len)
 {
+	const struct loader_writing *w = loader_writing(loader);
 	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], pem[64] = "",
 	     cmd[20000];
 	struct install_opts found = *given;
@@ -281,7 +278,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	/* The firmware checks a boot entry's image against db itself; a MOK
 	 * is trusted by shim only, so that entry would never start.  Images
 	 * GRUB or systemd-boot load may pass through shim's verifier. */
-	if (sb == 1 && mok && !strcmp(loader, "efi-entry"))
+	if (sb == 1 && mok && w->mok_refused)
 		return act_fail(
 			a,
 			"Secure Boot is on and the signing key (%s) "
@@ -290,11 +287,11 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 			"a key in db and pass --key KEY --cert CERT, or "
 			"use --loader grub",
 			o->key);
-	if (strcmp(loader, "grub") && sb == 1 && (mok || !given->key))
+	if (w->firmware_checks && sb == 1 && (mok || !given->key))
 		act_note(a,
 			 "warning: under %s the firmware checks db; a key "
 			 "enrolled only as a MOK is not enough",
-			 loader);
+			 loader_name(loader));
 	if (a->dry_run) {
 		/* The tools' one caller: a dry run names them, and the image
 		 * it compares is the unsigned one. */
@@ -419,52 +416,12 @@ static int resolve_esp(struct act *a, const struct install_opts *o,
 	return 0;
 }
 
-static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
-{
-	struct mount_info m;
-	struct grubenv env;
-	const char *bad;
-	bool exists;
-
-	if (!detect_grubenv(a->root, c->grubenv, sizeof(c->grubenv)))
-		return act_fail(a, "no /boot/grub or /boot/grub2 directory: "
-				   "is GRUB installed?");
-	bad = detect_grubenv_unwritable(a->root, c->grubenv);
-	if (bad)
-		return act_fail(a,
-				"%s, so the hang guard cannot work there; "
-				"use `tsctui install --loader efi-entry` "
-				"instead",
-				bad);
-	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
-		return -1;
-	grubenv_free(&env);
-	if (detect_mount_of(a->root, c->grubenv, &m)) {
-		size_t n = strcmp(m.dir, "/") ? strlen(m.dir) : 0;
-
-		detect_uuid_of(a->root, m.dev, c->grubenv_fs_uuid,
-			       sizeof(c->grubenv_fs_uuid));
-		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
-			 c->grubenv + n);
-	} else {
-		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
-			 c->grubenv);
-	}
-	if (!c->grubenv_fs_uuid[0] || !c->esp_uuid[0])
-		return act_fail(a,
-				"cannot find the file system UUID of %s "
-				"(/dev/disk/by-uuid), which GRUB needs to find "
-				"it at boot",
-				c->grubenv_fs_uuid[0] ? c->esp : c->grubenv);
-	return 0;
-}
-
 int install_run(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
-	char efidir[PATH_UNDER_MAX], src[4300], unit[512], sys[PATH_UNDER_MAX],
-		tscsync[512];
-	const char *which, *why = NULL, *loader = o->loader;
+	char efidir[PATH_UNDER_MAX], src[4300], unit[512], tscsync[512];
+	const char *which, *why = NULL;
+	const struct loader_writing *w;
 	size_t len, start;
 	char *image = NULL, *conf = NULL;
 	int have_old;
@@ -475,20 +432,22 @@ int install_run(struct act *a, const struct install_opts *o)
 	have_old = config_read(a->root, &old, &why);
 	if (have_old < 0)
 		return act_fail(a, "%s", why);
-	if (!loader && !(loader = detect_loader(a->root, &why)))
-		return act_fail(a, "%s", why);
-	if (strcmp(loader, "grub") && strcmp(loader, "systemd-boot") &&
-	    strcmp(loader, "efi-entry"))
+	if (!o->loader) {
+		c.loader = detect_loader(a->root, &why);
+		if (c.loader == LOADER_NONE)
+			return act_fail(a, "%s", why);
+	} else if (!loader_from(o->loader, &c.loader)) {
 		return act_fail(a,
 				"unknown loader '%s' (grub, systemd-boot "
 				"or efi-entry)",
-				loader);
-	if (have_old > 0 && strcmp(old.loader, loader))
+				o->loader);
+	}
+	if (have_old > 0 && old.loader != c.loader)
 		return act_fail(a,
 				"tsctui is installed for %s; run `tsctui "
 				"uninstall` first",
-				old.loader);
-	snprintf(c.loader, sizeof(c.loader), "%s", loader);
+				loader_name(old.loader));
+	w = loader_writing(c.loader);
 	if (!fsx_dir_writable(act_path(a, "/etc")))
 		return act_fail(a,
 				"/etc is not writable (%s); nothing "
@@ -496,7 +455,7 @@ int install_run(struct act *a, const struct install_opts *o)
 				strerror(errno));
 	if (resolve_esp(a, o, &c) != 0)
 		return -1;
-	if (!strcmp(loader, "grub") && resolve_grubenv(a, &c) != 0)
+	if (w->prepare && w->prepare(a, &c) != 0)
 		return -1;
 	if (find_tscsync(a, &c, tscsync, sizeof(tscsync)))
 		return act_fail(a,
@@ -512,8 +471,7 @@ int install_run(struct act *a, const struct install_opts *o)
 		return act_fail(a, "cannot find the stage's EFI images (build "
 				   "them with `make`, or `make install`)");
 	snprintf(src, sizeof(src), "%s/%s", efidir,
-		 strcmp(loader, "systemd-boot") ? "tsctui.efi"
-						: "tsctui-driver.efi");
+		 loader_reading(c.loader)->image_build);
 	if (!(image = slurp(a, src, &len)))
 		return -1;
 	if (is_sim_build(image, len)) {
@@ -523,7 +481,7 @@ int install_run(struct act *a, const struct install_opts *o)
 				"install it",
 				src);
 	}
-	if (maybe_sign(a, o, loader, &image, &len) != 0) {
+	if (maybe_sign(a, o, c.loader, &image, &len) != 0) {
 		free(image);
 		return -1;
 	}
@@ -540,48 +498,16 @@ int install_run(struct act *a, const struct install_opts *o)
 	conf = config_format(&c);
 	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
 		goto undo;
-	if (!strcmp(loader, "grub")) {
-		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
-		if (act_put(a, sys, image, len, 0644) != 0)
-			goto undo;
-		/* A fresh install starts measuring, with a clear guard; a
-		 * repeated one leaves the user's mode alone. */
-		if (have_old <= 0 &&
-		    stagecfg_write(a, &c, "measure", "", true) != 0)
-			goto undo;
-	} else if (!strcmp(loader, "efi-entry")) {
-		/* The options and the image, then the entry that starts it. */
-		if (have_old <= 0 &&
-		    stagecfg_write(a, &c, "measure", "", true) != 0)
-			goto undo;
-		stage_state_esp_file(&c, "tsctui.efi", sys, sizeof(sys));
-		if (act_put(a, sys, image, len, 0644) != 0)
-			goto undo;
-		if (have_old <= 0 && efi_entry_install(a, &c, o->next) != 0)
-			goto undo;
-		free(conf);
-		conf = config_format(&c);
-		if (!conf ||
-		    act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
-			goto undo;
-	} else {
-		/* The options first, the driver last: a driver without its
-		 * options would run with defaults. */
-		if (have_old <= 0 &&
-		    stagecfg_write(a, &c, "measure", "", true) != 0)
-			goto undo;
-		path_join(c.esp, SD_DRIVERS_DIR "/tsctuix64.efi", sys,
-			  sizeof(sys));
-		if (act_put(a, sys, image, len, 0644) != 0)
-			goto undo;
-	}
+	if (w->place(a, &c, o, image, len, have_old <= 0) != 0)
+		goto undo;
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto undo;
 	if (act_ledger_save(a) != 0)
 		goto undo;
-	if (!strcmp(loader, "grub") && install_regenerate_grub(a) != 0)
+	if (w->regenerate && w->regenerate(a) != 0)
 		goto undo;
-	act_done(a, "installed for %s in measure mode; ESP %s", loader, c.esp);
+	act_done(a, "installed for %s in measure mode; ESP %s",
+		 loader_name(c.loader), c.esp);
 	free(image);
 	free(conf);
 	return 0;

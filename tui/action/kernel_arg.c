@@ -221,24 +221,6 @@ static void warn_reliable(struct act *a)
 	}
 }
 
-/*
- * The boot loader that starts Linux, which is where its arguments live:
- * where the stage is installed when that is GRUB or systemd-boot; with the
- * stage in its own firmware entry, the loader that entry starts, as the
- * system shows it (detect_loader: systemd-boot's LoaderInfo, else a
- * grub.cfg).  A firmware entry on a GRUB machine edits GRUB's arguments.
- */
-static void linux_loader(struct act *a, struct tsctui_conf *c)
-{
-	const char *why = NULL, *l;
-
-	if (strcmp(c->loader, "efi-entry"))
-		return;
-	l = detect_loader(a->root, &why);
-	if (l)
-		snprintf(c->loader, sizeof(c->loader), "%s", l);
-}
-
 /* How kernel-arg changes the command line here: grubby (Fedora family),
  * Debian's grub.d drop-in plus update-grub, or BLS entries plus
  * /etc/kernel/cmdline, by the loader that starts Linux.  Fills c (the
@@ -254,18 +236,18 @@ static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 	if (have < 0)
 		return -1;
 	if (have == 0) {
-		const char *l = detect_loader(a->root, why);
-
-		if (!l)
+		c->loader = detect_loader(a->root, why);
+		if (c->loader == LOADER_NONE)
 			return -1;
-		snprintf(c->loader, sizeof(c->loader), "%s", l);
 		if (!detect_esp(a->root, c->esp, sizeof(c->esp), why))
 			c->esp[0] = '\0';
 	}
-	linux_loader(a, c);
-	if (!strcmp(c->loader, "grub") && grubby(a))
+	/* Where Linux's arguments live: with the stage in its own firmware
+	 * entry, in the loader that entry starts (loader.h). */
+	c->loader = loader_starts_linux(a->root, c->loader);
+	if (c->loader == LOADER_GRUB && grubby(a))
 		*m = KARG_GRUBBY;
-	else if (!strcmp(c->loader, "grub") &&
+	else if (c->loader == LOADER_GRUB &&
 		 !fsx_is_dir(act_path(a, "/boot/loader/entries")))
 		*m = KARG_GRUB_DROPIN;
 	else
@@ -333,7 +315,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		if (install_regenerate_grub(a) != 0)
 			goto undo;
 	} else {
-		if (!strcmp(c.loader, "systemd-boot") &&
+		if (c.loader == LOADER_SDBOOT &&
 		    edit_kernel_cmdline(a, on) != 0)
 			goto undo;
 		if (edit_entries(a, &c, on) != 0)
@@ -353,11 +335,10 @@ undo:
 
 int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *conf)
 {
-	struct tsctui_conf linux_conf = *conf, *c = &linux_conf;
 	const char *tool;
 
-	linux_loader(a, c);
-	if (!kernel_cmdline_nowatchdog(a->root) || strcmp(c->loader, "grub") ||
+	if (!kernel_cmdline_nowatchdog(a->root) ||
+	    loader_starts_linux(a->root, conf->loader) != LOADER_GRUB ||
 	    !(tool = grubby(a)))
 		return 0;
 	/* grubby's edits are not in the ledger: take the argument out the

@@ -11,12 +11,8 @@
 #include "../format/grubenv.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
+#include "loader_writing.h"
 #include "stagecfg.h"
-
-static bool is_grub(const struct tsctui_conf *c)
-{
-	return strcmp(c->loader, "grub") == 0;
-}
 
 int stagecfg_grubenv(struct act *a, const struct tsctui_conf *c,
 		     struct grubenv *env, bool *exists)
@@ -92,56 +88,60 @@ static bool zero_if_set(struct grubenv *env, const char *name)
 	return !v || !strcmp(v, "0") || grubenv_set(env, name, "0");
 }
 
+int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
+			const char *mode, const char *options, bool reset)
+{
+	struct grubenv env;
+	bool exists;
+	int rc;
+
+	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
+		return -1;
+	if (!grubenv_set(&env, "tsctui_mode", mode) ||
+	    !grubenv_set(&env, "tsctui_options", options) ||
+	    (reset && !grubenv_set(&env, "tsctui_pending", "0")) ||
+	    (reset && !grubenv_set(&env, "tsctui_tripped", "0")) ||
+	    (reset && !zero_if_set(&env, "tsctui_synced")) ||
+	    (reset && !zero_if_set(&env, "tsctui_probation")) ||
+	    (reset && !zero_if_set(&env, "tsctui_strikes"))) {
+		grubenv_free(&env);
+		return act_fail(a, "%s has no room for tsctui's variables",
+				c->grubenv);
+	}
+	rc = stagecfg_grubenv_write(a, c, &env);
+	grubenv_free(&env);
+	act_detail(a, c->grubenv, "%stsctui_mode=%s tsctui_options=%s%s",
+		   reset ? "tsctui_pending=0 tsctui_tripped=0 " : "", mode,
+		   options,
+		   reset ? " (and synced, probation, strikes to 0 where set)"
+			 : "");
+	return rc;
+}
+
+int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
+		       const char *mode, const char *options, bool reset)
+{
+	char sys[PATH_UNDER_MAX], line[512];
+	size_t i;
+
+	snprintf(line, sizeof(line), "mode=%s%s%s\n", mode,
+		 options[0] ? " " : "", options);
+	stage_state_esp_file(c, "options", sys, sizeof(sys));
+	if (act_put(a, sys, line, strlen(line), 0644) != 0)
+		return -1;
+	line[strcspn(line, "\n")] = '\0';
+	act_detail(a, sys, "%s", line);
+	for (i = 0; reset && stage_state_guard_files[i]; i++)
+		if (remove_state(a, c, stage_state_guard_files[i]) != 0)
+			return -1;
+	return 0;
+}
+
 int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
 		   const char *options, bool reset)
 {
-	if (is_grub(c)) {
-		struct grubenv env;
-		bool exists;
-		int rc;
-
-		if (stagecfg_grubenv(a, c, &env, &exists) != 0)
-			return -1;
-		if (!grubenv_set(&env, "tsctui_mode", mode) ||
-		    !grubenv_set(&env, "tsctui_options", options) ||
-		    (reset && !grubenv_set(&env, "tsctui_pending", "0")) ||
-		    (reset && !grubenv_set(&env, "tsctui_tripped", "0")) ||
-		    (reset && !zero_if_set(&env, "tsctui_synced")) ||
-		    (reset && !zero_if_set(&env, "tsctui_probation")) ||
-		    (reset && !zero_if_set(&env, "tsctui_strikes"))) {
-			grubenv_free(&env);
-			return act_fail(a,
-					"%s has no room for tsctui's "
-					"variables",
-					c->grubenv);
-		}
-		rc = stagecfg_grubenv_write(a, c, &env);
-		grubenv_free(&env);
-		act_detail(a, c->grubenv,
-			   "%stsctui_mode=%s tsctui_options=%s%s",
-			   reset ? "tsctui_pending=0 tsctui_tripped=0 " : "",
-			   mode, options,
-			   reset ? " (and synced, probation, strikes to 0 "
-				   "where set)"
-				 : "");
-		return rc;
-	}
-	{
-		char sys[PATH_UNDER_MAX], line[512];
-		size_t i;
-
-		snprintf(line, sizeof(line), "mode=%s%s%s\n", mode,
-			 options[0] ? " " : "", options);
-		stage_state_esp_file(c, "options", sys, sizeof(sys));
-		if (act_put(a, sys, line, strlen(line), 0644) != 0)
-			return -1;
-		line[strcspn(line, "\n")] = '\0';
-		act_detail(a, sys, "%s", line);
-		for (i = 0; reset && stage_state_guard_files[i]; i++)
-			if (remove_state(a, c, stage_state_guard_files[i]) != 0)
-				return -1;
-	}
-	return 0;
+	return loader_writing(c->loader)->state_write(a, c, mode, options,
+						      reset);
 }
 
 /*
@@ -159,8 +159,8 @@ static void uncache(const char *path)
 	close(fd);
 }
 
-static int grub_boot_ok(struct act *a, const struct tsctui_conf *c,
-			int *strikes_out)
+int stagecfg_grub_boot_ok(struct act *a, const struct tsctui_conf *c,
+			  int *strikes_out)
 {
 	struct guard_marks m;
 	struct grubenv env;
@@ -202,8 +202,8 @@ static int grub_boot_ok(struct act *a, const struct tsctui_conf *c,
 	return rc;
 }
 
-static int esp_boot_ok(struct act *a, const struct tsctui_conf *c,
-		       int *strikes_out)
+int stagecfg_esp_boot_ok(struct act *a, const struct tsctui_conf *c,
+			 int *strikes_out)
 {
 	struct guard_marks m;
 	char boot[BOOT_ID_MAX], counted[BOOT_ID_MAX], text[128];
@@ -248,7 +248,5 @@ int stagecfg_boot_ok(struct act *a, const struct tsctui_conf *c,
 		     int *strikes_out)
 {
 	*strikes_out = -1;
-	if (is_grub(c))
-		return grub_boot_ok(a, c, strikes_out);
-	return esp_boot_ok(a, c, strikes_out);
+	return loader_writing(c->loader)->boot_ok(a, c, strikes_out);
 }

@@ -13,9 +13,14 @@
 #include "../source/stage_state.h"
 
 /* Sets mode and options (replacing them); with reset, also clears the
- * guard: every marker, and the strikes. */
+ * guard: every marker, and the strikes.  By the loader's state_write
+ * (loader_writing.h): one of the two below. */
 int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
 		   const char *options, bool reset);
+int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
+			const char *mode, const char *options, bool reset);
+int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
+		       const char *mode, const char *options, bool reset);
 /* boot-ok: this boot reached Linux.  Clears pending (an older GRUB block
  * leaves it set) and the hibernation marker; confirms a sync boot (strikes
  * back to 0) or counts a probation boot's strike, tripping the guard at
@@ -23,6 +28,11 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
  * boot neither confirmed nor struck. */
 int stagecfg_boot_ok(struct act *a, const struct tsctui_conf *c,
 		     int *strikes_out);
+/* The two places, for the loaders' boot_ok. */
+int stagecfg_grub_boot_ok(struct act *a, const struct tsctui_conf *c,
+			  int *strikes_out);
+int stagecfg_esp_boot_ok(struct act *a, const struct tsctui_conf *c,
+			 int *strikes_out);
 
 /* Reads and parses the grubenv; -1 (and an error in a) when corrupt. */
 struct grubenv;

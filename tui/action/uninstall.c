@@ -6,7 +6,9 @@
  * itself writes it at boot (tsctui_pending and the guard's other
  * variables, stagecfg.h), and other tools may have set
  * variables since, so tsctui removes its own variables and restores the
- * saved bytes only when what remains is exactly what was there before.
+ * saved bytes only when what remains is exactly what was there before
+ * (the loader's settle, grub.c); the firmware entry's NVRAM, outside the
+ * ledger, goes by the loader's remove (efi_entry.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,81 +16,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../format/grubenv.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "actions.h"
-#include "efi_entry.h"
+#include "loader_writing.h"
 #include "stagecfg.h"
-
-static bool same_vars(const struct grubenv *x, const struct grubenv *y)
-{
-	size_t i;
-
-	if (x->n != y->n)
-		return false;
-	for (i = 0; i < x->n; i++)
-		if (strcmp(x->name[i], y->name[i]) ||
-		    strcmp(x->value[i], y->value[i]))
-			return false;
-	return true;
-}
-
-/* Settles the grubenv by hand and drops its backup entry; the generic
- * replay then has nothing left to do for it. */
-static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
-{
-	char bsys[PATH_UNDER_MAX], block[GRUBENV_SIZE];
-	struct grubenv now, before;
-	const char *why;
-	size_t i, len;
-	bool exists;
-	char *orig;
-
-	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
-		return 0;
-	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
-	orig = fsx_read(act_path(a, bsys), &len);
-	if (!orig)
-		return act_fail(a, "the backup of %s is missing", c->grubenv);
-	if (!grubenv_parse(orig, len, &before, &why)) {
-		free(orig);
-		return act_fail(a, "the backup of %s is corrupt", c->grubenv);
-	}
-	if (stagecfg_grubenv(a, c, &now, &exists) != 0) {
-		free(orig);
-		grubenv_free(&before);
-		return -1;
-	}
-	for (i = 0; stage_state_grub_vars[i]; i++)
-		grubenv_unset(&now, stage_state_grub_vars[i]);
-	if (same_vars(&now, &before)) {
-		if (act_write(a, c->grubenv, orig, len, 0644))
-			goto fail;
-		act_detail(a, c->grubenv, "restored from %s", bsys);
-	} else {
-		if (!grubenv_format(&now, block) ||
-		    act_write(a, c->grubenv, block, sizeof(block), 0644))
-			goto fail;
-		act_detail(a, c->grubenv,
-			   "tsctui's variables removed (others were set "
-			   "since install)");
-	}
-	free(orig);
-	grubenv_free(&now);
-	grubenv_free(&before);
-	/* The backup and its ledger entry are done with. */
-	act_ledger_drop_backup(a, c->grubenv);
-	return 0;
-fail:
-	free(orig);
-	grubenv_free(&now);
-	grubenv_free(&before);
-	return act_fail(a, "cannot write %s: %s", c->grubenv, strerror(errno));
-}
 
 int uninstall_run(struct act *a, bool purge)
 {
+	/* Only kernel-arg ran: no loader's part to undo. */
+	static const struct loader_writing nothing = { 0 };
+	const struct loader_writing *w;
 	struct tsctui_conf c;
 	const char *why = NULL;
 	char sys[PATH_UNDER_MAX];
@@ -109,12 +47,12 @@ int uninstall_run(struct act *a, bool purge)
 	if (!fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
 		return act_fail(a, "%s is not writable (%s); nothing changed",
 				TSCTUI_STATE_DIR, strerror(errno));
-	if (have > 0 && !strcmp(c.loader, "grub") && settle_grubenv(a, &c))
+	w = have > 0 ? loader_writing(c.loader) : &nothing;
+	if (w->settle && w->settle(a, &c) != 0)
 		return -1;
 	if (have > 0 && kernel_arg_undo_external(a, &c) != 0)
 		return -1;
-	if (have > 0 && !strcmp(c.loader, "efi-entry") &&
-	    efi_entry_uninstall(a, &c) != 0)
+	if (w->remove && w->remove(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
@@ -132,8 +70,7 @@ int uninstall_run(struct act *a, bool purge)
 		act_ledger_save(a);
 		return -1;
 	}
-	if (have > 0 && !strcmp(c.loader, "grub") &&
-	    install_regenerate_grub(a) != 0)
+	if (w->regenerate && w->regenerate(a) != 0)
 		return -1;
 	act_done(a, "tsctui removed%s", purge ? ", history too" : "");
 	return 0;

@@ -35,7 +35,7 @@ static int guard_status(const struct globals *g, bool json)
 		json_init(&j, stdout, true);
 		json_obj(&j, NULL);
 		json_str(&j, "guard", s.guard);
-		json_str(&j, "loader", c.loader);
+		json_str(&j, "loader", loader_name(c.loader));
 		if (s.since[0])
 			json_str(&j, "since", s.since);
 		else

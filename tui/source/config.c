@@ -18,15 +18,19 @@ struct key {
 #f, offsetof(struct tsctui_conf, f),                           \
 			sizeof(((struct tsctui_conf *)0)->f)                   \
 	}
+/* The text keys; "loader" (first in the file) is read and written by
+ * name (loader.h). */
+#define LOADER_KEY "loader"
 static const struct key keys[] = {
-	K(loader),	    K(esp),	      K(esp_uuid),  K(grubenv),
-	K(grubenv_fs_uuid), K(grubenv_in_fs), K(efi_entry), K(efi_next),
+	K(esp),		  K(esp_uuid),	K(grubenv),  K(grubenv_fs_uuid),
+	K(grubenv_in_fs), K(efi_entry), K(efi_next),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 int config_read(const char *root, struct tsctui_conf *c, const char **why)
 {
 	char path[PATH_UNDER_MAX], *data, *line, *save = NULL, *eq;
+	char loader[16] = "";
 	size_t len, i;
 
 	memset(c, 0, sizeof(*c));
@@ -52,6 +56,8 @@ int config_read(const char *root, struct tsctui_conf *c, const char **why)
 			return -1;
 		}
 		*eq = '\0';
+		if (strcmp(line, LOADER_KEY) == 0)
+			snprintf(loader, sizeof(loader), "%s", eq + 1);
 		for (i = 0; i < NKEYS; i++) {
 			if (strcmp(line, keys[i].name) == 0) {
 				snprintf((char *)c + keys[i].off, keys[i].size,
@@ -61,8 +67,7 @@ int config_read(const char *root, struct tsctui_conf *c, const char **why)
 		}
 	}
 	free(data);
-	if (strcmp(c->loader, "grub") && strcmp(c->loader, "systemd-boot") &&
-	    strcmp(c->loader, "efi-entry")) {
+	if (!loader_from(loader, &c->loader)) {
 		*why = TSCTUI_CONF " names no known loader";
 		return -1;
 	}
@@ -80,6 +85,7 @@ char *config_format(const struct tsctui_conf *c)
 	fputs("# Written by `tsctui install`; read by tsctui and its GRUB "
 	      "generator.\n# See tsctui(8).  Edit with care.\n",
 	      f);
+	fprintf(f, LOADER_KEY "=%s\n", loader_name(c->loader));
 	for (i = 0; i < NKEYS; i++) {
 		const char *v = (const char *)c + keys[i].off;
 

@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 
+#include "loader.h"
+
 #define TSCTUI_CONF "/etc/tsctui/tsctui.conf"
 
 struct tsctui_conf {
-	char loader[16];
+	enum loader loader; /* the file's name for it: loader_name() */
 	char esp[256];
 	char esp_uuid[64];
 	char grubenv[256];

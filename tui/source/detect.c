@@ -128,7 +128,7 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-const char *detect_loader(const char *root, const char **why)
+enum loader detect_loader(const char *root, const char **why)
 {
 	char *info = efivar_string(root, "LoaderInfo", GUID_SD_LOADER);
 	char p1[PATH_UNDER_MAX], p2[PATH_UNDER_MAX];
@@ -136,15 +136,15 @@ const char *detect_loader(const char *root, const char **why)
 
 	free(info);
 	if (sd)
-		return "systemd-boot";
+		return LOADER_SDBOOT;
 	/* Debian 12's GRUB sets no LoaderInfo; its configuration says it. */
 	path_under(root, "/boot/grub/grub.cfg", p1, sizeof(p1));
 	path_under(root, "/boot/grub2/grub.cfg", p2, sizeof(p2));
 	if (fsx_exists(p1) || fsx_exists(p2))
-		return "grub";
+		return LOADER_GRUB;
 	*why = "no LoaderInfo variable from systemd-boot and no "
 	       "/boot/grub/grub.cfg or /boot/grub2/grub.cfg; give --loader";
-	return NULL;
+	return LOADER_NONE;
 }
 
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why)

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "loader.h"
+
 struct mount_info {
 	char dev[256];
 	char dir[256];
@@ -22,8 +24,9 @@ bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 		    char *name, size_t cap);
 /* The file system UUID of a device from /dev/disk/by-uuid; false if none. */
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
-/* "systemd-boot", "grub", or NULL (then *why says what was looked at). */
-const char *detect_loader(const char *root, const char **why);
+/* LOADER_SDBOOT, LOADER_GRUB, or LOADER_NONE (then *why says what was
+ * looked at). */
+enum loader detect_loader(const char *root, const char **why);
 /* The ESP's mount point on the system (e.g. "/boot/efi"); false if none. */
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why);
 /* The grubenv the distribution's grub.cfg loads ("/boot/grub/grubenv" on

@@ -48,11 +48,6 @@ static int fail(char *err, const char *fmt, ...)
 	return -1;
 }
 
-static bool is_grub(const struct tsctui_conf *c)
-{
-	return strcmp(c->loader, "grub") == 0;
-}
-
 /* root + sys, or "" when that does not fit (then nothing is found). */
 static const char *under(const char *root, const char *sys, char *buf,
 			 size_t cap)
@@ -207,8 +202,8 @@ static void guard_word(struct stage_state *s)
 							   : "clear");
 }
 
-static int read_grub(const char *root, const struct tsctui_conf *c,
-		     struct stage_state *s, char *err)
+int stage_state_read_grub(const char *root, const struct tsctui_conf *c,
+			  struct stage_state *s, char *err)
 {
 	char path[PATH_UNDER_MAX];
 	struct grubenv env;
@@ -253,8 +248,8 @@ static void parse_options(char *text, struct stage_state *s)
 	}
 }
 
-static int read_esp(const char *root, const struct tsctui_conf *c,
-		    struct stage_state *s, char *err)
+int stage_state_read_esp(const char *root, const struct tsctui_conf *c,
+			 struct stage_state *s, char *err)
 {
 	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
 	char boot[BOOT_ID_MAX];
@@ -289,7 +284,7 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->guard, sizeof(s->guard), "clear");
-	if ((is_grub(c) ? read_grub : read_esp)(root, c, s, err) != 0) {
+	if (loader_reading(c->loader)->state_read(root, c, s, err) != 0) {
 		*why = err;
 		return -1;
 	}

@@ -53,9 +53,16 @@ struct stage_state {
 /* The ESP path of a state file ("options", "pending", "disabled"). */
 void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
 			  char *out, size_t cap);
-/* The mode, options and guard; 0, or -1 with *why (a static buffer). */
+/* The mode, options and guard, where the loader's boot path keeps them
+ * (its state_read, loader.h); 0, or -1 with *why (a static buffer). */
 int stage_state_read(const char *root, const struct tsctui_conf *c,
 		     struct stage_state *s, const char **why);
+/* The two places: the grubenv (GRUB), the ESP's files (systemd-boot and
+ * the firmware entry); 0, or -1 with the sentence in err. */
+int stage_state_read_grub(const char *root, const struct tsctui_conf *c,
+			  struct stage_state *s, char *err);
+int stage_state_read_esp(const char *root, const struct tsctui_conf *c,
+			 struct stage_state *s, char *err);
 
 /* The pieces the writing half builds on; each returns 0, or -1 with the
  * sentence to show in err (STAGE_STATE_ERR_MAX bytes). */

@@ -89,7 +89,8 @@ static void read_stage(const char *root, struct sysinfo *s)
 	snprintf(st->loader, sizeof(st->loader), "none");
 	if (config_read(root, &c, &why) > 0) {
 		st->installed = true;
-		snprintf(st->loader, sizeof(st->loader), "%s", c.loader);
+		snprintf(st->loader, sizeof(st->loader), "%s",
+			 loader_name(c.loader));
 		if (stage_state_read(root, &c, &ss, &why) == 0) {
 			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
 			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);

@@ -57,14 +57,15 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
 
 static unsigned menu_chosen(struct dash *d, int i)
 {
-	static const char *const loaders[] = { "grub", "systemd-boot",
-					       "efi-entry" };
+	/* In the order of the install menu's items. */
+	static const enum loader loaders[] = { LOADER_GRUB, LOADER_SDBOOT,
+					       LOADER_EFI_ENTRY };
 
 	d->ui.view = V_MAIN;
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD)
 		confirm_describe(d, d->menu_for, modes[i]);
 	else if (d->menu_for == P_INSTALL)
-		confirm_describe(d, P_INSTALL, loaders[i]);
+		confirm_describe(d, P_INSTALL, loader_name(loaders[i]));
 	return UI_REDRAW;
 }
 
@@ -153,7 +154,8 @@ static const struct key_binding recovery_keys[] = {
 
 static unsigned setup_enter(struct dash *d, int ch)
 {
-	const char *why = NULL, *loader;
+	const char *why = NULL;
+	enum loader loader;
 
 	(void)ch;
 	switch (d->ui.setup.enter) {
@@ -170,7 +172,10 @@ static unsigned setup_enter(struct dash *d, int ch)
 		return UI_REDRAW;
 	if (d->ui.setup.enter == SETUP_ENTER_INSTALL) {
 		loader = detect_loader(d->root, &why);
-		confirm_describe(d, P_INSTALL, loader ? loader : "grub");
+		confirm_describe(d, P_INSTALL,
+				 loader_name(loader != LOADER_NONE
+						     ? loader
+						     : LOADER_GRUB));
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
 		confirm_describe(d, P_MODE, "sync");
 	} else {

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GRUB, written: the stage is an image in the ESP's tsctui directory that
+ * grub.d/05_tsctui chainloads; its mode and guard are grubenv variables,
+ * which GRUB writes at boot too.  install finds the grubenv and the UUIDs
+ * GRUB searches for; uninstall settles the grubenv by hand.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/grubenv.h"
+#include "../source/detect.h"
+#include "../util/fsx.h"
+#include "../util/path.h"
+#include "loader_writing.h"
+#include "stagecfg.h"
+
+static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
+{
+	struct mount_info m;
+	struct grubenv env;
+	const char *bad;
+	bool exists;
+
+	if (!detect_grubenv(a->root, c->grubenv, sizeof(c->grubenv)))
+		return act_fail(a, "no /boot/grub or /boot/grub2 directory: "
+				   "is GRUB installed?");
+	bad = detect_grubenv_unwritable(a->root, c->grubenv);
+	if (bad)
+		return act_fail(a,
+				"%s, so the hang guard cannot work there; "
+				"use `tsctui install --loader efi-entry` "
+				"instead",
+				bad);
+	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
+		return -1;
+	grubenv_free(&env);
+	if (detect_mount_of(a->root, c->grubenv, &m)) {
+		size_t n = strcmp(m.dir, "/") ? strlen(m.dir) : 0;
+
+		detect_uuid_of(a->root, m.dev, c->grubenv_fs_uuid,
+			       sizeof(c->grubenv_fs_uuid));
+		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
+			 c->grubenv + n);
+	} else {
+		snprintf(c->grubenv_in_fs, sizeof(c->grubenv_in_fs), "%s",
+			 c->grubenv);
+	}
+	if (!c->grubenv_fs_uuid[0] || !c->esp_uuid[0])
+		return act_fail(a,
+				"cannot find the file system UUID of %s "
+				"(/dev/disk/by-uuid), which GRUB needs to find "
+				"it at boot",
+				c->grubenv_fs_uuid[0] ? c->esp : c->grubenv);
+	return 0;
+}
+
+static bool same_vars(const struct grubenv *x, const struct grubenv *y)
+{
+	size_t i;
+
+	if (x->n != y->n)
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (strcmp(x->name[i], y->name[i]) ||
+		    strcmp(x->value[i], y->value[i]))
+			return false;
+	return true;
+}
+
+/* Settles the grubenv by hand and drops its backup entry; the generic
+ * replay then has nothing left to do for it. */
+static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
+{
+	char bsys[PATH_UNDER_MAX], block[GRUBENV_SIZE];
+	struct grubenv now, before;
+	const char *why;
+	size_t i, len;
+	bool exists;
+	char *orig;
+
+	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
+		return 0;
+	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
+	orig = fsx_read(act_path(a, bsys), &len);
+	if (!orig)
+		return act_fail(a, "the backup of %s is missing", c->grubenv);
+	if (!grubenv_parse(orig, len, &before, &why)) {
+		free(orig);
+		return act_fail(a, "the backup of %s is corrupt", c->grubenv);
+	}
+	if (stagecfg_grubenv(a, c, &now, &exists) != 0) {
+		free(orig);
+		grubenv_free(&before);
+		return -1;
+	}
+	for (i = 0; stage_state_grub_vars[i]; i++)
+		grubenv_unset(&now, stage_state_grub_vars[i]);
+	if (same_vars(&now, &before)) {
+		if (act_write(a, c->grubenv, orig, len, 0644))
+			goto fail;
+		act_detail(a, c->grubenv, "restored from %s", bsys);
+	} else {
+		if (!grubenv_format(&now, block) ||
+		    act_write(a, c->grubenv, block, sizeof(block), 0644))
+			goto fail;
+		act_detail(a, c->grubenv,
+			   "tsctui's variables removed (others were set "
+			   "since install)");
+	}
+	free(orig);
+	grubenv_free(&now);
+	grubenv_free(&before);
+	/* The backup and its ledger entry are done with. */
+	act_ledger_drop_backup(a, c->grubenv);
+	return 0;
+fail:
+	free(orig);
+	grubenv_free(&now);
+	grubenv_free(&before);
+	return act_fail(a, "cannot write %s: %s", c->grubenv, strerror(errno));
+}
+
+static int place(struct act *a, struct tsctui_conf *c,
+		 const struct install_opts *o, const char *image, size_t len,
+		 bool fresh)
+{
+	char sys[PATH_UNDER_MAX];
+
+	(void)o;
+	path_join(c->esp, loader_grub.image, sys, sizeof(sys));
+	if (act_put(a, sys, image, len, 0644) != 0)
+		return -1;
+	if (fresh && stagecfg_write(a, c, "measure", "", true) != 0)
+		return -1;
+	return 0;
+}
+
+const struct loader_writing grub_writing = {
+	.prepare = resolve_grubenv,
+	.place = place,
+	.regenerate = install_regenerate_grub,
+	.settle = settle_grubenv,
+	.remove = NULL,
+	.state_write = stagecfg_grub_write,
+	.boot_ok = stagecfg_grub_boot_ok,
+	.firmware_checks = false,
+	.mok_refused = false,
+};
