@@ -17,7 +17,7 @@ static void stage(bool installed, const char *mode, bool with_report)
 {
 	memset(&sys, 0, sizeof(sys));
 	memset(&diag, 0, sizeof(diag));
-	diag.code = "healthy";
+	diag.code = DIAG_HEALTHY;
 	sys.stage.installed = installed;
 	snprintf(sys.stage.mode, sizeof(sys.stage.mode), "%s", mode);
 	sys.stage.has_report = with_report;
@@ -99,7 +99,7 @@ static void watchdog_skew_asks_for_nowatchdog(void **s)
 {
 	(void)s;
 	stage(true, "sync", false);
-	diag.code = "watchdog-skew";
+	diag.code = DIAG_WATCHDOG_SKEW;
 	setup_decide(&sys, &diag, false, false, &out);
 	expect(SETUP_NOWATCHDOG, 5, SETUP_ENTER_NOWATCHDOG);
 	/* Already on: the check instead. */
@@ -111,7 +111,7 @@ static void check_started_is_checking(void **s)
 {
 	(void)s;
 	stage(true, "sync", false);
-	diag.code = "watchdog-skew";
+	diag.code = DIAG_WATCHDOG_SKEW;
 	setup_decide(&sys, &diag, false, true, &out);
 	expect(SETUP_CHECKING, 5, SETUP_ENTER_NOTHING);
 }

@@ -169,7 +169,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 		json_null(&j, "report");
 	json_obj_end(&j);
 	json_obj(&j, "diagnosis");
-	json_str(&j, "code", d->code);
+	json_str(&j, "code", diagnosis_code_name(d->code));
 	json_str(&j, "summary", d->summary);
 	json_arr(&j, "recommendations");
 	for (i = 0; i < d->nrecs; i++)
@@ -235,7 +235,8 @@ static void status_prometheus(const struct sysinfo *s,
 	printf("tsctui_guard_tripped %d\n", !strcmp(s->stage.guard, "tripped"));
 	metric("tsctui_diagnosis", "gauge",
 	       "The diagnosis code, as a label; 1 for the current one");
-	printf("tsctui_diagnosis{code=\"%s\"} 1\n", d->code);
+	printf("tsctui_diagnosis{code=\"%s\"} 1\n",
+	       diagnosis_code_name(d->code));
 	metric("tsctui_unhealthy", "gauge",
 	       "1 when the TSC is not usable as the clocksource and could be");
 	printf("tsctui_unhealthy %d\n", d->unhealthy);

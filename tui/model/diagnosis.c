@@ -6,6 +6,23 @@
 #include "../../common/verdict.h"
 #include "diagnosis.h"
 
+/* The one table of codes' words: index = enum diag_code. */
+static const char *const code_names[] = {
+	[DIAG_HEALTHY] = "healthy",
+	[DIAG_BOOT_WARP] = "boot-warp",
+	[DIAG_WATCHDOG_SKEW] = "watchdog-skew",
+	[DIAG_NO_INVARIANT_TSC] = "no-invariant-tsc",
+	[DIAG_VIRTUAL_MACHINE] = "virtual-machine",
+	[DIAG_UNKNOWN] = "unknown",
+};
+
+const char *diagnosis_code_name(enum diag_code c)
+{
+	return (size_t)c < sizeof(code_names) / sizeof(code_names[0])
+		       ? code_names[c]
+		       : code_names[DIAG_UNKNOWN];
+}
+
 static void add_rec(struct diagnosis *d, const char *r)
 {
 	int i;
@@ -181,21 +198,21 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	memset(d, 0, sizeof(*d));
 	kernel_words(s, d);
 	if (s->cpu.hypervisor) {
-		d->code = "virtual-machine";
+		d->code = DIAG_VIRTUAL_MACHINE;
 		say(d,
 		    "This is a virtual machine (clocksource %s): its TSC is "
 		    "the host's, so check the host's clocksource.",
 		    s->cs.current[0] ? s->cs.current : "unknown");
 		add_rec(d, "check-host");
 	} else if (s->cpu.vendor[0] && !s->cpu.invariant_tsc) {
-		d->code = "no-invariant-tsc";
+		d->code = DIAG_NO_INVARIANT_TSC;
 		d->unhealthy = true;
 		say(d,
 		    "This CPU has no invariant TSC (constant_tsc and "
 		    "nonstop_tsc), so its counters drift apart and no sync can "
 		    "make the TSC usable as a clock.");
 	} else if (warp) {
-		d->code = "boot-warp";
+		d->code = DIAG_BOOT_WARP;
 		d->unhealthy = true;
 		if (w) {
 			grouped(w->cycles, n, sizeof(n));
@@ -246,7 +263,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    r ? "" : " but left no report this boot");
 		}
 	} else if (watchdog) {
-		d->code = "watchdog-skew";
+		d->code = DIAG_WATCHDOG_SKEW;
 		d->unhealthy = true;
 		say(d, "The boot-time warp test passed, but the clocksource "
 		       "watchdog dropped the TSC");
@@ -264,11 +281,11 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			add_rec(d, "add-nowatchdog");
 		}
 	} else if (!strcmp(s->cs.current, "tsc")) {
-		d->code = "healthy";
+		d->code = DIAG_HEALTHY;
 		say(d, "The kernel uses the TSC as its clocksource%s.",
 		    s->have_klog ? " and logged no TSC trouble this boot" : "");
 	} else {
-		d->code = "unknown";
+		d->code = DIAG_UNKNOWN;
 		say(d, "The clocksource is %s, not tsc, %s.",
 		    s->cs.current[0] ? s->cs.current : "unknown",
 		    s->have_klog ? "and the kernel log does not say why"

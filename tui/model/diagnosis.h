@@ -13,8 +13,22 @@
 
 #define DIAG_MAX_RECS 4
 
+/* What is wrong; its word (diagnosis_code_name) is what status prints. */
+enum diag_code {
+	DIAG_HEALTHY,
+	DIAG_BOOT_WARP,
+	DIAG_WATCHDOG_SKEW,
+	DIAG_NO_INVARIANT_TSC,
+	DIAG_VIRTUAL_MACHINE,
+	DIAG_UNKNOWN,
+};
+
+/* "healthy", "boot-warp", ...: one table, by the enum.  Nothing reads a
+ * code back from its word, so the reverse lookup is not written. */
+const char *diagnosis_code_name(enum diag_code c);
+
 struct diagnosis {
-	const char *code;
+	enum diag_code code;
 	char summary[768];
 	int nrecs;
 	const char *recs[DIAG_MAX_RECS];

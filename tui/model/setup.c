@@ -18,7 +18,7 @@ static void synced(const struct diagnosis *d, bool nowatchdog, bool checking,
 {
 	if (checking)
 		step(out, SETUP_CHECKING, 5, SETUP_ENTER_NOTHING);
-	else if (!strcmp(d->code, "watchdog-skew") && !nowatchdog)
+	else if (d->code == DIAG_WATCHDOG_SKEW && !nowatchdog)
 		step(out, SETUP_NOWATCHDOG, 5, SETUP_ENTER_NOWATCHDOG);
 	else
 		step(out, SETUP_VERIFY, 5, SETUP_ENTER_CHECK);

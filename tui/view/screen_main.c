@@ -183,7 +183,8 @@ static void draw(const struct ui_state *s)
 	cores(s, 6, rows);
 	lower_panels(s, 6 + rows + 1, free_rows - rows - 1);
 	draw_put(LINES - 6, 0, draw_look(s, C_TITLE),
-		 "Diagnosis: %s  (next: %s)", s->diag->code,
+		 "Diagnosis: %s  (next: %s)",
+		 diagnosis_code_name(s->diag->code),
 		 s->diag->nrecs ? s->diag->recs[0] : "none");
 	draw_wrapped(LINES - 5, 2, 3, A_NORMAL, s->diag->summary);
 	/* Short labels where the screen is narrow: all keys stay visible. */
