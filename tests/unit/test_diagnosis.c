@@ -95,7 +95,10 @@ static void boot_warp_measured_behind_asks_for_sync(void **st)
 
 	(void)st;
 	s->stage.installed = true;
-	snprintf(s->stage.mode, sizeof(s->stage.mode), "measure");
+	s->stage.has_state = true;
+	s->stage.mode = TSC_MODE_MEASURE;
+	s->stage.mode_known = true;
+	snprintf(s->stage.mode_word, sizeof(s->stage.mode_word), "measure");
 	r.ap[0].survey_offset = 6815086011;
 	r.ap[0].rtt = 126;
 	r.ap[0].verdict = TSC_VERDICT_BAD;

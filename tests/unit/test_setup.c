@@ -19,7 +19,10 @@ static void stage(bool installed, const char *mode, bool with_report)
 	memset(&diag, 0, sizeof(diag));
 	diag.code = DIAG_HEALTHY;
 	sys.stage.installed = installed;
-	snprintf(sys.stage.mode, sizeof(sys.stage.mode), "%s", mode);
+	sys.stage.has_state = installed;
+	sys.stage.mode_known =
+		tsc_mode_from(mode, strlen(mode), &sys.stage.mode);
+	snprintf(sys.stage.mode_word, sizeof(sys.stage.mode_word), "%s", mode);
 	sys.stage.has_report = with_report;
 	sys.stage.report = with_report ? &report : NULL;
 }

@@ -371,7 +371,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	char *conf;
 	int rc;
 
-	if (fresh && stagecfg_write(a, c, "measure", "", true) != 0)
+	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	path_join(c->esp, loader_efi_entry.image, sys, sizeof(sys));
 	if (act_put(a, sys, image, len, 0644) != 0)

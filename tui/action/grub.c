@@ -133,7 +133,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	path_join(c->esp, loader_grub.image, sys, sizeof(sys));
 	if (act_put(a, sys, image, len, 0644) != 0)
 		return -1;
-	if (fresh && stagecfg_write(a, c, "measure", "", true) != 0)
+	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	return 0;
 }

@@ -3,20 +3,21 @@
  * the mode chosen again. */
 #include <string.h>
 
+#include "../../common/tsc.h"
 #include "actions.h"
 #include "stagecfg.h"
 
 int guard_reset(struct act *a, const char *mode)
 {
 	struct tsctui_conf c;
+	enum tsc_mode m;
 	int rc;
 
-	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
-	    strcmp(mode, "sync"))
+	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s'", mode);
 	if (act_installed(a, &c) != 0)
 		return -1;
-	rc = stagecfg_write(a, &c, mode, "", true);
+	rc = stagecfg_write(a, &c, m, "", true);
 	if (rc == 0)
 		rc = act_ledger_save(a);
 	if (rc == 0)

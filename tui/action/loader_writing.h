@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../common/tsc.h"
 #include "../source/config.h"
 #include "act.h"
 #include "actions.h"
@@ -36,7 +37,7 @@ struct loader_writing {
 	int (*remove)(struct act *a, const struct tsctui_conf *c);
 	/* The stage's mode and guard (stagecfg.h). */
 	int (*state_write)(struct act *a, const struct tsctui_conf *c,
-			   const char *mode, const char *options, bool reset);
+			   enum tsc_mode mode, const char *options, bool reset);
 	int (*boot_ok)(struct act *a, const struct tsctui_conf *c,
 		       int *strikes_out);
 	/* Secure Boot: the firmware itself checks the image against db

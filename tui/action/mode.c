@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../common/cpuid.h"
+#include "../../common/tsc.h"
 #include "../source/cpu.h"
 #include "actions.h"
 #include "stagecfg.h"
@@ -44,25 +45,24 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 int mode_set(struct act *a, const char *mode, bool allow_any)
 {
 	struct tsctui_conf c;
+	enum tsc_mode m;
 	char why[256];
 	int rc;
 
-	if (strcmp(mode, "off") && strcmp(mode, "measure") &&
-	    strcmp(mode, "sync"))
+	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
 				mode);
 	if (act_installed(a, &c) != 0)
 		return -1;
-	if (!strcmp(mode, "sync") &&
+	if (m == TSC_MODE_SYNC &&
 	    !sync_gate(a->root, allow_any, why, sizeof(why)))
 		return act_fail(a, "%s", why);
-	rc = stagecfg_write(a, &c, mode, allow_any ? "allow=any-cpu" : "",
-			    false);
+	rc = stagecfg_write(a, &c, m, allow_any ? "allow=any-cpu" : "", false);
 	if (rc == 0)
 		rc = act_ledger_save(a);
 	if (rc == 0) {
-		act_done(a, "mode %s from the next boot", mode);
-		if (!strcmp(mode, "sync"))
+		act_done(a, "mode %s from the next boot", tsc_mode_name(m));
+		if (m == TSC_MODE_SYNC)
 			act_note(a, "the hang guard disables the stage if a "
 				    "boot never reaches Linux");
 	}

@@ -89,8 +89,9 @@ static bool zero_if_set(struct grubenv *env, const char *name)
 }
 
 int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
-			const char *mode, const char *options, bool reset)
+			enum tsc_mode m, const char *options, bool reset)
 {
+	const char *mode = tsc_mode_name(m);
 	struct grubenv env;
 	bool exists;
 	int rc;
@@ -119,12 +120,12 @@ int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
 }
 
 int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
-		       const char *mode, const char *options, bool reset)
+		       enum tsc_mode mode, const char *options, bool reset)
 {
 	char sys[PATH_UNDER_MAX], line[512];
 	size_t i;
 
-	snprintf(line, sizeof(line), "mode=%s%s%s\n", mode,
+	snprintf(line, sizeof(line), "mode=%s%s%s\n", tsc_mode_name(mode),
 		 options[0] ? " " : "", options);
 	stage_state_esp_file(c, "options", sys, sizeof(sys));
 	if (act_put(a, sys, line, strlen(line), 0644) != 0)
@@ -137,8 +138,8 @@ int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
 	return 0;
 }
 
-int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
-		   const char *options, bool reset)
+int stagecfg_write(struct act *a, const struct tsctui_conf *c,
+		   enum tsc_mode mode, const char *options, bool reset)
 {
 	return loader_writing(c->loader)->state_write(a, c, mode, options,
 						      reset);

@@ -15,12 +15,12 @@
 /* Sets mode and options (replacing them); with reset, also clears the
  * guard: every marker, and the strikes.  By the loader's state_write
  * (loader_writing.h): one of the two below. */
-int stagecfg_write(struct act *a, const struct tsctui_conf *c, const char *mode,
-		   const char *options, bool reset);
+int stagecfg_write(struct act *a, const struct tsctui_conf *c,
+		   enum tsc_mode mode, const char *options, bool reset);
 int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
-			const char *mode, const char *options, bool reset);
+			enum tsc_mode mode, const char *options, bool reset);
 int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
-		       const char *mode, const char *options, bool reset);
+		       enum tsc_mode mode, const char *options, bool reset);
 /* boot-ok: this boot reached Linux.  Clears pending (an older GRUB block
  * leaves it set) and the hibernation marker; confirms a sync boot (strikes
  * back to 0) or counts a probation boot's strike, tripping the guard at

@@ -34,7 +34,7 @@ static int guard_status(const struct globals *g, bool json)
 
 		json_init(&j, stdout, true);
 		json_obj(&j, NULL);
-		json_str(&j, "guard", s.guard);
+		json_str(&j, "guard", stage_state_guard_name(s.guard));
 		json_str(&j, "loader", loader_name(c.loader));
 		if (s.since[0])
 			json_str(&j, "since", s.since);

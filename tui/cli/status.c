@@ -161,8 +161,9 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_obj(&j, "stage");
 	json_bool(&j, "installed", s->stage.installed);
 	json_str(&j, "loader", s->stage.loader);
-	json_str(&j, "mode", s->stage.mode[0] ? s->stage.mode : NULL);
-	json_str(&j, "guard", s->stage.guard[0] ? s->stage.guard : NULL);
+	json_str(&j, "mode", s->stage.mode_word[0] ? s->stage.mode_word : NULL);
+	json_str(&j, "guard",
+		 s->stage.has_state ? system_guard_word(&s->stage) : NULL);
 	if (s->stage.has_report)
 		report_json(&j, "report", s->stage.report, &s->cpumap);
 	else
@@ -232,7 +233,7 @@ static void status_prometheus(const struct sysinfo *s,
 	printf("tsctui_stage_installed %d\n", s->stage.installed);
 	metric("tsctui_guard_tripped", "gauge",
 	       "1 when the hang guard disabled the stage");
-	printf("tsctui_guard_tripped %d\n", !strcmp(s->stage.guard, "tripped"));
+	printf("tsctui_guard_tripped %d\n", s->stage.guard == GUARD_TRIPPED);
 	metric("tsctui_diagnosis", "gauge",
 	       "The diagnosis code, as a label; 1 for the current one");
 	printf("tsctui_diagnosis{code=\"%s\"} 1\n",
@@ -269,7 +270,8 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	printf("%s\n", s->cmdline.nnext ? "" : "(none)");
 	if (s->stage.installed)
 		printf("stage:       installed (%s), mode %s, guard %s%s%s\n",
-		       s->stage.loader, s->stage.mode, s->stage.guard,
+		       s->stage.loader, s->stage.mode_word,
+		       system_guard_word(&s->stage),
 		       s->stage.has_report ? ", this boot: " : "",
 		       s->stage.has_report
 			       ? tsc_result_name(s->stage.report->result)

@@ -241,7 +241,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			       "every core's offset before Linux starts.");
 			if (amd || !s->cpu.vendor[0])
 				add_rec(d, "install-measure");
-		} else if (!strcmp(s->stage.mode, "measure") &&
+		} else if (s->stage.mode_known &&
+			   s->stage.mode == TSC_MODE_MEASURE &&
 			   diagnosis_bsp_behind(r, &behind)) {
 			grouped(behind, n, sizeof(n));
 			say(d,
@@ -250,7 +251,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    "corrects.",
 			    n);
 			add_rec(d, "enable-sync");
-		} else if (!strcmp(s->stage.mode, "sync")) {
+		} else if (s->stage.mode_known &&
+			   s->stage.mode == TSC_MODE_SYNC) {
 			say(d,
 			    " even though the stage ran in sync mode%s%s; "
 			    "the kernel has the last word: see the stage's "
@@ -259,7 +261,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    r ? tsc_result_name(r->result) : "");
 		} else {
 			say(d, "; the stage is installed in %s mode%s.",
-			    s->stage.mode,
+			    s->stage.mode_word,
 			    r ? "" : " but left no report this boot");
 		}
 	} else if (watchdog) {

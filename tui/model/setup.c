@@ -29,7 +29,7 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 {
 	const struct tsc_report *r =
 		s->stage.has_report ? s->stage.report : NULL;
-	bool measure = !strcmp(s->stage.mode, "measure");
+	bool measure = s->stage.mode_known && s->stage.mode == TSC_MODE_MEASURE;
 
 	out->behind = 0;
 	if (!s->stage.installed)
@@ -38,7 +38,7 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 		step(out, SETUP_MEASURE_BOOT, 3, SETUP_ENTER_NOTHING);
 	else if (measure && diagnosis_bsp_behind(r, &out->behind))
 		step(out, SETUP_SYNC, 4, SETUP_ENTER_SYNC);
-	else if (!strcmp(s->stage.mode, "sync"))
+	else if (s->stage.mode_known && s->stage.mode == TSC_MODE_SYNC)
 		synced(d, nowatchdog, checking, out);
 	else
 		step(out, SETUP_NOTHING_TO_SYNC, 3, SETUP_ENTER_NOTHING);

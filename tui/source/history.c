@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../common/tsc.h"
 #include "../format/history_record.h"
 #include "../util/fileio.h"
 #include "../util/path.h"
@@ -77,6 +78,7 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 {
 	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
 	struct hist_row r;
+	enum tsc_mode m;
 	size_t len = 0;
 
 	bios[0] = '\0';
@@ -85,7 +87,8 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		from_record(line, &r);
-		if (!strcmp(r.mode, "sync") && r.bios[0])
+		if (tsc_mode_from(r.mode, strlen(r.mode), &m) &&
+		    m == TSC_MODE_SYNC && r.bios[0])
 			snprintf(bios, cap, "%s", r.bios);
 	}
 	free(data);

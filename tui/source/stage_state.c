@@ -192,14 +192,27 @@ int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
 	return esp_strikes(root, c, &m->strikes, boot, err);
 }
 
-static void guard_word(struct stage_state *s)
+/* The one table of the guard's words: index = enum guard_state. */
+static const char *const guard_names[] = {
+	[GUARD_CLEAR] = "clear",
+	[GUARD_PENDING] = "pending",
+	[GUARD_TRIPPED] = "tripped",
+};
+
+const char *stage_state_guard_name(enum guard_state g)
+{
+	return (size_t)g < sizeof(guard_names) / sizeof(guard_names[0])
+		       ? guard_names[g]
+		       : guard_names[GUARD_CLEAR];
+}
+
+static void guard_of(struct stage_state *s)
 {
 	const struct guard_marks *m = &s->marks;
 
-	snprintf(s->guard, sizeof(s->guard), "%s",
-		 m->tripped				   ? "tripped"
-		 : m->pending || m->synced || m->probation ? "pending"
-							   : "clear");
+	s->guard = m->tripped				     ? GUARD_TRIPPED
+		   : m->pending || m->synced || m->probation ? GUARD_PENDING
+							     : GUARD_CLEAR;
 }
 
 int stage_state_read_grub(const char *root, const struct tsctui_conf *c,
@@ -213,17 +226,17 @@ int stage_state_read_grub(const char *root, const struct tsctui_conf *c,
 	if (stage_state_grubenv(root, c, &env, &exists, err) != 0)
 		return -1;
 	v = grubenv_get(&env, "tsctui_mode");
-	snprintf(s->mode, sizeof(s->mode), "%s", v ? v : "off");
+	snprintf(s->mode_word, sizeof(s->mode_word), "%s", v ? v : "off");
 	v = grubenv_get(&env, "tsctui_options");
 	snprintf(s->options, sizeof(s->options), "%s", v ? v : "");
 	if (stage_state_grub_marks(c, &env, &s->marks, err) != 0) {
 		grubenv_free(&env);
 		return -1;
 	}
-	guard_word(s);
+	guard_of(s);
 	since_of(under(root, c->grubenv, path, sizeof(path)), s->since,
 		 sizeof(s->since));
-	if (!strcmp(s->guard, "clear"))
+	if (s->guard == GUARD_CLEAR)
 		s->since[0] = '\0';
 	grubenv_free(&env);
 	return 0;
@@ -235,11 +248,11 @@ static void parse_options(char *text, struct stage_state *s)
 	const char *w = text;
 	size_t n;
 
-	snprintf(s->mode, sizeof(s->mode), "measure");
+	snprintf(s->mode_word, sizeof(s->mode_word), "measure");
 	while ((w = words_next(w, &n))) {
 		if (n >= strlen("mode=") &&
 		    !strncmp(w, "mode=", strlen("mode=")))
-			snprintf(s->mode, sizeof(s->mode), "%.*s",
+			snprintf(s->mode_word, sizeof(s->mode_word), "%.*s",
 				 (int)(n - strlen("mode=")),
 				 w + strlen("mode="));
 		else
@@ -263,7 +276,7 @@ int stage_state_read_esp(const char *root, const struct tsctui_conf *c,
 	free(opt);
 	if (stage_state_esp_marks(root, c, &s->marks, boot, err) != 0)
 		return -1;
-	guard_word(s);
+	guard_of(s);
 	marker = s->marks.tripped     ? "disabled"
 		 : s->marks.pending   ? "pending"
 		 : s->marks.probation ? "probation"
@@ -283,10 +296,11 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 	static char err[STAGE_STATE_ERR_MAX];
 
 	memset(s, 0, sizeof(*s));
-	snprintf(s->guard, sizeof(s->guard), "clear");
 	if (loader_reading(c->loader)->state_read(root, c, s, err) != 0) {
 		*why = err;
 		return -1;
 	}
+	s->mode_known =
+		tsc_mode_from(s->mode_word, strlen(s->mode_word), &s->mode);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../common/tsc.h"
 #include "boot_id.h"
 #include "config.h"
 
@@ -42,11 +43,21 @@ extern const char *const stage_state_guard_files[];
 /* The grubenv variables tsctui owns, for uninstall. */
 extern const char *const stage_state_grub_vars[];
 
+/* The guard as a word: tripped (disabled), pending (a start or a sync not
+ * yet confirmed by Linux), clear. */
+enum guard_state { GUARD_CLEAR, GUARD_PENDING, GUARD_TRIPPED };
+
+/* "clear", "pending", "tripped": one table, by the enum.  Nothing reads a
+ * guard back from its word, so the reverse lookup is not written. */
+const char *stage_state_guard_name(enum guard_state g);
+
 struct stage_state {
-	char mode[16];	   /* off | measure | sync */
-	char options[256]; /* extra tokens */
-	char guard[16];	   /* clear | pending | tripped */
-	char since[32];	   /* when the guard changed, if known */
+	enum tsc_mode mode; /* TSC_MODE_OFF too when the word names none */
+	bool mode_known;    /* mode_word names a mode */
+	char mode_word[16]; /* as the boot path keeps it: shown, not compared */
+	char options[256];  /* extra tokens */
+	enum guard_state guard;
+	char since[32]; /* when the guard changed, if known */
 	struct guard_marks marks;
 };
 

@@ -78,6 +78,11 @@ static void read_klog(const char *root, const char *file, struct sysinfo *s)
 	}
 }
 
+const char *system_guard_word(const struct sys_stage *st)
+{
+	return st->has_state ? stage_state_guard_name(st->guard) : "";
+}
+
 static void read_stage(const char *root, struct sysinfo *s)
 {
 	struct sys_stage *st = &s->stage;
@@ -92,8 +97,12 @@ static void read_stage(const char *root, struct sysinfo *s)
 		snprintf(st->loader, sizeof(st->loader), "%s",
 			 loader_name(c.loader));
 		if (stage_state_read(root, &c, &ss, &why) == 0) {
-			snprintf(st->mode, sizeof(st->mode), "%s", ss.mode);
-			snprintf(st->guard, sizeof(st->guard), "%s", ss.guard);
+			st->has_state = true;
+			st->mode = ss.mode;
+			st->mode_known = ss.mode_known;
+			snprintf(st->mode_word, sizeof(st->mode_word), "%s",
+				 ss.mode_word);
+			st->guard = ss.guard;
 			snprintf(st->since, sizeof(st->since), "%s", ss.since);
 			st->probation = ss.marks.probation;
 			st->strikes = ss.marks.strikes;

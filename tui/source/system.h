@@ -18,6 +18,7 @@
 #include "kernel_cmdline.h"
 #include "kernlog.h"
 #include "modules.h"
+#include "stage_state.h"
 
 #define SYS_MAX_NOTES 8
 
@@ -47,9 +48,12 @@ struct sys_efi {
 
 struct sys_stage {
 	bool installed;
-	char loader[16]; /* grub | systemd-boot | efi-entry | none */
-	char mode[16];
-	char guard[16];
+	char loader[16];    /* grub | systemd-boot | efi-entry | none */
+	bool has_state;	    /* mode and guard were read (stage_state.h) */
+	enum tsc_mode mode; /* TSC_MODE_OFF too when mode_word names none */
+	bool mode_known;
+	char mode_word[16]; /* as the boot path keeps it: shown, not compared */
+	enum guard_state guard;
 	char since[32];
 	bool probation; /* this boot measured only after an unconfirmed sync */
 	int strikes;	/* of GUARD_MAX_STRIKES */
@@ -77,6 +81,9 @@ struct sysinfo {
 
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
 void system_free(struct sysinfo *s);
+/* The guard's word for status and the dashboard, "" when the stage's state
+ * was not read. */
+const char *system_guard_word(const struct sys_stage *st);
 
 /* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
  * machine.c), for tests and the dashboard. */

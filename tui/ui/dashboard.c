@@ -181,7 +181,7 @@ int dashboard_run(const struct globals *g)
 	d->ui.diag = &d->diag;
 	d->ui.snap = &d->snap;
 	d->ui.check = &d->check;
-	if (!strcmp(d->sys.stage.guard, "tripped"))
+	if (d->sys.stage.guard == GUARD_TRIPPED)
 		d->ui.view = V_RECOVERY;
 	loop(d);
 	endwin();

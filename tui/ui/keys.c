@@ -21,7 +21,9 @@ struct key_binding {
 	key_handler fn;
 };
 
-static const char *const modes[] = { "off", "measure", "sync" };
+/* In the order of the mode menu's items and the keys 1, 2, 3. */
+static const enum tsc_mode modes[] = { TSC_MODE_OFF, TSC_MODE_MEASURE,
+				       TSC_MODE_SYNC };
 
 /* ---- anywhere ---- */
 
@@ -63,7 +65,7 @@ static unsigned menu_chosen(struct dash *d, int i)
 
 	d->ui.view = V_MAIN;
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD)
-		confirm_describe(d, d->menu_for, modes[i]);
+		confirm_describe(d, d->menu_for, tsc_mode_name(modes[i]));
 	else if (d->menu_for == P_INSTALL)
 		confirm_describe(d, P_INSTALL, loader_name(loaders[i]));
 	return UI_REDRAW;
@@ -137,7 +139,7 @@ static const struct key_binding confirm_keys[] = {
 static unsigned recovery_choice(struct dash *d, int ch)
 {
 	if (!confirm_needs_root(d))
-		confirm_describe(d, P_GUARD, modes[ch - '1']);
+		confirm_describe(d, P_GUARD, tsc_mode_name(modes[ch - '1']));
 	return UI_REDRAW;
 }
 
@@ -177,7 +179,7 @@ static unsigned setup_enter(struct dash *d, int ch)
 						     ? loader
 						     : LOADER_GRUB));
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
-		confirm_describe(d, P_MODE, "sync");
+		confirm_describe(d, P_MODE, tsc_mode_name(TSC_MODE_SYNC));
 	} else {
 		confirm_describe(d, P_KARG, "on");
 	}
@@ -257,11 +259,22 @@ static bool can_act(struct dash *d, bool needs_install)
 	return true;
 }
 
+/* The mode menu: the modes' words, in the order of modes[]. */
+static void mode_menu(struct dash *d, enum pending kind, const char *title)
+{
+	const char *items[sizeof(modes) / sizeof(modes[0])];
+	size_t i;
+
+	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		items[i] = tsc_mode_name(modes[i]);
+	menu_open(d, kind, title, items, (int)i);
+}
+
 static unsigned ask_mode(struct dash *d, int ch)
 {
 	(void)ch;
 	if (can_act(d, true))
-		menu_open(d, P_MODE, "Stage mode from the next boot", modes, 3);
+		mode_menu(d, P_MODE, "Stage mode from the next boot");
 	return UI_REDRAW;
 }
 
@@ -269,8 +282,7 @@ static unsigned ask_guard(struct dash *d, int ch)
 {
 	(void)ch;
 	if (can_act(d, true))
-		menu_open(d, P_GUARD, "Reset the hang guard, then mode:", modes,
-			  3);
+		mode_menu(d, P_GUARD, "Reset the hang guard, then mode:");
 	return UI_REDRAW;
 }
 

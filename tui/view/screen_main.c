@@ -64,10 +64,10 @@ static void stage_line(const struct ui_state *s, int y)
 		snprintf(strikes, sizeof(strikes), ", %d of 3 strikes",
 			 st->strikes);
 	draw_put(y, 0,
-		 !strcmp(st->guard, "tripped") ? draw_look(s, C_BAD) : A_NORMAL,
+		 st->guard == GUARD_TRIPPED ? draw_look(s, C_BAD) : A_NORMAL,
 		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s", st->loader,
-		 st->mode, st->guard, st->probation ? " (probation)" : "",
-		 strikes,
+		 st->mode_word, system_guard_word(st),
+		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report");
 }

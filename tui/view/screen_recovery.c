@@ -24,7 +24,7 @@ static void draw(const struct ui_state *s)
 			  "next boot.");
 	if (st->since[0])
 		draw_addl(l, &n, "Tripped: %s (UTC).", st->since);
-	draw_addl(l, &n, "The stage was in %s mode (%s path).", st->mode,
+	draw_addl(l, &n, "The stage was in %s mode (%s path).", st->mode_word,
 		  st->loader);
 	if (r)
 		draw_addl(l, &n, "Last report: %s%s%s",
