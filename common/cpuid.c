@@ -31,13 +31,10 @@ bool tsc_vendor_from(const char *s, size_t len, enum tsc_vendor *out)
 {
 	unsigned i;
 
-	for (i = 0; i < 4; i++) {
-		if (tsc_streq_n(s, len, vendor_names[i])) {
-			*out = (enum tsc_vendor)i;
-			return true;
-		}
-	}
-	return false;
+	if (!tsc_name_lookup(vendor_names, 4, s, len, &i))
+		return false;
+	*out = (enum tsc_vendor)i;
+	return true;
 }
 
 void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out)

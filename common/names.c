@@ -44,8 +44,8 @@ size_t tsc_strlcpy(char *dst, const char *src, size_t srclen, size_t cap)
 	return i;
 }
 
-static bool lookup(const char *const *names, size_t n, const char *s,
-		   size_t len, unsigned *out)
+bool tsc_name_lookup(const char *const *names, size_t n, const char *s,
+		     size_t len, unsigned *out)
 {
 	unsigned i;
 
@@ -77,7 +77,7 @@ bool tsc_mode_from(const char *s, size_t len, enum tsc_mode *out)
 {
 	unsigned i;
 
-	if (!lookup(mode_names, COUNT(mode_names), s, len, &i))
+	if (!tsc_name_lookup(mode_names, COUNT(mode_names), s, len, &i))
 		return false;
 	*out = (enum tsc_mode)i;
 	return true;
@@ -87,7 +87,7 @@ bool tsc_verdict_from(const char *s, size_t len, enum tsc_verdict *out)
 {
 	unsigned i;
 
-	if (!lookup(verdict_names, COUNT(verdict_names), s, len, &i))
+	if (!tsc_name_lookup(verdict_names, COUNT(verdict_names), s, len, &i))
 		return false;
 	*out = (enum tsc_verdict)i;
 	return true;
@@ -97,7 +97,7 @@ bool tsc_result_from(const char *s, size_t len, enum tsc_result *out)
 {
 	unsigned i;
 
-	if (!lookup(result_names, COUNT(result_names), s, len, &i))
+	if (!tsc_name_lookup(result_names, COUNT(result_names), s, len, &i))
 		return false;
 	*out = (enum tsc_result)i;
 	return true;

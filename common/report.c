@@ -42,25 +42,11 @@ const char *tsc_note_name(enum tsc_ap_note n)
 	return NAME(note_names, n);
 }
 
-static bool lookup(const char *const *tab, size_t n, const char *s, size_t len,
-		   unsigned *out)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (tsc_streq_n(s, len, tab[i])) {
-			*out = i;
-			return true;
-		}
-	}
-	return false;
-}
-
 bool tsc_build_from(const char *s, size_t len, enum tsc_build *out)
 {
 	unsigned i;
 
-	if (!lookup(build_names, COUNT(build_names), s, len, &i))
+	if (!tsc_name_lookup(build_names, COUNT(build_names), s, len, &i))
 		return false;
 	*out = (enum tsc_build)i;
 	return true;
@@ -70,7 +56,7 @@ bool tsc_config_from(const char *s, size_t len, enum tsc_config *out)
 {
 	unsigned i;
 
-	if (!lookup(config_names, COUNT(config_names), s, len, &i))
+	if (!tsc_name_lookup(config_names, COUNT(config_names), s, len, &i))
 		return false;
 	*out = (enum tsc_config)i;
 	return true;
@@ -80,7 +66,7 @@ bool tsc_note_from(const char *s, size_t len, enum tsc_ap_note *out)
 {
 	unsigned i;
 
-	if (!lookup(note_names, COUNT(note_names), s, len, &i))
+	if (!tsc_name_lookup(note_names, COUNT(note_names), s, len, &i))
 		return false;
 	*out = (enum tsc_ap_note)i;
 	return true;
