@@ -427,14 +427,7 @@ t.ok("/usr/local/sbin/tsctui boot-ok" in hook and
 # ---- Fedora: grubby (a recording double), and BLS entries for real -------
 root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
 orig = snapshot(root)
-double = os.path.join(WORK, "grubby-double")
-with open(double, "w") as f:
-    f.write(fx.GRUBBY_DOUBLE)
-os.chmod(double, 0o755)
-glog = os.path.join(WORK, "grubby.log")
-if os.path.exists(glog):
-    os.unlink(glog)
-genv_env = {"TSCTUI_GRUBBY": double, "GRUBBY_LOG": glog}
+genv_env, glog = fx.grubby_double(WORK)
 rc, out, err = run(root, "install")
 conf = read(root, "/etc/tsctui/tsctui.conf").decode()
 t.ok("grub2-mkconfig -o /boot/grub2/grub.cfg" in out["message"] and

@@ -148,14 +148,7 @@ plan_then_do("efi-entry: uninstall", root, "uninstall")
 
 # ---- grubby: named in the plan, not run -----------------------------------
 root = fx.fedora_grubby(os.path.join(WORK, "fedora"))
-double = os.path.join(WORK, "grubby-double")
-with open(double, "w") as f:
-    f.write(fx.GRUBBY_DOUBLE)
-os.chmod(double, 0o755)
-glog = os.path.join(WORK, "grubby.log")
-if os.path.exists(glog):
-    os.unlink(glog)
-env = {"TSCTUI_GRUBBY": double, "GRUBBY_LOG": glog}
+env, glog = fx.grubby_double(WORK)
 rc, out, err = run(root, "kernel-arg", "nowatchdog", "on", "--dry-run",
                    env=env)
 t.ok(rc == 0 and out["run"] == [

@@ -104,6 +104,20 @@ echo "$*" >>"$GRUBBY_LOG"
 """
 
 
+def grubby_double(work):
+    """The grubby double installed in work with an empty log: the
+    environment that makes tsctui run it, and the log's path."""
+    double = os.path.join(work, "grubby-double")
+    with open(double, "w") as f:
+        f.write(GRUBBY_DOUBLE)
+    os.chmod(double, 0o755)
+    glog = os.path.join(work, "grubby.log")
+    if os.path.exists(glog):
+        os.unlink(glog)
+    return {"TSCTUI_GRUBBY": double, "GRUBBY_LOG": glog}, glog
+
+
+
 def fedora_grubby(root, **kw):
     """Fedora family: GRUB with BLS entries in /boot/loader/entries and
     grub2 paths; grubby is the distribution's tool."""
