@@ -1,25 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <efivar/efivar.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../source/config.h"
+#include "../source/efivar.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "act.h"
 
-static const char *const kind_names[] = { "dir", "file", "link", "backup" };
+static const char *const kind_names[] = { "dir", "file",      "link", "backup",
+					  "var", "varbackup", "begin" };
+#define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
+#define LOCK_FILE "/run/tsctui.lock"
+#define LOCK_WAIT_DEFAULT 10
 
 void act_init(struct act *a, const char *root, const char *name)
 {
 	memset(a, 0, sizeof(*a));
 	a->root = root;
 	a->name = name;
+	a->lock_fd = -1;
 }
 
 void act_free(struct act *a)
@@ -35,6 +46,9 @@ void act_free(struct act *a)
 	for (i = 0; i < a->ngone; i++)
 		free(a->gone[i]);
 	a->nchanges = a->nledger = a->nruns = a->ngone = 0;
+	if (a->lock_fd >= 0)
+		close(a->lock_fd);
+	a->lock_fd = -1;
 }
 
 /* The result lives until 7 more calls; copy it to keep it longer. */
@@ -45,6 +59,17 @@ const char *act_path(struct act *a, const char *sys)
 	char *b = bufs[next++ % 8];
 
 	if (!path_under(a->root, sys, b, sizeof(bufs[0])))
+		b[0] = '\0';
+	return b;
+}
+
+const char *act_path_nofollow(struct act *a, const char *sys)
+{
+	static char bufs[4][PATH_UNDER_MAX];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	if (!path_under_nofollow(a->root, sys, b, sizeof(bufs[0])))
 		b[0] = '\0';
 	return b;
 }
@@ -136,13 +161,47 @@ void act_changed(struct act *a, const char *sys, const char *what)
 
 /* ---- the ledger ---- */
 
+/* An efivarfs path of the global GUID: "/sys/firmware/efi/efivars/" +
+ * name + "-" + GUID, the name letters and digits. */
+static const char *var_name(const char *sys, char *name, size_t cap)
+{
+	size_t d = strlen(EFIVARS_DIR "/"), g = strlen("-" GUID_EFI_GLOBAL);
+	size_t n = strlen(sys);
+
+	if (n <= d + g || strncmp(sys, EFIVARS_DIR "/", d) ||
+	    strcmp(sys + n - g, "-" GUID_EFI_GLOBAL) || n - d - g >= cap)
+		return NULL;
+	memcpy(name, sys + d, n - d - g);
+	name[n - d - g] = '\0';
+	if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789") != strlen(name))
+		return NULL;
+	return name;
+}
+
+/* Every line of the ledger is checked before any is used: the root may be
+ * another machine's disk, and its ledger may say anything. */
+static bool entry_valid(enum ledger_kind k, const char *p)
+{
+	char name[64];
+
+	if (k == L_BEGIN)
+		return p[0] && strlen(p) < 32 &&
+		       strspn(p, "abcdefghijklmnopqrstuvwxyz-") == strlen(p);
+	if (!path_is_clean(p) || !strcmp(p, "/"))
+		return false;
+	if (k == L_VAR || k == L_VARBACKUP)
+		return var_name(p, name, sizeof(name)) != NULL;
+	return true;
+}
+
 int act_ledger_load(struct act *a)
 {
 	char *data, *line, *save = NULL, *sp;
 	size_t len;
 	unsigned k;
 
-	data = fsx_read(act_path(a, TSCTUI_LEDGER), &len);
+	data = fsx_read(act_path_nofollow(a, TSCTUI_LEDGER), &len);
 	if (!data)
 		return errno == ENOENT
 			       ? 0
@@ -151,18 +210,14 @@ int act_ledger_load(struct act *a)
 	for (line = strtok_r(data, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		sp = strchr(line, ' ');
-		if (!sp || a->nledger == ACT_MAX_LEDGER) {
-			free(data);
-			return act_fail(a,
-					"%s is damaged; not touching "
-					"anything",
-					TSCTUI_LEDGER);
+		k = NKINDS;
+		if (sp && a->nledger < ACT_MAX_LEDGER) {
+			*sp = '\0';
+			for (k = 0; k < NKINDS; k++)
+				if (strcmp(line, kind_names[k]) == 0)
+					break;
 		}
-		*sp = '\0';
-		for (k = 0; k < 4; k++)
-			if (strcmp(line, kind_names[k]) == 0)
-				break;
-		if (k == 4 || sp[1] != '/') {
+		if (k == NKINDS || !entry_valid((enum ledger_kind)k, sp + 1)) {
 			free(data);
 			return act_fail(a,
 					"%s is damaged; not touching "
@@ -177,15 +232,17 @@ int act_ledger_load(struct act *a)
 	return 0;
 }
 
+/* A new entry; once act_begin has run, on the disk before the caller
+ * makes the change it describes. */
 static int add(struct act *a, enum ledger_kind k, const char *sys)
 {
-	if (act_ledger_has(a, k, sys))
+	if (k != L_BEGIN && act_ledger_has(a, k, sys))
 		return 0;
 	if (a->nledger == ACT_MAX_LEDGER)
 		return act_fail(a, "too many changes to record");
 	a->ledger[a->nledger++] = (struct ledger_entry){ k, strdup(sys) };
 	a->ledger_dirty = true;
-	return 0;
+	return a->journal ? act_ledger_save(a) : 0;
 }
 
 bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys)
@@ -217,8 +274,10 @@ int act_ledger_save(struct act *a)
 
 	if (!a->ledger_dirty || a->dry_run)
 		return 0;
-	if (a->nledger == 0)
-		return fsx_remove(act_path(a, TSCTUI_LEDGER));
+	if (a->nledger == 0) {
+		a->ledger_dirty = false;
+		return fsx_remove(act_path_nofollow(a, TSCTUI_LEDGER));
+	}
 	f = open_memstream(&out, &len);
 	if (!f)
 		return act_fail(a, "out of memory");
@@ -226,7 +285,8 @@ int act_ledger_save(struct act *a)
 		fprintf(f, "%s %s\n", kind_names[a->ledger[i].kind],
 			a->ledger[i].path);
 	fclose(f);
-	rc = fsx_write_atomic(act_path(a, TSCTUI_LEDGER), out, len, 0644);
+	rc = fsx_write_atomic(act_path_nofollow(a, TSCTUI_LEDGER), out, len,
+			      0644);
 	free(out);
 	if (rc != 0)
 		return act_fail(a, "cannot write %s: %s", TSCTUI_LEDGER,
@@ -235,12 +295,19 @@ int act_ledger_save(struct act *a)
 	return 0;
 }
 
-static const char *backup_of(const char *sys)
+const char *act_backup_of(const char *sys, char *buf, size_t cap)
 {
-	static char sysb[PATH_UNDER_MAX];
+	snprintf(buf, cap, "%s%s", TSCTUI_BACKUP, sys);
+	return buf;
+}
 
-	snprintf(sysb, sizeof(sysb), "%s%s", TSCTUI_BACKUP, sys);
-	return sysb;
+/* Is sys the ledger's own directory, or one above it?  Those go last,
+ * after the ledger file itself. */
+static bool holds_ledger(const char *sys)
+{
+	size_t n = strlen(sys);
+
+	return !strncmp(TSCTUI_LEDGER, sys, n) && TSCTUI_LEDGER[n] == '/';
 }
 
 /* Is sys a file the ledger keeps for itself that is gone by now: the
@@ -257,7 +324,8 @@ static bool bookkeeping_gone(struct act *a, const char *sys)
 		return a->ledger_removed;
 	return !strncmp(sys, TSCTUI_BACKUP, n) && sys[n] == '/' &&
 	       !fsx_is_dir(act_path(a, sys)) &&
-	       !act_ledger_has(a, L_BACKUP, sys + n);
+	       !act_ledger_has(a, L_BACKUP, sys + n) &&
+	       !act_ledger_has(a, L_VARBACKUP, sys + n);
 }
 
 /* Would the directory sys be empty once the changes planned so far are
@@ -292,43 +360,163 @@ static void undo_planned(struct act *a, const struct ledger_entry *e)
 	switch (e->kind) {
 	case L_FILE:
 	case L_LINK:
-		act_changed(a, e->path, "removed");
+	case L_VAR:
+		if (fsx_exists(act_path_nofollow(a, e->path)))
+			act_changed(a, e->path, "removed");
 		break;
 	case L_DIR:
 		if (!bookkeeping_gone(a, e->path) && emptied(a, e->path))
 			act_changed(a, e->path, "removed");
 		break;
-	case L_BACKUP: {
-		char d[PATH_UNDER_MAX], *slash;
+	case L_BACKUP:
+	case L_VARBACKUP: {
+		char b[PATH_UNDER_MAX];
 
+		act_backup_of(e->path, b, sizeof(b));
+		if (!fsx_exists(act_path_nofollow(a, b)))
+			break;
 		act_changed(a, e->path, "modified");
-		act_detail(a, e->path, "restored from %s%s", TSCTUI_BACKUP,
-			   e->path);
-		/* The backup's directories go with it, unreported. */
-		snprintf(d, sizeof(d), "%s", backup_of(e->path));
-		while ((slash = strrchr(d, '/')) &&
-		       strlen(d) > strlen(TSCTUI_BACKUP)) {
-			*slash = '\0';
-			if (!emptied(a, d) || a->ngone == ACT_MAX_GONE)
-				break;
-			a->gone[a->ngone++] = strdup(d);
-		}
+		act_detail(a, e->path, "restored from %s", b);
 		break;
 	}
+	case L_BEGIN:
+		break;
 	}
+}
+
+/* What a killed atomic write leaves next to its file. */
+static void drop_temp(const char *real)
+{
+	char t[PATH_UNDER_MAX];
+
+	if (real[0] &&
+	    snprintf(t, sizeof(t), "%s.tsctui-new", real) < (int)sizeof(t))
+		fsx_remove(t);
+}
+
+static int var_set(struct act *a, const char *name, uint32_t attrs,
+		   const uint8_t *data, size_t len);
+static int var_del(struct act *a, const char *name);
+
+/* The bytes of a backup entry's file or variable back where they were,
+ * if they differ (a change killed before it was made, or undone before a
+ * kill, needs nothing), then the backup goes.  A missing backup is a
+ * change never made or already undone.  -1 with errno. */
+static int restore(struct act *a, const struct ledger_entry *e)
+{
+	char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX], p[PATH_UNDER_MAX],
+		name[64];
+	size_t have, nowlen = 0;
+	char *old, *now = NULL;
+	struct stat st;
+	int rc = 0;
+
+	act_backup_of(e->path, bsys, sizeof(bsys));
+	snprintf(b, sizeof(b), "%s", act_path_nofollow(a, bsys));
+	snprintf(p, sizeof(p), "%s", act_path(a, e->path));
+	drop_temp(b);
+	drop_temp(p);
+	old = fsx_read(b, &have);
+	if (!old)
+		return errno == ENOENT ? 0 : -1;
+	if (e->kind == L_VARBACKUP) {
+		uint32_t attrs;
+
+		var_name(e->path, name, sizeof(name));
+		now = (char *)efivar_read(a->root, name, GUID_EFI_GLOBAL,
+					  &nowlen, &attrs);
+		if (have < 4) {
+			free(old);
+			free(now);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(&attrs, old, 4);
+		if (!now || nowlen != have - 4 ||
+		    memcmp(now, old + 4, nowlen)) {
+			rc = var_set(a, name, attrs, (uint8_t *)old + 4,
+				     have - 4);
+			if (rc == 0)
+				act_changed(a, e->path, "modified");
+		}
+	} else {
+		now = fsx_read(p, &nowlen);
+		if (!now || nowlen != have || memcmp(now, old, have)) {
+			rc = fsx_write_atomic(
+				p, old, have,
+				stat(p, &st) == 0 ? st.st_mode & 07777 : 0644);
+			if (rc == 0)
+				act_changed(a, e->path, "modified");
+		}
+	}
+	if (rc == 0) {
+		act_detail(a, e->path, "restored from %s", bsys);
+		rc = fsx_remove(b);
+	}
+	free(old);
+	free(now);
+	return rc;
+}
+
+/* One entry undone for real: 0, or -1 with errno. */
+static int undo_one(struct act *a, const struct ledger_entry *e)
+{
+	char p[PATH_UNDER_MAX], name[64];
+	bool had;
+
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, e->path));
+	switch (e->kind) {
+	case L_FILE:
+	case L_LINK:
+		drop_temp(p);
+		had = fsx_exists(p);
+		if (fsx_remove(p) != 0)
+			return -1;
+		if (had)
+			act_changed(a, e->path, "removed");
+		return 0;
+	case L_DIR:
+		/* Only when empty: someone else may have put files in a
+		 * directory we made. */
+		fsx_fault_point();
+		if (rmdir(p) == 0) {
+			act_changed(a, e->path, "removed");
+			return 0;
+		}
+		return errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST
+			       ? 0
+			       : -1;
+	case L_VAR:
+		drop_temp(p);
+		had = fsx_exists(p);
+		if (var_del(a, var_name(e->path, name, sizeof(name))) != 0)
+			return -1;
+		if (had)
+			act_changed(a, e->path, "removed");
+		return 0;
+	case L_BACKUP:
+	case L_VARBACKUP:
+		return restore(a, e);
+	case L_BEGIN:
+		return 0;
+	}
+	return 0;
 }
 
 int act_ledger_undo(struct act *a, size_t from)
 {
-	int rc = 0;
+	char left[512] = "";
+	size_t i = a->nledger, nleft = 0, other = 0;
+	int saved;
 
-	while (a->nledger > from) {
-		size_t i = a->nledger - 1;
+	while (i-- > from) {
 		struct ledger_entry *e = &a->ledger[i];
-		char p[PATH_UNDER_MAX];
 
-		snprintf(p, sizeof(p), "%s", act_path(a, e->path));
-
+		/* A begin entry goes with its action (act_commit,
+		 * act_abort); the ledger's own directories go last. */
+		if (e->kind == L_BEGIN ||
+		    (e->kind == L_DIR && holds_ledger(e->path)))
+			continue;
 		if (a->dry_run) {
 			/* planned once the entry is gone, as its file is */
 			struct ledger_entry was = { e->kind, strdup(e->path) };
@@ -338,62 +526,235 @@ int act_ledger_undo(struct act *a, size_t from)
 			free(was.path);
 			continue;
 		}
-		switch (e->kind) {
-		case L_FILE:
-		case L_LINK:
-			if (fsx_remove(p) != 0)
-				rc = act_fail(a, "cannot remove %s: %s",
-					      e->path, strerror(errno));
-			else
-				act_changed(a, e->path, "removed");
-			break;
-		case L_DIR:
-			/* Only when empty: someone else may have put files
-			 * in a directory we made. */
-			if (rmdir(p) == 0)
-				act_changed(a, e->path, "removed");
-			else if (errno != ENOENT && errno != ENOTEMPTY)
-				rc = act_fail(a, "cannot remove %s: %s",
-					      e->path, strerror(errno));
-			break;
-		case L_BACKUP: {
-			char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX];
-			struct stat st;
-			mode_t mode = 0644;
-
-			snprintf(bsys, sizeof(bsys), "%s", backup_of(e->path));
-			snprintf(b, sizeof(b), "%s", act_path(a, bsys));
-			if (stat(p, &st) == 0)
-				mode = st.st_mode & 07777;
-			if (fsx_copy_atomic(b, p, mode) != 0) {
-				rc = act_fail(a,
-					      "cannot restore %s from %s: %s",
-					      e->path, bsys, strerror(errno));
-				break;
-			}
-			act_changed(a, e->path, "modified");
-			fsx_remove(b);
-			/* The backup's directories go with it. */
-			{
-				char d[PATH_UNDER_MAX], *slash;
-
-				snprintf(d, sizeof(d), "%s", b);
-				while ((slash = strrchr(d, '/')) &&
-				       strlen(d) > strlen(act_path(
-							   a, TSCTUI_BACKUP))) {
-					*slash = '\0';
-					if (rmdir(d) != 0)
-						break;
-				}
-			}
-			break;
+		if (undo_one(a, e) != 0) {
+			saved = errno;
+			if (nleft++ < 4)
+				snprintf(left + strlen(left),
+					 sizeof(left) - strlen(left),
+					 "%s%s (%s)", nleft > 1 ? ", " : "",
+					 e->path, strerror(saved));
+			continue;
 		}
-		}
-		if (rc != 0)
-			return rc;
 		forget(a, i);
+		if (act_ledger_save(a) != 0)
+			return -1;
 	}
-	return rc;
+	if (nleft)
+		return act_fail(a,
+				"could not undo %zu change%s, left as they "
+				"are and still in %s for the next run: %s%s",
+				nleft, nleft > 1 ? "s" : "", TSCTUI_LEDGER,
+				left, nleft > 4 ? ", ..." : "");
+	/* Nothing left but begin entries and the ledger's own directories:
+	 * the ledger file goes, then they do, deepest first.  (A kill
+	 * between leaves an empty /var/lib/tsctui, which act_begin and
+	 * uninstall take as tsctui's.) */
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind != L_BEGIN &&
+		    !(a->ledger[i].kind == L_DIR &&
+		      holds_ledger(a->ledger[i].path)))
+			other++;
+	if (other)
+		return 0;
+	if (!a->dry_run) {
+		if (fsx_remove(act_path_nofollow(a, TSCTUI_LEDGER)) != 0)
+			return act_fail(a, "cannot remove %s: %s",
+					TSCTUI_LEDGER, strerror(errno));
+	}
+	a->ledger_removed = true;
+	for (i = a->nledger; i-- > 0;) {
+		struct ledger_entry e = a->ledger[i];
+
+		if (e.kind == L_DIR && a->dry_run)
+			undo_planned(a, &e);
+		else if (e.kind == L_DIR)
+			undo_one(a, &e);
+		free(e.path);
+	}
+	a->nledger = 0;
+	a->ledger_dirty = false;
+	return 0;
+}
+
+/* ---- one action at a time ---- */
+
+int act_lock(struct act *a, bool forever)
+{
+	char p[PATH_UNDER_MAX];
+	const char *env = getenv("TSCTUI_LOCK_WAIT");
+	double wait = env && env[0] ? strtod(env, NULL) : LOCK_WAIT_DEFAULT;
+	struct timespec step = { 0, 50 * 1000 * 1000 };
+	bool dir = !fsx_is_dir(act_path(a, "/run"));
+	double waited = 0;
+	int fd;
+
+	if (a->dry_run || a->lock_fd >= 0)
+		return 0;
+	/* /run/tsctui.lock; a root without /run (a bare disk image) is
+	 * locked as a whole, by its own directory. */
+	snprintf(p, sizeof(p), "%s",
+		 dir ? act_path(a, "/") : act_path_nofollow(a, LOCK_FILE));
+	fd = dir ? open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		 : open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return act_fail(a, "cannot open the lock %s: %s",
+				dir ? a->root : LOCK_FILE, strerror(errno));
+	while (flock(fd, LOCK_EX | (forever ? 0 : LOCK_NB)) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= wait) {
+			close(fd);
+			return act_fail(a,
+					"another tsctui is changing this "
+					"system (it holds %s); try again when "
+					"it has finished",
+					dir ? a->root : LOCK_FILE);
+		}
+		nanosleep(&step, NULL);
+		waited += 0.05;
+	}
+	a->lock_fd = fd;
+	return 0;
+}
+
+static bool dir_is_empty(struct act *a, const char *sys)
+{
+	DIR *d = opendir(act_path(a, sys));
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+static ssize_t find_begin(const struct act *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind == L_BEGIN)
+			return (ssize_t)i;
+	return -1;
+}
+
+int act_begin(struct act *a, unsigned flags)
+{
+	const char *name = flags & ACT_UNINSTALL ? "uninstall" : a->name;
+	ssize_t mark;
+
+	if (act_lock(a, flags & ACT_BOOT_OK) != 0 || act_ledger_load(a) != 0)
+		return -1;
+	a->begun_with = a->nledger;
+	if (flags & ACT_BOOT_OK) {
+		/* its changes are a backup entry at most, saved ahead */
+		a->journal = a->nledger > 0;
+		return 0;
+	}
+	if (!a->dry_run)
+		drop_temp(act_path_nofollow(a, TSCTUI_LEDGER));
+	mark = find_begin(a);
+	if (mark >= 0 && !strcmp(a->ledger[mark].path, "uninstall")) {
+		if (!(flags & ACT_UNINSTALL))
+			return act_fail(a, "an uninstall was interrupted; run "
+					   "`tsctui uninstall` to finish it");
+		a->journal = true;
+		return 0; /* it goes on from where it stopped */
+	}
+	if (mark >= 0) {
+		/* Killed half way: what it did is undone first (uninstall
+		 * undoes it with the rest). */
+		a->journal = true;
+		act_note(a, "an interrupted %s was undone first",
+			 a->ledger[mark].path);
+		if (!(flags & ACT_UNINSTALL) &&
+		    act_ledger_undo(a, (size_t)mark + 1) != 0)
+			return -1;
+		mark = find_begin(a);
+		if (mark >= 0)
+			forget(a, (size_t)mark);
+		if (act_ledger_save(a) != 0)
+			return -1;
+		a->journal = false;
+	}
+	/* An empty state directory and no ledger: an earlier run's, killed
+	 * between making it and the first entry (or uninstall's last
+	 * step). */
+	if (a->nledger == 0 && dir_is_empty(a, TSCTUI_STATE_DIR)) {
+		if (add(a, L_DIR, TSCTUI_STATE_DIR) != 0)
+			return -1;
+		a->adopted = true;
+	}
+	{
+		/* Where the ledger goes must take it, before anything
+		 * else is done. */
+		const char *d = fsx_is_dir(act_path(a, TSCTUI_STATE_DIR))
+					? TSCTUI_STATE_DIR
+					: "/var/lib";
+
+		if (!a->dry_run && fsx_is_dir(act_path(a, d)) &&
+		    !fsx_dir_writable(act_path(a, d)))
+			return act_fail(a,
+					"%s is not writable (%s); nothing "
+					"changed",
+					d, strerror(errno));
+	}
+	/* The start first, then the directory the ledger lives in: the
+	 * first entries are saved together once it exists. */
+	if (add(a, L_BEGIN, name) != 0 ||
+	    act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
+	    act_ledger_save(a) != 0)
+		return -1;
+	a->journal = true;
+	return 0;
+}
+
+int act_commit(struct act *a)
+{
+	size_t i = a->nledger;
+
+	while (i-- > 0)
+		if (a->ledger[i].kind == L_BEGIN) {
+			forget(a, i);
+			break;
+		}
+	return act_ledger_save(a);
+}
+
+void act_abort(struct act *a)
+{
+	ssize_t mark = -1;
+	size_t i = a->nledger;
+	char err[sizeof(a->error)];
+
+	while (i-- > 0)
+		if (a->ledger[i].kind == L_BEGIN) {
+			mark = (ssize_t)i;
+			break;
+		}
+	if (mark < 0)
+		return;
+	/* The error that made it fail comes first; what could not be
+	 * undone is said after it. */
+	snprintf(err, sizeof(err), "%s", a->error);
+	a->error[0] = '\0';
+	if (act_ledger_undo(a, (size_t)mark + 1) == 0) {
+		mark = find_begin(a);
+		if (mark >= 0)
+			forget(a, (size_t)mark);
+		act_ledger_save(a);
+	} else {
+		char more[sizeof(a->error)];
+
+		snprintf(more, sizeof(more), "%s", a->error);
+		snprintf(a->error, sizeof(a->error), "%.500s; %.500s", err,
+			 more);
+		return;
+	}
+	snprintf(a->error, sizeof(a->error), "%s", err);
 }
 
 /* ---- recorded operations ---- */
@@ -416,10 +777,15 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 						part);
 			continue;
 		}
-		if (!a->dry_run && mkdir(act_path(a, part), mode) != 0)
-			return act_fail(a, "cannot create %s: %s", part,
-					strerror(errno));
-		add(a, L_DIR, part);
+		if (add(a, L_DIR, part) != 0)
+			return -1;
+		if (!a->dry_run) {
+			fsx_fault_point();
+			if (mkdir(act_path_nofollow(a, part), mode) != 0 &&
+			    errno != EEXIST)
+				return act_fail(a, "cannot create %s: %s", part,
+						strerror(errno));
+		}
 		act_changed(a, part, "created");
 	}
 	return 0;
@@ -439,7 +805,7 @@ static int parent_dirs(struct act *a, const char *sys)
 
 bool act_foreign(struct act *a, const char *sys)
 {
-	return fsx_exists(act_path(a, sys)) &&
+	return fsx_exists(act_path_nofollow(a, sys)) &&
 	       !act_ledger_has(a, L_FILE, sys) &&
 	       !act_ledger_has(a, L_LINK, sys);
 }
@@ -447,7 +813,8 @@ bool act_foreign(struct act *a, const char *sys)
 int act_put(struct act *a, const char *sys, const void *data, size_t len,
 	    mode_t mode)
 {
-	bool existed = fsx_exists(act_path(a, sys));
+	char p[PATH_UNDER_MAX];
+	bool existed;
 
 	if (act_foreign(a, sys))
 		return act_fail(a,
@@ -456,19 +823,24 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 				sys);
 	if (parent_dirs(a, sys) != 0)
 		return -1;
+	/* tsctui's own file: a link there is replaced, never followed. */
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, sys));
+	existed = fsx_exists(p);
 	if (existed) {
 		size_t have;
-		char *old = fsx_read(act_path(a, sys), &have);
-		bool same = old && have == len && memcmp(old, data, len) == 0;
+		char *old = fsx_read(p, &have);
+		struct stat st;
+		bool same = old && have == len && memcmp(old, data, len) == 0 &&
+			    lstat(p, &st) == 0 && S_ISREG(st.st_mode);
 
 		free(old);
 		if (same)
 			return 0; /* idempotent: nothing to do */
 	}
-	if (!a->dry_run &&
-	    fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
+	if (add(a, L_FILE, sys) != 0)
+		return -1;
+	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
 		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
-	add(a, L_FILE, sys);
 	act_changed(a, sys, existed ? "modified" : "created");
 	return 0;
 }
@@ -476,14 +848,16 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	       mode_t mode)
 {
-	char p[PATH_UNDER_MAX];
+	char p[PATH_UNDER_MAX], bsys[PATH_UNDER_MAX];
+	struct stat st;
 	size_t have;
 	char *old;
 	bool same;
 
 	if (act_ledger_has(a, L_FILE, sys))
 		return act_put(a, sys, data, len, mode);
-	/* act_path's buffers rotate; this one must outlive other calls. */
+	/* Someone else's file: a link is kept, and the file it points to
+	 * (inside the root) is the one changed. */
 	snprintf(p, sizeof(p), "%s", act_path(a, sys));
 	old = fsx_read(p, &have);
 	if (!old && errno != ENOENT)
@@ -497,19 +871,21 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 		free(old);
 		return 0;
 	}
+	if (stat(p, &st) == 0)
+		mode = st.st_mode & 07777;
 	if (!act_ledger_has(a, L_BACKUP, sys)) {
-		const char *bsys = backup_of(sys);
-		char bcopy[PATH_UNDER_MAX];
-
-		snprintf(bcopy, sizeof(bcopy), "%s", bsys);
-		if (parent_dirs(a, bcopy) != 0 ||
-		    (!a->dry_run && fsx_write_atomic(act_path(a, bcopy), old,
-						     have, 0600) != 0)) {
+		/* The entry, then the copy, then the change. */
+		act_backup_of(sys, bsys, sizeof(bsys));
+		if (parent_dirs(a, bsys) != 0 || add(a, L_BACKUP, sys) != 0) {
+			free(old);
+			return -1;
+		}
+		if (!a->dry_run && fsx_write_atomic(act_path_nofollow(a, bsys),
+						    old, have, 0600) != 0) {
 			free(old);
 			return act_fail(a, "cannot back up %s: %s", sys,
 					strerror(errno));
 		}
-		add(a, L_BACKUP, sys);
 	}
 	free(old);
 	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
@@ -518,12 +894,139 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	return 0;
 }
 
+/* ---- EFI variables ---- */
+
+#define NV_BS_RT                                                               \
+	(EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS |         \
+	 EFI_VARIABLE_RUNTIME_ACCESS)
+
+static const char *var_sys(const char *name, char *buf, size_t cap)
+{
+	snprintf(buf, cap, EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
+	return buf;
+}
+
+/* NVRAM's one writer: libefivar on the live system, the efivarfs file
+ * (attributes, then data) under another root. */
+static int var_set(struct act *a, const char *name, uint32_t attrs,
+		   const uint8_t *data, size_t len)
+{
+	char sys[256];
+	uint8_t *buf;
+	int rc;
+
+	if (a->dry_run)
+		return 0;
+	fsx_fault_point();
+	if (strcmp(a->root, "/") == 0) {
+		efi_guid_t g;
+
+		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
+		return efi_set_variable(g, name, (uint8_t *)data, len, attrs,
+					0644) < 0
+			       ? -1
+			       : 0;
+	}
+	buf = malloc(len + 4);
+	if (!buf)
+		return -1;
+	memcpy(buf, &attrs, 4);
+	memcpy(buf + 4, data, len);
+	rc = fsx_write_atomic(
+		act_path_nofollow(a, var_sys(name, sys, sizeof(sys))), buf,
+		len + 4, 0644);
+	free(buf);
+	return rc;
+}
+
+static int var_del(struct act *a, const char *name)
+{
+	char sys[256];
+
+	if (a->dry_run || !name)
+		return name ? 0 : -1;
+	if (strcmp(a->root, "/") == 0) {
+		efi_guid_t g;
+
+		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
+		fsx_fault_point();
+		return efi_del_variable(g, name) < 0 && errno != ENOENT ? -1
+									: 0;
+	}
+	return fsx_remove(
+		act_path_nofollow(a, var_sys(name, sys, sizeof(sys))));
+}
+
+int act_var_create(struct act *a, const char *name, const void *data,
+		   size_t len)
+{
+	char sys[256];
+
+	var_sys(name, sys, sizeof(sys));
+	if (add(a, L_VAR, sys) != 0)
+		return -1;
+	if (var_set(a, name, NV_BS_RT, data, len) != 0)
+		return act_fail(a, "cannot write the EFI variable %s: %s", name,
+				strerror(errno));
+	act_changed(a, sys, "created");
+	return 0;
+}
+
+int act_var_modify(struct act *a, const char *name, const void *data,
+		   size_t len)
+{
+	char sys[256], bsys[PATH_UNDER_MAX];
+	uint32_t attrs = NV_BS_RT;
+	size_t have;
+	uint8_t *old =
+		efivar_read(a->root, name, GUID_EFI_GLOBAL, &have, &attrs);
+
+	var_sys(name, sys, sizeof(sys));
+	if (!old && !act_ledger_has(a, L_VARBACKUP, sys))
+		return act_var_create(a, name, data, len);
+	if (old && have == len && !memcmp(old, data, len)) {
+		free(old);
+		return 0;
+	}
+	if (!act_ledger_has(a, L_VARBACKUP, sys) &&
+	    !act_ledger_has(a, L_VAR, sys)) {
+		uint8_t *copy = malloc(have + 4);
+		int rc;
+
+		act_backup_of(sys, bsys, sizeof(bsys));
+		if (!copy || parent_dirs(a, bsys) != 0 ||
+		    add(a, L_VARBACKUP, sys) != 0) {
+			free(copy);
+			free(old);
+			return act_fail(a, "cannot back up %s", name);
+		}
+		memcpy(copy, &attrs, 4);
+		memcpy(copy + 4, old, have);
+		rc = a->dry_run ? 0
+				: fsx_write_atomic(act_path_nofollow(a, bsys),
+						   copy, have + 4, 0600);
+		free(copy);
+		if (rc != 0) {
+			free(old);
+			return act_fail(a, "cannot back up %s: %s", name,
+					strerror(errno));
+		}
+	}
+	free(old);
+	if (var_set(a, name, attrs, data, len) != 0)
+		return act_fail(a, "cannot write the EFI variable %s: %s", name,
+				strerror(errno));
+	act_changed(a, sys, "modified");
+	return 0;
+}
+
 int act_link(struct act *a, const char *sys, const char *target)
 {
-	char have[PATH_UNDER_MAX];
+	char have[PATH_UNDER_MAX], p[PATH_UNDER_MAX];
 	ssize_t n;
 
-	n = readlink(act_path(a, sys), have, sizeof(have) - 1);
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, sys));
+	n = readlink(p, have, sizeof(have) - 1);
 	if (n >= 0) {
 		have[n] = '\0';
 		if (strcmp(have, target) == 0 && act_ledger_has(a, L_LINK, sys))
@@ -531,15 +1034,17 @@ int act_link(struct act *a, const char *sys, const char *target)
 	}
 	if (act_foreign(a, sys))
 		return act_fail(a, "%s exists and was not made by tsctui", sys);
-	if (parent_dirs(a, sys) != 0)
+	if (parent_dirs(a, sys) != 0 || add(a, L_LINK, sys) != 0)
 		return -1;
-	if (a->dry_run)
-		goto recorded;
-	unlink(act_path(a, sys));
-	if (symlink(target, act_path(a, sys)) != 0)
-		return act_fail(a, "cannot link %s: %s", sys, strerror(errno));
-recorded:
-	add(a, L_LINK, sys);
+	if (!a->dry_run) {
+		if (fsx_remove(p) != 0)
+			return act_fail(a, "cannot replace %s: %s", sys,
+					strerror(errno));
+		fsx_fault_point();
+		if (symlink(target, p) != 0)
+			return act_fail(a, "cannot link %s: %s", sys,
+					strerror(errno));
+	}
 	act_changed(a, sys, "created");
 	return 0;
 }
@@ -552,12 +1057,15 @@ int act_drop(struct act *a, const char *sys)
 		if ((a->ledger[i].kind == L_FILE ||
 		     a->ledger[i].kind == L_LINK) &&
 		    strcmp(a->ledger[i].path, sys) == 0) {
-			if (!a->dry_run && fsx_remove(act_path(a, sys)) != 0)
+			/* The file, then its entry: a kill between leaves an
+			 * entry whose undoing is a no-op. */
+			if (!a->dry_run &&
+			    fsx_remove(act_path_nofollow(a, sys)) != 0)
 				return act_fail(a, "cannot remove %s: %s", sys,
 						strerror(errno));
 			forget(a, i);
 			act_changed(a, sys, "removed");
-			return 0;
+			return a->journal ? act_ledger_save(a) : 0;
 		}
 	}
 	return 0;
@@ -568,10 +1076,12 @@ int act_drop(struct act *a, const char *sys)
 int act_write(struct act *a, const char *sys, const void *data, size_t len,
 	      mode_t mode)
 {
-	bool had = fsx_exists(act_path(a, sys));
+	char p[PATH_UNDER_MAX];
+	bool had;
 
-	if (!a->dry_run &&
-	    fsx_write_atomic(act_path(a, sys), data, len, mode) != 0)
+	snprintf(p, sizeof(p), "%s", act_path(a, sys));
+	had = fsx_exists(p);
+	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
 		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
 	act_changed(a, sys, had ? "modified" : "created");
 	return 0;
@@ -583,6 +1093,7 @@ int act_append(struct act *a, const char *sys, const char *text)
 	FILE *f;
 
 	if (!a->dry_run) {
+		fsx_fault_point();
 		f = fopen(act_path(a, sys), "a");
 		if (!f)
 			return act_fail(a, "cannot append to %s: %s", sys,
@@ -597,9 +1108,14 @@ int act_append(struct act *a, const char *sys, const char *text)
 
 int act_remove(struct act *a, const char *sys)
 {
-	if (!fsx_exists(act_path(a, sys)))
+	char p[PATH_UNDER_MAX];
+
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, sys));
+	if (!a->dry_run)
+		drop_temp(p);
+	if (!fsx_exists(p))
 		return 0;
-	if (!a->dry_run && fsx_remove(act_path(a, sys)) != 0)
+	if (!a->dry_run && fsx_remove(p) != 0)
 		return act_fail(a, "cannot remove %s: %s", sys,
 				strerror(errno));
 	act_changed(a, sys, "removed");
@@ -610,7 +1126,8 @@ int act_mkdir(struct act *a, const char *sys, mode_t mode)
 {
 	if (fsx_is_dir(act_path(a, sys)) || a->dry_run)
 		return 0;
-	if (mkdir(act_path(a, sys), mode) != 0 && errno != EEXIST)
+	fsx_fault_point();
+	if (mkdir(act_path_nofollow(a, sys), mode) != 0 && errno != EEXIST)
 		return act_fail(a, "cannot create %s: %s", sys,
 				strerror(errno));
 	return 0;
@@ -620,26 +1137,26 @@ int act_run(struct act *a, const char *cmd, const char *shown)
 {
 	if (a->nruns < ACT_MAX_RUNS)
 		a->runs[a->nruns++] = strdup(shown);
-	return a->dry_run ? 0 : system(cmd);
-}
-
-void act_ledger_remove(struct act *a)
-{
-	if (!a->dry_run)
-		fsx_remove(act_path(a, TSCTUI_LEDGER));
-	a->ledger_removed = true;
+	if (a->dry_run)
+		return 0;
+	fsx_fault_point();
+	return system(cmd);
 }
 
 void act_ledger_drop_backup(struct act *a, const char *sys)
 {
+	char b[PATH_UNDER_MAX];
 	size_t i;
 
+	act_backup_of(sys, b, sizeof(b));
 	if (!a->dry_run)
-		fsx_remove(act_path(a, backup_of(sys)));
+		fsx_remove(act_path_nofollow(a, b));
 	for (i = 0; i < a->nledger; i++) {
 		if (a->ledger[i].kind == L_BACKUP &&
 		    !strcmp(a->ledger[i].path, sys)) {
 			forget(a, i);
+			if (a->journal)
+				act_ledger_save(a);
 			return;
 		}
 	}
@@ -655,5 +1172,5 @@ int act_installed(struct act *a, struct tsctui_conf *c)
 	if (have == 0)
 		return act_fail(a, "tsctui is not installed (run `tsctui "
 				   "install` first)");
-	return act_ledger_load(a);
+	return 0;
 }

@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What every action shares: the --root resolver, the list of changes it
- * reports (--json "changed"), and the ledger, /var/lib/tsctui/ledger, which
- * records every directory, file and link tsctui created and every file it
- * modified (backed up once, before the first change, under
- * /var/lib/tsctui/backup/).  Uninstall replays the ledger backwards; a
- * failed action rolls back the entries it added itself.  Nothing is
+ * reports (--json "changed"), the lock, and the ledger,
+ * /var/lib/tsctui/ledger, which records every directory, file and link
+ * tsctui created, every file it modified (backed up once, before the first
+ * change, under /var/lib/tsctui/backup/) and every EFI variable it created
+ * or changed.  Uninstall replays the ledger backwards.  Nothing is
  * overwritten that the ledger does not say tsctui created.
+ *
+ * The ledger is written ahead: an entry is on the disk before the change
+ * it describes, so a kill at any instant leaves a ledger that covers
+ * everything done (and perhaps a little that was not: undoing that is a
+ * no-op).  An action that changes the ledger opens with a "begin" entry
+ * (act_begin) and closes it when it is complete (act_commit); one that
+ * fails undoes its own entries (act_abort).  A begin entry found at the
+ * start of the next run is an action that was killed: the next action
+ * undoes it first, except that an interrupted uninstall can only be
+ * finished, by uninstall.  Undoing goes on past what cannot be undone, and
+ * says what is left (the entries stay, for the next run).
  *
  * A dry run (act.dry_run) goes through the same action code: every write,
  * removal and tool run below records what it would do and does nothing,
  * so the list of changes and a->runs are the plan, decided by the code
- * that would carry it out.  Reads still happen; nothing is written.
+ * that would carry it out.  Reads still happen; nothing is written, and no
+ * lock is taken.
  */
 #ifndef TSCTUI_ACTION_ACT_H
 #define TSCTUI_ACTION_ACT_H
@@ -29,11 +41,23 @@
 #define ACT_MAX_GONE 32
 #define ACT_DETAIL_MAX 160
 
-enum ledger_kind { L_DIR, L_FILE, L_LINK, L_BACKUP };
+/* dir, file, link: created; backup: a file modified, its bytes from
+ * before under TSCTUI_BACKUP; var: an EFI variable created; varbackup: one
+ * changed, its bytes from before under TSCTUI_BACKUP too; begin: an action
+ * under way (its name in place of a path). */
+enum ledger_kind {
+	L_DIR,
+	L_FILE,
+	L_LINK,
+	L_BACKUP,
+	L_VAR,
+	L_VARBACKUP,
+	L_BEGIN
+};
 
 struct ledger_entry {
 	enum ledger_kind kind;
-	char *path; /* path on the managed system */
+	char *path; /* path on the managed system; an action's name */
 };
 
 struct change {
@@ -55,7 +79,11 @@ struct act {
 	size_t nledger;
 	struct ledger_entry ledger[ACT_MAX_LEDGER];
 	bool ledger_dirty;
-	bool ledger_removed; /* act_ledger_remove ran */
+	bool ledger_removed; /* the ledger file is gone (uninstall's end) */
+	bool journal;	     /* act_begin ran: every entry is saved at once */
+	bool adopted;	     /* act_begin took a leftover state directory */
+	size_t begun_with;   /* entries the ledger had when act_begin ran */
+	int lock_fd;	     /* -1: not held */
 	/* A dry run's directories that go unreported (a backup's, with
 	 * it), as the real replay's rmdir makes them go. */
 	size_t ngone;
@@ -87,11 +115,36 @@ const char *act_verb(const char *what);
 int act_ledger_load(struct act *a);
 int act_ledger_save(struct act *a);
 bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys);
-/* Undoes the entries from index `from` on, newest first. */
+/* Undoes the entries from index `from` on, newest first, going on past
+ * an entry that cannot be undone (it stays, and the error says what is
+ * left); when nothing but the ledger's own directories is left, the
+ * ledger file goes with them.  0, or -1. */
 int act_ledger_undo(struct act *a, size_t from);
 
-/* Reads the configuration install wrote, and the ledger: 0, or -1 with
- * the error when tsctui is not installed or the files are unreadable. */
+/* How act_begin starts an action. */
+enum act_begin_flags {
+	/* boot-ok: wait for the lock however long it takes (a boot-ok that
+	 * gives up makes the next boot look hung), leave an interrupted
+	 * action for the next action to settle, and mark nothing. */
+	ACT_BOOT_OK = 1,
+	/* uninstall: finishes an interrupted uninstall, and undoes any other
+	 * interrupted action with the rest. */
+	ACT_UNINSTALL = 2,
+};
+/* Takes the lock (at most TSCTUI_LOCK_WAIT seconds, 10 by default),
+ * loads the ledger, settles what a killed run left and records the start
+ * of this action. 0, or -1 with the error. */
+int act_begin(struct act *a, unsigned flags);
+/* The action is complete: its begin entry goes. */
+int act_commit(struct act *a);
+/* The action failed: its own entries are undone, newest first. */
+void act_abort(struct act *a);
+/* The lock, by itself (act_begin takes it): 0 or -1 with the error. */
+int act_lock(struct act *a, bool forever);
+
+/* Reads the configuration install wrote (act_begin has read the ledger):
+ * 0, or -1 with the error when tsctui is not installed or the file is
+ * unreadable. */
 struct tsctui_conf;
 int act_installed(struct act *a, struct tsctui_conf *c);
 
@@ -103,6 +156,14 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 /* Changes a file that is not tsctui's: backed up once, then replaced. */
 int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	       mode_t mode);
+/* EFI variables (the global GUID's): one tsctui creates, removed by
+ * uninstall, and one it changes (BootOrder), restored by uninstall.
+ * Through libefivar on the live system, as efivarfs files under another
+ * root. */
+int act_var_create(struct act *a, const char *name, const void *data,
+		   size_t len);
+int act_var_modify(struct act *a, const char *name, const void *data,
+		   size_t len);
 /* Creates a symlink tsctui owns. */
 int act_link(struct act *a, const char *sys, const char *target);
 /* Removes a file tsctui created (and its ledger entry). */
@@ -121,10 +182,16 @@ int act_mkdir(struct act *a, const char *sys, mode_t mode);
  * (cmd without its redirections and quoting); a dry run records it and
  * returns 0. */
 int act_run(struct act *a, const char *cmd, const char *shown);
-/* Removes the ledger file itself (uninstall, before the replay). */
-void act_ledger_remove(struct act *a);
 /* Removes sys's backup and its ledger entry (the file was settled by
- * other means: uninstall's grubenv). */
+ * other means: uninstall's grubenv): the backup first, so that a kill
+ * between leaves an entry without a backup, which the next run takes as
+ * settled, never a backup no entry names. */
 void act_ledger_drop_backup(struct act *a, const char *sys);
+/* The backup of sys, as a system path (TSCTUI_BACKUP + sys). */
+const char *act_backup_of(const char *sys, char *buf, size_t cap);
+/* root + system path, a link as its last component left alone: for what
+ * tsctui creates, replaces or removes itself (act_path follows it, inside
+ * the root, as a reader would). */
+const char *act_path_nofollow(struct act *a, const char *sys);
 
 #endif

@@ -5,10 +5,10 @@
  * The device path is made by libefivar's node makers from the partition
  * facts the kernel exposes (/sys/class/block/<part>/{partition,start,size}
  * and /dev/disk/by-partuuid), the load option by efi_loadopt_create: no
- * hand-built bytes.  NVRAM is written through libefivar on the live system;
- * under another root, as the efivarfs files of that root.  The BootOrder
- * from before is recorded on the ESP and under /var/lib/tsctui, so an
- * uninstall from another boot restores it exactly.
+ * hand-built bytes.  NVRAM is written by act.c (libefivar on the live
+ * system; under another root, the efivarfs files of that root), each
+ * variable in the ledger before it is written: the entry as created, the
+ * BootOrder as changed, its bytes from before kept for uninstall.
  */
 #include <efivar/efiboot.h>
 #include <efivar/efivar.h>
@@ -28,72 +28,7 @@
 #include "stagecfg.h"
 
 #define LOAD_OPTION_ACTIVE 0x1
-#define NV_BS_RT                                                               \
-	(EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS |         \
-	 EFI_VARIABLE_RUNTIME_ACCESS)
 #define STAGE_PATH "\\EFI\\tsctui\\tsctui.efi"
-#define ORDER_RECORD_STATE "/var/lib/tsctui/bootorder"
-
-static int var_write(struct act *a, const char *name, const uint8_t *data,
-		     size_t len)
-{
-	char sys[256];
-
-	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
-	if (a->dry_run) {
-		/* NVRAM's one writer, so the plan is made here too. */
-	} else if (strcmp(a->root, "/") == 0) {
-		efi_guid_t g;
-
-		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
-		if (efi_set_variable(g, name, (uint8_t *)data, len, NV_BS_RT,
-				     0644) < 0)
-			return act_fail(a,
-					"cannot write the EFI variable %s: "
-					"%s",
-					name, strerror(errno));
-	} else {
-		uint8_t *buf = malloc(len + 4);
-		uint32_t at = NV_BS_RT;
-		int rc;
-
-		if (!buf)
-			return act_fail(a, "out of memory");
-		memcpy(buf, &at, 4);
-		memcpy(buf + 4, data, len);
-		rc = fsx_write_atomic(act_path(a, sys), buf, len + 4, 0644);
-		free(buf);
-		if (rc != 0)
-			return act_fail(a, "cannot write %s: %s", sys,
-					strerror(errno));
-	}
-	act_changed(a, sys, "modified");
-	return 0;
-}
-
-static int var_delete(struct act *a, const char *name)
-{
-	char sys[256];
-
-	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-" GUID_EFI_GLOBAL, name);
-	if (a->dry_run) {
-		/* as var_write */
-	} else if (strcmp(a->root, "/") == 0) {
-		efi_guid_t g;
-
-		efi_str_to_guid(GUID_EFI_GLOBAL, &g);
-		if (efi_del_variable(g, name) < 0 && errno != ENOENT)
-			return act_fail(a,
-					"cannot delete the EFI variable %s: "
-					"%s",
-					name, strerror(errno));
-	} else if (fsx_remove(act_path(a, sys)) != 0) {
-		return act_fail(a, "cannot remove %s: %s", sys,
-				strerror(errno));
-	}
-	act_changed(a, sys, "removed");
-	return 0;
-}
 
 static bool var_exists(struct act *a, const char *name)
 {
@@ -214,24 +149,10 @@ static ssize_t make_path(uint32_t num, uint64_t start, uint64_t size,
 	return hd + file + end;
 }
 
-static void order_text(const uint16_t *order, size_t n, char *out, size_t cap)
-{
-	size_t i, o = 0;
-
-	out[0] = '\0';
-	for (i = 0; i < n && o + 6 < cap; i++)
-		o += (size_t)snprintf(out + o, cap - o, "%s%04X", i ? "," : "",
-				      order[i]);
-	if (o + 1 < cap) {
-		out[o++] = '\n';
-		out[o] = '\0';
-	}
-}
-
 int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 {
 	uint16_t order[64], neworder[65], chosen = 0, num;
-	char esp_record[600], text[512], name[16], why[160] = "";
+	char text[512], name[16], why[160] = "";
 	uint8_t path[512], *opt;
 	uint16_t optdata[64];
 	efi_guid_t guid;
@@ -300,15 +221,9 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 			   (unsigned char *)"tsctui", (uint8_t *)optdata,
 			   k * 2);
 
-	/* The BootOrder from before, in two places. */
-	order_text(order, n, text, sizeof(text));
-	stage_state_esp_file(c, "bootorder", esp_record, sizeof(esp_record));
-	if (act_put(a, esp_record, text, strlen(text), 0644) != 0 ||
-	    act_put(a, ORDER_RECORD_STATE, text, strlen(text), 0644) != 0) {
-		free(opt);
-		return -1;
-	}
-	if (var_write(a, name, opt, (size_t)olen) != 0) {
+	/* The entry, then the order that starts it; the ledger keeps the
+	 * BootOrder from before, to put back byte for byte. */
+	if (act_var_create(a, name, opt, (size_t)olen) != 0) {
 		free(opt);
 		return -1;
 	}
@@ -316,10 +231,8 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 	neworder[0] = num;
 	for (i = 0; i < n; i++)
 		neworder[i + 1] = order[i];
-	if (var_write(a, "BootOrder", (uint8_t *)neworder, (n + 1) * 2) != 0) {
-		var_delete(a, name);
+	if (act_var_modify(a, "BootOrder", neworder, (n + 1) * 2) != 0)
 		return -1;
-	}
 	snprintf(c->efi_entry, sizeof(c->efi_entry), "%s", name);
 	snprintf(c->efi_next, sizeof(c->efi_next), "Boot%04X", chosen);
 	args = c->efi_next;
@@ -327,37 +240,6 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 		 "created %s \"tsctui\", first in BootOrder; it starts %s "
 		 "next (%s)",
 		 name, args, why);
-	return 0;
-}
-
-int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c)
-{
-	char esp_record[600], *d, *p;
-	uint16_t order[64];
-	size_t n = 0, len;
-
-	d = fsx_read(act_path(a, ORDER_RECORD_STATE), &len);
-	if (!d) {
-		stage_state_esp_file(c, "bootorder", esp_record,
-				     sizeof(esp_record));
-		d = fsx_read(act_path(a, esp_record), &len);
-	}
-	if (!d)
-		return act_fail(a,
-				"the BootOrder from before install is not "
-				"recorded (%s or the ESP); not touching NVRAM",
-				ORDER_RECORD_STATE);
-	for (p = d; *p && *p != '\n' && n < 64;) {
-		order[n++] = (uint16_t)strtoul(p, &p, 16);
-		if (*p == ',')
-			p++;
-	}
-	free(d);
-	if (var_write(a, "BootOrder", (uint8_t *)order, n * 2) != 0)
-		return -1;
-	if (c->efi_entry[0] && var_delete(a, c->efi_entry) != 0)
-		return -1;
-	act_done(a, "deleted %s and restored BootOrder", c->efi_entry);
 	return 0;
 }
 
@@ -391,7 +273,6 @@ const struct loader_writing efi_entry_writing = {
 	.place = place,
 	.regenerate = NULL,
 	.settle = NULL,
-	.remove = efi_entry_uninstall,
 	.state_write = stagecfg_esp_write,
 	.boot_ok = stagecfg_esp_boot_ok,
 	.firmware_checks = true,

@@ -5,10 +5,9 @@
 #include "act.h"
 #include "../source/config.h"
 
-/* Creates the entry (first in BootOrder) and records the old BootOrder;
- * fills c->efi_entry and c->efi_next.  next: --next, or NULL to choose. */
+/* Creates the entry, first in BootOrder (both in the ledger, which
+ * uninstall replays); fills c->efi_entry and c->efi_next.  next: --next,
+ * or NULL to choose. */
 int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next);
-/* Restores the recorded BootOrder exactly and deletes the entry. */
-int efi_entry_uninstall(struct act *a, const struct tsctui_conf *c);
 
 #endif

@@ -83,10 +83,31 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 
 	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
 		return 0;
-	snprintf(bsys, sizeof(bsys), TSCTUI_BACKUP "%s", c->grubenv);
-	orig = fsx_read(act_path(a, bsys), &len);
-	if (!orig)
-		return act_fail(a, "the backup of %s is missing", c->grubenv);
+	act_backup_of(c->grubenv, bsys, sizeof(bsys));
+	orig = fsx_read(act_path_nofollow(a, bsys), &len);
+	if (!orig && errno != ENOENT)
+		return act_fail(a, "cannot read %s: %s", bsys, strerror(errno));
+	if (!orig) {
+		/* Removed once the grubenv was settled, by a run killed
+		 * before it could drop the entry (or lost): tsctui's
+		 * variables go, if any are left, and nothing else. */
+		size_t had;
+		int rc = 0;
+
+		if (stagecfg_grubenv(a, c, &now, &exists) != 0)
+			return -1;
+		had = now.n;
+		for (i = 0; stage_state_grub_vars[i]; i++)
+			grubenv_unset(&now, stage_state_grub_vars[i]);
+		if (now.n != had &&
+		    (!grubenv_format(&now, block) ||
+		     act_write(a, c->grubenv, block, sizeof(block), 0644)))
+			rc = act_fail(a, "cannot write %s", c->grubenv);
+		grubenv_free(&now);
+		if (rc == 0)
+			act_ledger_drop_backup(a, c->grubenv);
+		return rc;
+	}
 	if (!grubenv_parse(orig, len, &before, &why)) {
 		free(orig);
 		return act_fail(a, "the backup of %s is corrupt", c->grubenv);
@@ -143,7 +164,6 @@ const struct loader_writing grub_writing = {
 	.place = place,
 	.regenerate = install_regenerate_grub,
 	.settle = settle_grubenv,
-	.remove = NULL,
 	.state_write = stagecfg_grub_write,
 	.boot_ok = stagecfg_grub_boot_ok,
 	.firmware_checks = false,

@@ -15,11 +15,14 @@ int guard_reset(struct act *a, const char *mode)
 
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s'", mode);
-	if (act_installed(a, &c) != 0)
+	if (act_begin(a, 0) != 0)
 		return -1;
-	rc = stagecfg_write(a, &c, m, "", true);
-	if (rc == 0)
-		rc = act_ledger_save(a);
+	if (act_installed(a, &c) != 0 ||
+	    stagecfg_write(a, &c, m, "", true) != 0) {
+		act_abort(a);
+		return -1;
+	}
+	rc = act_commit(a);
 	if (rc == 0)
 		act_done(a, "hang guard cleared; mode %s from the next boot",
 			 mode);

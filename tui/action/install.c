@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "../source/detect.h"
@@ -394,41 +396,78 @@ int install_regenerate_grub(struct act *a)
 			cfg);
 }
 
+/* Is the ESP a FAT file system?  The root's mount table must say so, and
+ * so must the file system itself: a disk from elsewhere can write any
+ * mount table, not its own file system type.  (Test trees stand in for
+ * FAT on other file systems; only TSCTUI_TEST_ANY_ESP_FS lets them.) */
+static int esp_is_fat(struct act *a, const char *esp, struct mount_info *m)
+{
+	const char *test = getenv("TSCTUI_TEST_ANY_ESP_FS");
+	struct statfs sf;
+
+	if (!detect_mount_of(a->root, esp, m))
+		return act_fail(a,
+				"the ESP %s is not a mounted file system "
+				"(no entry in %s/proc/self/mounts)",
+				esp, strcmp(a->root, "/") ? a->root : "");
+	if (strcmp(m->type, "vfat") && strcmp(m->type, "msdos"))
+		return act_fail(a,
+				"the ESP must be a FAT file system, and %s "
+				"is on %s (%s, mounted at %s)",
+				esp, m->type, m->dev, m->dir);
+	if (test && !strcmp(test, "1"))
+		return 0;
+	if (statfs(act_path(a, esp), &sf) != 0)
+		return act_fail(a, "cannot read the file system of %s: %s", esp,
+				strerror(errno));
+	if (sf.f_type != MSDOS_SUPER_MAGIC)
+		return act_fail(a,
+				"the ESP %s is not on a FAT file system, "
+				"whatever the mount table says",
+				esp);
+	return 0;
+}
+
 static int resolve_esp(struct act *a, const struct install_opts *o,
 		       struct tsctui_conf *c)
 {
 	struct mount_info m;
 	const char *why = NULL;
 
+	if (o->esp && !path_is_clean(o->esp))
+		return act_fail(a,
+				"--esp takes an absolute path without . or "
+				".. components, not '%s'",
+				o->esp);
 	if (o->esp)
 		snprintf(c->esp, sizeof(c->esp), "%s", o->esp);
 	else if (!detect_esp(a->root, c->esp, sizeof(c->esp), &why))
 		return act_fail(a, "%s", why);
 	if (!fsx_is_dir(act_path(a, c->esp)))
 		return act_fail(a, "the ESP %s is not a directory", c->esp);
+	if (esp_is_fat(a, c->esp, &m) != 0)
+		return -1;
 	if (!fsx_dir_writable(act_path(a, c->esp)))
 		return act_fail(a, "the ESP %s is not writable (%s)", c->esp,
 				errno == EROFS ? "read-only file system"
 					       : strerror(errno));
-	if (detect_mount_of(a->root, c->esp, &m))
-		detect_uuid_of(a->root, m.dev, c->esp_uuid,
-			       sizeof(c->esp_uuid));
+	detect_uuid_of(a->root, m.dev, c->esp_uuid, sizeof(c->esp_uuid));
 	return 0;
 }
 
-int install_run(struct act *a, const struct install_opts *o)
+/* Everything install does once the lock is held and the ledger is open
+ * (install_run): -1 leaves act_abort to undo this run's entries. */
+static int install_do(struct act *a, const struct install_opts *o)
 {
 	struct tsctui_conf c, old;
 	char efidir[PATH_UNDER_MAX], src[4300], unit[512], tscsync[512];
 	const char *which, *why = NULL;
 	const struct loader_writing *w;
-	size_t len, start;
+	size_t len;
 	char *image = NULL, *conf = NULL;
-	int have_old;
+	int have_old, rc = -1;
 
 	memset(&c, 0, sizeof(c));
-	if (act_ledger_load(a) != 0)
-		return -1;
 	have_old = config_read(a->root, &old, &why);
 	if (have_old < 0)
 		return act_fail(a, "%s", why);
@@ -442,6 +481,11 @@ int install_run(struct act *a, const struct install_opts *o)
 				"or efi-entry)",
 				o->loader);
 	}
+	if (o->next && c.loader != LOADER_EFI_ENTRY)
+		return act_fail(a,
+				"--next applies to the firmware entry only "
+				"(--loader efi-entry), not to %s",
+				loader_name(c.loader));
 	if (have_old > 0 && old.loader != c.loader)
 		return act_fail(a,
 				"tsctui is installed for %s; run `tsctui "
@@ -475,49 +519,45 @@ int install_run(struct act *a, const struct install_opts *o)
 	if (!(image = slurp(a, src, &len)))
 		return -1;
 	if (is_sim_build(image, len)) {
-		free(image);
-		return act_fail(a,
-				"%s is the sim (test) build; refusing to "
-				"install it",
-				src);
+		act_fail(a,
+			 "%s is the sim (test) build; refusing to install it",
+			 src);
+		goto out;
 	}
-	if (maybe_sign(a, o, c.loader, &image, &len) != 0) {
-		free(image);
-		return -1;
-	}
+	if (maybe_sign(a, o, c.loader, &image, &len) != 0)
+		goto out;
 	act_note(a, "stage image from %s (%s)", which, src);
 
-	/* From here on, every change is in the ledger. */
-	start = a->nledger;
-	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0)
-		goto undo;
+	/* From here on, every change is in the ledger before it is made. */
 	if (have_old > 0) {
 		snprintf(c.efi_entry, sizeof(c.efi_entry), "%s", old.efi_entry);
 		snprintf(c.efi_next, sizeof(c.efi_next), "%s", old.efi_next);
 	}
 	conf = config_format(&c);
 	if (!conf || act_put(a, TSCTUI_CONF, conf, strlen(conf), 0644) != 0)
-		goto undo;
+		goto out;
 	if (w->place(a, &c, o, image, len, have_old <= 0) != 0)
-		goto undo;
+		goto out;
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
-		goto undo;
-	if (act_ledger_save(a) != 0)
-		goto undo;
+		goto out;
 	if (w->regenerate && w->regenerate(a) != 0)
-		goto undo;
+		goto out;
 	act_done(a, "installed for %s in measure mode; ESP %s",
 		 loader_name(c.loader), c.esp);
+	rc = 0;
+out:
 	free(image);
 	free(conf);
-	return 0;
-undo:
-	free(image);
-	free(conf);
-	/* NVRAM is not in the ledger: take a new entry back out first. */
-	if (have_old <= 0 && c.efi_entry[0])
-		efi_entry_uninstall(a, &c);
-	act_ledger_undo(a, start);
-	act_ledger_save(a);
-	return -1;
+	return rc;
+}
+
+int install_run(struct act *a, const struct install_opts *o)
+{
+	if (act_begin(a, 0) != 0)
+		return -1;
+	if (install_do(a, o) != 0) {
+		act_abort(a);
+		return -1;
+	}
+	return act_commit(a);
 }

@@ -261,7 +261,6 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	enum karg_method method;
 	const char *why = NULL;
 	bool on;
-	size_t start;
 
 	if (strcmp(name, "nowatchdog"))
 		return act_fail(a,
@@ -271,18 +270,18 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
 		return act_fail(a, "say on or off, not '%s'", onoff);
 	on = !strcmp(onoff, "on");
-	if (act_ledger_load(a) != 0)
-		return -1;
-	if (kernel_arg_method(a, &c, &method, &why) != 0)
-		return act_fail(a, "%s", why);
 	if (!fsx_dir_writable(act_path(a, "/etc")))
 		return act_fail(a,
 				"/etc is not writable (%s); nothing "
 				"changed",
 				strerror(errno));
-	start = a->nledger;
-	if (act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0 ||
-	    act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
+	if (act_begin(a, 0) != 0)
+		return -1;
+	if (kernel_arg_method(a, &c, &method, &why) != 0) {
+		act_fail(a, "%s", why);
+		goto undo;
+	}
+	if (act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
 		    0644) != 0)
 		goto undo;
 	if (method == KARG_GRUBBY) {
@@ -321,15 +320,14 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		if (edit_entries(a, &c, on) != 0)
 			goto undo;
 	}
-	if (act_ledger_save(a) != 0)
+	if (act_commit(a) != 0)
 		goto undo;
 	act_done(a, "%s %s from the next boot", TOKEN,
 		 on ? "added" : "removed");
 	warn_reliable(a);
 	return 0;
 undo:
-	act_ledger_undo(a, start);
-	act_ledger_save(a);
+	act_abort(a);
 	return -1;
 }
 

@@ -32,9 +32,6 @@ struct loader_writing {
 	/* uninstall, first: a file the replay must not restore byte for
 	 * byte (the grubenv, which GRUB writes too).  NULL: none. */
 	int (*settle)(struct act *a, const struct tsctui_conf *c);
-	/* uninstall, after kernel-arg's own undo: what lies outside the
-	 * ledger (the firmware entry in NVRAM).  NULL: none. */
-	int (*remove)(struct act *a, const struct tsctui_conf *c);
 	/* The stage's mode and guard (stagecfg.h). */
 	int (*state_write)(struct act *a, const struct tsctui_conf *c,
 			   enum tsc_mode mode, const char *options, bool reset);

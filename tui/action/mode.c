@@ -52,14 +52,19 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
 				mode);
-	if (act_installed(a, &c) != 0)
+	if (act_begin(a, 0) != 0)
 		return -1;
+	if (act_installed(a, &c) != 0)
+		goto abort;
 	if (m == TSC_MODE_SYNC &&
-	    !sync_gate(a->root, allow_any, why, sizeof(why)))
-		return act_fail(a, "%s", why);
+	    !sync_gate(a->root, allow_any, why, sizeof(why))) {
+		act_fail(a, "%s", why);
+		goto abort;
+	}
 	rc = stagecfg_write(a, &c, m, allow_any ? "allow=any-cpu" : "", false);
-	if (rc == 0)
-		rc = act_ledger_save(a);
+	if (rc != 0)
+		goto abort;
+	rc = act_commit(a);
 	if (rc == 0) {
 		act_done(a, "mode %s from the next boot", tsc_mode_name(m));
 		if (m == TSC_MODE_SYNC)
@@ -67,4 +72,7 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 				    "boot never reaches Linux");
 	}
 	return rc;
+abort:
+	act_abort(a);
+	return -1;
 }

@@ -27,7 +27,6 @@ const struct loader_writing sdboot_writing = {
 	.place = place,
 	.regenerate = NULL,
 	.settle = NULL,
-	.remove = NULL,
 	.state_write = stagecfg_esp_write,
 	.boot_ok = stagecfg_esp_boot_ok,
 	.firmware_checks = true,

@@ -7,8 +7,8 @@
  * variables, stagecfg.h), and other tools may have set
  * variables since, so tsctui removes its own variables and restores the
  * saved bytes only when what remains is exactly what was there before
- * (the loader's settle, grub.c); the firmware entry's NVRAM, outside the
- * ledger, goes by the loader's remove (efi_entry.c).
+ * (the loader's settle, grub.c).  The firmware entry's NVRAM is in the
+ * ledger like the rest (efi_entry.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +22,26 @@
 #include "loader_writing.h"
 #include "stagecfg.h"
 
+/* Anything to undo: a configuration, or a ledger that held entries
+ * before this run began (act_begin's own are not). */
+static bool installed(const struct act *a, int have)
+{
+	size_t i;
+
+	if (have > 0 || a->adopted)
+		return true;
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind != L_BEGIN && i < a->begun_with)
+			return true;
+	return false;
+}
+
+/*
+ * Restartable from any point: every step is done again harmlessly (a file
+ * already gone, a backup already restored), and the ledger keeps its
+ * "begin uninstall" entry until the last one is undone, so that no other
+ * action runs on a half-removed tsctui.
+ */
 int uninstall_run(struct act *a, bool purge)
 {
 	/* Only kernel-arg ran: no loader's part to undo. */
@@ -33,26 +53,30 @@ int uninstall_run(struct act *a, bool purge)
 	size_t i;
 	int have;
 
-	if (act_ledger_load(a) != 0)
-		return -1;
-	have = config_read(a->root, &c, &why);
-	if (have < 0)
-		return act_fail(a, "%s", why);
-	if (have == 0 && a->nledger == 0)
-		return act_fail(a, "tsctui is not installed here");
-	if (have == 0) {
-		/* Only kernel-arg ran: undo it all the same. */
-		memset(&c, 0, sizeof(c));
-	}
-	if (!fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
+	if (fsx_is_dir(act_path(a, TSCTUI_STATE_DIR)) &&
+	    !fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
 		return act_fail(a, "%s is not writable (%s); nothing changed",
 				TSCTUI_STATE_DIR, strerror(errno));
+	if (act_begin(a, ACT_UNINSTALL) != 0)
+		return -1;
+	have = config_read(a->root, &c, &why);
+	if (have < 0 || !installed(a, have)) {
+		if (have < 0)
+			act_fail(a, "%s", why);
+		else
+			act_fail(a, "tsctui is not installed here");
+		act_abort(a);
+		return -1;
+	}
+	if (have == 0) {
+		/* Only kernel-arg ran, or a killed uninstall took the
+		 * configuration already: the ledger has the rest. */
+		memset(&c, 0, sizeof(c));
+	}
 	w = have > 0 ? loader_writing(c.loader) : &nothing;
 	if (w->settle && w->settle(a, &c) != 0)
 		return -1;
 	if (have > 0 && kernel_arg_undo_external(a, &c) != 0)
-		return -1;
-	if (w->remove && w->remove(a, &c) != 0)
 		return -1;
 	/* The stage's own state files are tsctui's too. */
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
@@ -62,14 +86,8 @@ int uninstall_run(struct act *a, bool purge)
 	}
 	if (purge)
 		act_remove(a, TSCTUI_STATE_DIR "/history");
-	/* The ledger file goes first, so that its directory can go too; it is
-	 * written back if the replay fails half way. */
-	act_ledger_remove(a);
-	if (act_ledger_undo(a, 0) != 0) {
-		a->ledger_dirty = true;
-		act_ledger_save(a);
+	if (act_ledger_undo(a, 0) != 0)
 		return -1;
-	}
 	if (w->regenerate && w->regenerate(a) != 0)
 		return -1;
 	act_done(a, "tsctui removed%s", purge ? ", history too" : "");

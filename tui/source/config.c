@@ -27,6 +27,13 @@ static const struct key keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
+/* "" or BootXXXX, four hex digits. */
+static bool boot_entry_ok(const char *e)
+{
+	return !e[0] || (strlen(e) == 8 && !strncmp(e, "Boot", 4) &&
+			 strspn(e + 4, "0123456789abcdefABCDEF") == 4);
+}
+
 int config_read(const char *root, struct tsctui_conf *c, const char **why)
 {
 	char path[PATH_UNDER_MAX], *data, *line, *save = NULL, *eq;
@@ -69,6 +76,18 @@ int config_read(const char *root, struct tsctui_conf *c, const char **why)
 	free(data);
 	if (!loader_from(loader, &c->loader)) {
 		*why = TSCTUI_CONF " names no known loader";
+		return -1;
+	}
+	/* The root may be another machine's disk: a path it gives is used
+	 * only if it is a plain absolute one, and a boot entry only as
+	 * BootXXXX. */
+	if ((c->esp[0] && !path_is_clean(c->esp)) ||
+	    (c->grubenv[0] && !path_is_clean(c->grubenv)) ||
+	    (c->grubenv_in_fs[0] && !path_is_clean(c->grubenv_in_fs)) ||
+	    !boot_entry_ok(c->efi_entry) || !boot_entry_ok(c->efi_next)) {
+		*why = TSCTUI_CONF
+			" has a path or boot entry that is not "
+			"valid (a path must be absolute, without . or ..)";
 		return -1;
 	}
 	return 1;

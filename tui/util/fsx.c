@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -68,6 +70,7 @@ int fsx_write_atomic(const char *path, const void *data, size_t len,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	fsx_fault_point();
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -1;
@@ -86,6 +89,7 @@ int fsx_write_atomic(const char *path, const void *data, size_t len,
 		goto fail;
 	}
 	fd = -1;
+	fsx_fault_point();
 	if (rename(tmp, path) != 0)
 		goto fail;
 	return sync_dir_of(path);
@@ -115,6 +119,11 @@ int fsx_copy_atomic(const char *from, const char *to, mode_t mode)
 
 int fsx_remove(const char *path)
 {
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -1;
+	fsx_fault_point();
 	if (unlink(path) != 0)
 		return errno == ENOENT ? 0 : -1;
 	return sync_dir_of(path);
@@ -122,16 +131,28 @@ int fsx_remove(const char *path)
 
 bool fsx_dir_writable(const char *dir)
 {
-	char probe[PATH_UNDER_MAX];
-	int fd;
+	struct statvfs sv;
 
-	if (snprintf(probe, sizeof(probe), "%s/.tsctui-probe-%d", dir,
-		     (int)getpid()) >= (int)sizeof(probe))
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
 		return false;
-	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (statvfs(dir, &sv) != 0)
 		return false;
-	close(fd);
-	unlink(probe);
+	if (sv.f_flag & ST_RDONLY) {
+		errno = EROFS;
+		return false;
+	}
 	return true;
+}
+
+void fsx_fault_point(void)
+{
+	static long count, at = -1;
+
+	if (at < 0) {
+		const char *env = getenv("TSCTUI_TEST_KILL_AT");
+
+		at = env && env[0] ? strtol(env, NULL, 10) : 0;
+	}
+	if (at > 0 && ++count == at)
+		raise(SIGKILL);
 }

@@ -22,7 +22,18 @@ int fsx_write_atomic(const char *path, const void *data, size_t len,
 int fsx_copy_atomic(const char *from, const char *to, mode_t mode);
 /* Removes a file and syncs its directory; 0 if it is gone. */
 int fsx_remove(const char *path);
-/* Is the directory writable by us (a real probe, not access())? */
+/* Is the directory writable by us: permission for this user and a file
+ * system not mounted read-only (asked, not probed: a probe file is a
+ * write a kill could leave behind)? */
 bool fsx_dir_writable(const char *dir);
+
+/*
+ * Called before every change tsctui makes to the system (each file
+ * created, rename, unlink, mkdir, rmdir, symlink, NVRAM write, tool run):
+ * with TSCTUI_TEST_KILL_AT=N in the environment, the Nth call kills the
+ * process with SIGKILL, so the tests can interrupt an action at every
+ * write in turn.  Without it, nothing.
+ */
+void fsx_fault_point(void);
 
 #endif
