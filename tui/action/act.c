@@ -643,8 +643,17 @@ static ssize_t find_begin(const struct act *a)
 
 int act_begin(struct act *a, unsigned flags)
 {
-	const char *name = flags & ACT_UNINSTALL ? "uninstall" : a->name;
+	char name[32];
 	ssize_t mark;
+	size_t i;
+
+	/* The entry's word: the action's name, a-z and '-' ("guard
+	 * reset" is guard-reset). */
+	snprintf(name, sizeof(name), "%s",
+		 flags & ACT_UNINSTALL ? "uninstall" : a->name);
+	for (i = 0; name[i]; i++)
+		if (name[i] < 'a' || name[i] > 'z')
+			name[i] = '-';
 
 	if (act_lock(a, flags & ACT_BOOT_OK) != 0 || act_ledger_load(a) != 0)
 		return -1;
@@ -1149,8 +1158,10 @@ void act_ledger_drop_backup(struct act *a, const char *sys)
 	size_t i;
 
 	act_backup_of(sys, b, sizeof(b));
-	if (!a->dry_run)
+	if (!a->dry_run) {
+		drop_temp(act_path_nofollow(a, b));
 		fsx_remove(act_path_nofollow(a, b));
+	}
 	for (i = 0; i < a->nledger; i++) {
 		if (a->ledger[i].kind == L_BACKUP &&
 		    !strcmp(a->ledger[i].path, sys)) {

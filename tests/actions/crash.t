@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Kill tsctui at every write of every action, on every fixture system.
+
+For each system (Debian GRUB, Fedora BLS, systemd-boot, firmware entry) and
+each action (install, mode, guard reset, kernel-arg on and off, uninstall),
+the action runs with TSCTUI_TEST_KILL_AT=N for N = 1, 2, ... until it runs
+to its end: the Nth change it makes to the system (a file created, a
+rename, an unlink, a mkdir or rmdir, a link, an NVRAM write, a tool run)
+is never made, because SIGKILL comes first.  After each kill, on two
+copies of what it left:
+  - `tsctui uninstall` must leave the tree exactly as it was before
+    install: every file's bytes, every mode, every link and its target,
+    the efivarfs files included;
+  - the same action run again must leave exactly what one uninterrupted
+    run of it leaves.
+/run/tsctui.lock (the lock, in /run, gone at the next boot) is the one
+file left out of the comparison."""
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import fixtures as fx  # noqa: E402
+from paths import BUILD, TSCTUI  # noqa: E402
+from tap import Tap  # noqa: E402
+
+WORK = os.path.join(BUILD, "crash-tests")
+t = Tap()
+IGNORED = {"run/tsctui.lock"}
+
+
+def run(root, *args, kill_at=None):
+    env = dict(os.environ)
+    env.pop("TSCTUI_TEST_KILL_AT", None)
+    if kill_at:
+        env["TSCTUI_TEST_KILL_AT"] = str(kill_at)
+    return subprocess.run([TSCTUI, "--root", root, *args],
+                          capture_output=True, text=True, env=env)
+
+
+def tree(root):
+    """Every path under root: its type, mode, and bytes or link target."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(d, n)
+            rel = os.path.relpath(p, root)
+            if rel in IGNORED:
+                continue
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                what = "link " + os.readlink(p)
+            elif stat.S_ISDIR(st.st_mode):
+                what = "dir"
+            else:
+                with open(p, "rb") as f:
+                    what = "file " + hashlib.sha256(f.read()).hexdigest()
+            out[rel] = (what, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def differ(a, b):
+    keys = sorted(set(a) | set(b))
+    return [f"{k}: {a.get(k)} -> {b.get(k)}" for k in keys
+            if a.get(k) != b.get(k)]
+
+
+def copy(src, dst):
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst, symlinks=True)
+    return dst
+
+
+def must(root, *args):
+    r = run(root, *args)
+    if r.returncode != 0:
+        raise RuntimeError(f"{args}: {r.returncode} {r.stderr}")
+
+
+SYSTEMS = [
+    ("debian-grub", fx.debian_grub, []),
+    ("fedora-bls", fx.fedora_grubby, []),
+    ("systemd-boot", fx.systemd_boot, []),
+    ("efi-entry", fx.efi_machine, ["--loader", "efi-entry"]),
+]
+# Each action, and what has run before it (without a kill).
+ACTIONS = [
+    ("install", None, []),
+    ("mode off", ["mode", "off"], ["install"]),
+    ("guard reset", ["guard", "reset", "--mode", "off"], ["install"]),
+    ("kernel-arg on", ["kernel-arg", "nowatchdog", "on"], ["install"]),
+    ("kernel-arg off", ["kernel-arg", "nowatchdog", "off"],
+     ["install", "karg"]),
+    ("uninstall", ["uninstall"], ["install", "karg"]),
+]
+
+os.makedirs(WORK, exist_ok=True)
+for sysname, make, install_args in SYSTEMS:
+    pristine = make(os.path.join(WORK, sysname + "-pristine"))
+    before_install = tree(pristine)
+    for aname, args, pre in ACTIONS:
+        args = args or ["install", *install_args]
+        start = copy(pristine, os.path.join(WORK, "start"))
+        for step in pre:
+            must(start, *(["install", *install_args] if step == "install"
+                          else ["kernel-arg", "nowatchdog", "on"]))
+        once = copy(start, os.path.join(WORK, "once"))
+        r = run(once, *args)
+        if r.returncode != 0:
+            t.ok(False, f"{sysname}: {aname} runs uninterrupted",
+                 r.stderr)
+            continue
+        want = tree(once)
+        bad, points = [], 0
+        for n in range(1, 400):
+            work = copy(start, os.path.join(WORK, "killed"))
+            r = run(work, *args, kill_at=n)
+            if r.returncode != -9:
+                break
+            points += 1
+            # uninstall restores the system from before install
+            u = copy(work, os.path.join(WORK, "then-uninstall"))
+            ur = run(u, "uninstall")
+            d = differ(before_install, tree(u))
+            if d:
+                bad.append(f"kill at {n}, then uninstall (rc "
+                           f"{ur.returncode} {ur.stderr.strip()}): "
+                           + "; ".join(d[:4]))
+            # the action again completes it
+            rr = run(work, *args)
+            d = differ(want, tree(work))
+            if d or rr.returncode != 0:
+                bad.append(f"kill at {n}, then {aname} again (rc "
+                           f"{rr.returncode} {rr.stderr.strip()}): "
+                           + "; ".join(d[:4]))
+        t.ok(points > 0 and not bad,
+             f"{sysname}: {aname} killed at each of its {points} writes: "
+             "uninstall restores every byte, mode and link from before "
+             "install, and running it again gives what one run gives",
+             "\n".join(bad[:6]))
+
+t.done()
