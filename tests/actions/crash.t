@@ -144,4 +144,4 @@ for sysname, make, install_args in SYSTEMS:
              "install, and running it again gives what one run gives",
              "\n".join(bad[:6]))
 
-t.done()
+sys.exit(t.done())
