@@ -641,7 +641,7 @@ static ssize_t find_begin(const struct act *a)
 	return -1;
 }
 
-int act_begin(struct act *a, unsigned flags)
+int act_begin(struct act *a, const char *action, unsigned flags)
 {
 	char name[32];
 	ssize_t mark;
@@ -649,8 +649,7 @@ int act_begin(struct act *a, unsigned flags)
 
 	/* The entry's word: the action's name, a-z and '-' ("guard
 	 * reset" is guard-reset). */
-	snprintf(name, sizeof(name), "%s",
-		 flags & ACT_UNINSTALL ? "uninstall" : a->name);
+	snprintf(name, sizeof(name), "%s", action);
 	for (i = 0; name[i]; i++)
 		if (name[i] < 'a' || name[i] > 'z')
 			name[i] = '-';

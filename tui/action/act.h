@@ -133,8 +133,9 @@ enum act_begin_flags {
 };
 /* Takes the lock (at most TSCTUI_LOCK_WAIT seconds, 10 by default),
  * loads the ledger, settles what a killed run left and records the start
- * of this action. 0, or -1 with the error. */
-int act_begin(struct act *a, unsigned flags);
+ * of `action` (its name in the begin entry, whoever runs it: the CLI or
+ * the dashboard). 0, or -1 with the error. */
+int act_begin(struct act *a, const char *action, unsigned flags);
 /* The action is complete: its begin entry goes. */
 int act_commit(struct act *a);
 /* The action failed: its own entries are undone, newest first. */

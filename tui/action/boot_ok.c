@@ -65,7 +65,8 @@ int boot_ok_run(struct act *a)
 	int strikes;
 	size_t len;
 
-	if (act_begin(a, ACT_BOOT_OK) != 0 || act_installed(a, &c) != 0)
+	if (act_begin(a, "boot-ok", ACT_BOOT_OK) != 0 ||
+	    act_installed(a, &c) != 0)
 		return -1;
 	if (stagecfg_boot_ok(a, &c, &strikes) != 0 || act_ledger_save(a) != 0)
 		return -1;

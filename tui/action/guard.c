@@ -15,7 +15,7 @@ int guard_reset(struct act *a, const char *mode)
 
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s'", mode);
-	if (act_begin(a, 0) != 0)
+	if (act_begin(a, "guard-reset", 0) != 0)
 		return -1;
 	if (act_installed(a, &c) != 0 ||
 	    stagecfg_write(a, &c, m, "", true) != 0) {

@@ -553,7 +553,7 @@ out:
 
 int install_run(struct act *a, const struct install_opts *o)
 {
-	if (act_begin(a, 0) != 0)
+	if (act_begin(a, "install", 0) != 0)
 		return -1;
 	if (install_do(a, o) != 0) {
 		act_abort(a);

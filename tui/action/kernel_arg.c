@@ -275,7 +275,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 				"/etc is not writable (%s); nothing "
 				"changed",
 				strerror(errno));
-	if (act_begin(a, 0) != 0)
+	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
 	if (kernel_arg_method(a, &c, &method, &why) != 0) {
 		act_fail(a, "%s", why);

@@ -52,7 +52,7 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
 				mode);
-	if (act_begin(a, 0) != 0)
+	if (act_begin(a, "mode", 0) != 0)
 		return -1;
 	if (act_installed(a, &c) != 0)
 		goto abort;

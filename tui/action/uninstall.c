@@ -57,7 +57,7 @@ int uninstall_run(struct act *a, bool purge)
 	    !fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
 		return act_fail(a, "%s is not writable (%s); nothing changed",
 				TSCTUI_STATE_DIR, strerror(errno));
-	if (act_begin(a, ACT_UNINSTALL) != 0)
+	if (act_begin(a, "uninstall", ACT_UNINSTALL) != 0)
 		return -1;
 	have = config_read(a->root, &c, &why);
 	if (have < 0 || !installed(a, have)) {
