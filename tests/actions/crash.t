@@ -14,7 +14,9 @@ copies of what it left:
   - the same action run again must leave exactly what one uninterrupted
     run of it leaves.
 /run/tsctui.lock (the lock, in /run, gone at the next boot) is the one
-file left out of the comparison."""
+file left out of the comparison; after boot-ok, the history's one line
+is compared by its presence only (it holds the time it was written), and
+uninstall is `uninstall --purge`, which takes the history too."""
 import hashlib
 import os
 import shutil
@@ -42,7 +44,7 @@ def run(root, *args, kill_at=None):
                           capture_output=True, text=True, env=env)
 
 
-def tree(root):
+def tree(root, history_bytes=True):
     """Every path under root: its type, mode, and bytes or link target."""
     out = {}
     for d, dirs, files in os.walk(root):
@@ -56,6 +58,8 @@ def tree(root):
                 what = "link " + os.readlink(p)
             elif stat.S_ISDIR(st.st_mode):
                 what = "dir"
+            elif rel == "var/lib/tsctui/history" and not history_bytes:
+                what = "history"
             else:
                 with open(p, "rb") as f:
                     what = "file " + hashlib.sha256(f.read()).hexdigest()
@@ -97,7 +101,27 @@ ACTIONS = [
     ("kernel-arg off", ["kernel-arg", "nowatchdog", "off"],
      ["install", "karg"]),
     ("uninstall", ["uninstall"], ["install", "karg"]),
+    ("boot-ok", ["boot-ok"], ["install", "pending"]),
 ]
+
+
+def pending(root):
+    """The stage ran this boot: its pending marker, where it keeps it."""
+    env = os.path.join(root, "boot/grub/grubenv")
+    if not os.path.exists(env):
+        env = os.path.join(root, "boot/grub2/grubenv")
+    with open(os.path.join(root, "etc/tsctui/tsctui.conf")) as f:
+        grub = "loader=grub" in f.read()
+    if grub:
+        with open(env, "rb") as f:
+            body = f.read()
+        assert b"tsctui_pending=0" in body
+        with open(env, "wb") as f:
+            f.write(body.replace(b"tsctui_pending=0", b"tsctui_pending=1"))
+        return
+    esp = "efi" if os.path.isdir(os.path.join(root, "efi/EFI")) else \
+        "boot/efi"
+    open(os.path.join(root, esp, "EFI/tsctui/pending"), "w").close()
 
 os.makedirs(WORK, exist_ok=True)
 for sysname, make, install_args in SYSTEMS:
@@ -107,15 +131,20 @@ for sysname, make, install_args in SYSTEMS:
         args = args or ["install", *install_args]
         start = copy(pristine, os.path.join(WORK, "start"))
         for step in pre:
+            if step == "pending":
+                pending(start)
+                continue
             must(start, *(["install", *install_args] if step == "install"
                           else ["kernel-arg", "nowatchdog", "on"]))
+        hist = aname != "boot-ok"
+        unargs = ["uninstall"] if hist else ["uninstall", "--purge"]
         once = copy(start, os.path.join(WORK, "once"))
         r = run(once, *args)
         if r.returncode != 0:
             t.ok(False, f"{sysname}: {aname} runs uninterrupted",
                  r.stderr)
             continue
-        want = tree(once)
+        want = tree(once, hist)
         bad, points = [], 0
         for n in range(1, 400):
             work = copy(start, os.path.join(WORK, "killed"))
@@ -125,7 +154,7 @@ for sysname, make, install_args in SYSTEMS:
             points += 1
             # uninstall restores the system from before install
             u = copy(work, os.path.join(WORK, "then-uninstall"))
-            ur = run(u, "uninstall")
+            ur = run(u, *unargs)
             d = differ(before_install, tree(u))
             if d:
                 bad.append(f"kill at {n}, then uninstall (rc "
@@ -133,7 +162,7 @@ for sysname, make, install_args in SYSTEMS:
                            + "; ".join(d[:4]))
             # the action again completes it
             rr = run(work, *args)
-            d = differ(want, tree(work))
+            d = differ(want, tree(work, hist))
             if d or rr.returncode != 0:
                 bad.append(f"kill at {n}, then {aname} again (rc "
                            f"{rr.returncode} {rr.stderr.strip()}): "
