@@ -818,4 +818,40 @@ same, d = diff(orig, root)
 t.ok(rc == 0 and same, "kernel-arg, two-line /etc/kernel/cmdline: after "
      "uninstall --purge, diff -r is empty", f"{err}{d}")
 
+# ---- kernel-arg after an efi-entry install: the loader next= starts ------
+GRUB_DROPIN = "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+
+
+def efi_karg(name, root, *install):
+    orig = pristine(root)
+    run(root, "install", "--loader", "efi-entry", *install)
+    rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+    t.ok(rc == 0 and changed(out).get(GRUB_DROPIN) == "created" and
+         not exists(root, "/etc/kernel/cmdline"),
+         f"efi-entry on a GRUB machine, {name}: kernel-arg writes GRUB's "
+         "drop-in", f"rc {rc}: {err} {out}")
+    rc, out, err = run(root, "uninstall", "--purge")
+    same, d = diff(orig, root)
+    t.ok(rc == 0 and same, f"efi-entry on a GRUB machine, {name}: after "
+         "uninstall --purge, diff -r is empty", f"{err}{d}")
+
+
+# An empty /boot/loader/entries is no sign GRUB reads BLS entries.
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-empty-entries"))
+os.makedirs(os.path.join(root, "boot/loader/entries"))
+efi_karg("an empty /boot/loader/entries", root)
+# This boot went through systemd-boot (LoaderInfo), but the stage starts
+# GRUB: next= decides.
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-loaderinfo"))
+fx.efivar(root, "LoaderInfo", fx.LOADER, fx.utf16("systemd-boot 252"),
+          attrs=0x6)
+efi_karg("systemd-boot's LoaderInfo from this boot", root, "--next",
+         "Boot0001")
+# Nothing says which loader, and no entry to edit: refused, not "added".
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-unknown"))
+run(root, "install", "--loader", "efi-entry", "--next", "Boot0002")
+os.unlink(os.path.join(root, "boot/grub/grub.cfg"))
+refused("kernel-arg where no loader and no BLS entry takes the argument",
+        root, ["kernel-arg", "nowatchdog", "on"], ["nothing changed"])
+
 sys.exit(t.done())

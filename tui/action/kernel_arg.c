@@ -345,6 +345,27 @@ static void warn_reliable(struct act *a)
 	}
 }
 
+/* Where the Fedora family's GRUB reads BLS entries (blscfg). */
+#define GRUB_BLS_DIR "/boot/loader/entries"
+
+/* Does dir hold a BLS entry (a .conf file)?  An empty or absent one is no
+ * sign that GRUB reads entries: Debian's does not. */
+static bool has_entries(struct act *a, const char *dir)
+{
+	DIR *d = opendir(act_path(a, dir));
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		found = l > 5 && !strcmp(e->d_name + l - 5, ".conf");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* How kernel-arg changes the command line here: grubby (Fedora family),
  * Debian's grub.d drop-in plus update-grub, or BLS entries plus
  * /etc/kernel/cmdline, by the loader that starts Linux.  Fills c (the
@@ -371,8 +392,7 @@ static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 	c->loader = loader_starts_linux(a->root, c->loader);
 	if (c->loader == LOADER_GRUB && grubby(a))
 		*m = KARG_GRUBBY;
-	else if (c->loader == LOADER_GRUB &&
-		 !fsx_is_dir(act_path(a, "/boot/loader/entries")))
+	else if (c->loader == LOADER_GRUB && !has_entries(a, GRUB_BLS_DIR))
 		*m = KARG_GRUB_DROPIN;
 	else
 		*m = KARG_BLS;
@@ -446,6 +466,17 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 			goto undo;
 		if (edit_entries(a, &c, on, &carrying) != 0)
 			goto undo;
+		/* An argument no entry carries reaches no kernel: say so
+		 * rather than report it added. */
+		if (on && carrying == 0 && c.loader != LOADER_SDBOOT) {
+			act_fail(a,
+				 "%s starts Linux here, and no BLS entry in "
+				 "/boot/loader/entries%s%s%s has an options "
+				 "line to take " TOKEN ": nothing changed",
+				 loader_name(c.loader), c.esp[0] ? " or " : "",
+				 c.esp, c.esp[0] ? "/loader/entries" : "");
+			goto undo;
+		}
 	}
 	if (act_ledger_save(a) != 0)
 		goto undo;
