@@ -754,4 +754,111 @@ t.ok(rc == 0 and ver.returncode == 0 and "MOK" in out["message"],
      "systemd-boot under Secure Boot with only a MOK key: signed, with the "
      "warning (shim's verifier may trust it)", err or out)
 
+
+# ---- kernel-arg on long and many options lines (issue 14) ---------------
+# Every byte of the user's entries survives: no fixed buffer cuts a line,
+# none is overrun, and uninstall gives the tree back byte for byte.
+def karg_roundtrip(name, root, check_on, files):
+    """install, kernel-arg on (check_on(out)), kernel-arg off (the files
+    as they were), on again, uninstall --purge: diff -r empty."""
+    orig = pristine(root)
+    run(root, "install")
+    before = {f: read(root, f) for f in files}
+    rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+    t.ok(rc == 0 and out["ok"] and check_on(out),
+         f"{name}: kernel-arg nowatchdog on", f"rc {rc}: {err} {out}")
+    rc, out, err = run(root, "kernel-arg", "nowatchdog", "off")
+    t.ok(rc == 0 and all(read(root, f) == before[f] for f in files),
+         f"{name}: kernel-arg nowatchdog off gives the same bytes back",
+         f"rc {rc}: {err}")
+    run(root, "kernel-arg", "nowatchdog", "on")
+    rc, out, err = run(root, "uninstall", "--purge")
+    same, d = diff(orig, root)
+    t.ok(rc == 0 and same, f"{name}: after uninstall --purge, diff -r is "
+         "empty", f"rc {rc}: {err}{d}")
+
+
+# The old edit wrote each line back with the token into twice the file's
+# size plus 31 bytes: 9 short options lines alone overran it (ASan), 100
+# with a title and linux line corrupted the heap (abort) mid-write.
+for nlines, head in ((9, ""),
+                     (100, "title Debian\nlinux /vmlinuz-6.1.0-28\n")):
+    root = fx.systemd_boot(os.path.join(WORK, f"karg-lines-{nlines}"))
+    fx.write(root, ENTRY, head + "options a\n" * nlines)
+    # The lines are one command line: the token goes on the last.
+    want = (head + "options a\n" * (nlines - 1) +
+            "options a tsc=nowatchdog\n").encode()
+    karg_roundtrip(f"kernel-arg, {nlines} options lines", root,
+                   lambda o: read(root, ENTRY) == want, [ENTRY])
+
+# A 6 KB options line: where a 4 KB buffer cut ~200 arguments.
+LONG = " ".join(f"arg{i:04d}=v" for i in range(610))
+root = fx.systemd_boot(os.path.join(WORK, "karg-long-options"))
+fx.write(root, ENTRY, "title Debian\nlinux /vmlinuz-6.1.0-28\n"
+         f"options {LONG}\ninitrd /initrd.img\n")
+karg_roundtrip("kernel-arg, a 6 KB options line", root, lambda o: (
+    len(LONG) > 6000 and read(root, ENTRY) ==
+    ("title Debian\nlinux /vmlinuz-6.1.0-28\n"
+     f"options {LONG} tsc=nowatchdog\ninitrd /initrd.img\n").encode() and
+    "reads the first 2047" in o["message"]), [ENTRY])
+
+# /etc/kernel/cmdline longer than 4 KB, and one in two lines (kernel-install
+# joins them; the first line alone used to be kept).
+root = fx.systemd_boot(os.path.join(WORK, "karg-long-cmdline"))
+fx.write(root, "/etc/kernel/cmdline", LONG + "\n")
+karg_roundtrip("kernel-arg, a 6 KB /etc/kernel/cmdline", root, lambda o: (
+    read(root, "/etc/kernel/cmdline") ==
+    f"{LONG} tsc=nowatchdog\n".encode() and
+    b"options root=UUID=0f1e2d3c quiet tsc=nowatchdog\n" in
+    read(root, ENTRY)), ["/etc/kernel/cmdline", ENTRY])
+root = fx.systemd_boot(os.path.join(WORK, "karg-two-line-cmdline"))
+fx.write(root, "/etc/kernel/cmdline", "root=UUID=0f1e2d3c ro\nquiet splash\n")
+orig = pristine(root)
+run(root, "install")
+rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+t.ok(rc == 0 and read(root, "/etc/kernel/cmdline") ==
+     b"root=UUID=0f1e2d3c ro quiet splash tsc=nowatchdog\n",
+     "kernel-arg: an /etc/kernel/cmdline in two lines keeps both",
+     read(root, "/etc/kernel/cmdline"))
+rc, out, err = run(root, "uninstall", "--purge")
+same, d = diff(orig, root)
+t.ok(rc == 0 and same, "kernel-arg, two-line /etc/kernel/cmdline: after "
+     "uninstall --purge, diff -r is empty", f"{err}{d}")
+
+# ---- kernel-arg after an efi-entry install: the loader next= starts ------
+GRUB_DROPIN = "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+
+
+def efi_karg(name, root, *install):
+    orig = pristine(root)
+    run(root, "install", "--loader", "efi-entry", *install)
+    rc, out, err = run(root, "kernel-arg", "nowatchdog", "on")
+    t.ok(rc == 0 and changed(out).get(GRUB_DROPIN) == "created" and
+         not exists(root, "/etc/kernel/cmdline"),
+         f"efi-entry on a GRUB machine, {name}: kernel-arg writes GRUB's "
+         "drop-in", f"rc {rc}: {err} {out}")
+    rc, out, err = run(root, "uninstall", "--purge")
+    same, d = diff(orig, root)
+    t.ok(rc == 0 and same, f"efi-entry on a GRUB machine, {name}: after "
+         "uninstall --purge, diff -r is empty", f"{err}{d}")
+
+
+# An empty /boot/loader/entries is no sign GRUB reads BLS entries.
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-empty-entries"))
+os.makedirs(os.path.join(root, "boot/loader/entries"))
+efi_karg("an empty /boot/loader/entries", root)
+# This boot went through systemd-boot (LoaderInfo), but the stage starts
+# GRUB: next= decides.
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-loaderinfo"))
+fx.efivar(root, "LoaderInfo", fx.LOADER, fx.utf16("systemd-boot 252"),
+          attrs=0x6)
+efi_karg("systemd-boot's LoaderInfo from this boot", root, "--next",
+         "Boot0001")
+# Nothing says which loader, and no entry to edit: refused, not "added".
+root = fx.efi_machine(os.path.join(WORK, "efi-karg-unknown"))
+run(root, "install", "--loader", "efi-entry", "--next", "Boot0002")
+os.unlink(os.path.join(root, "boot/grub/grub.cfg"))
+refused("kernel-arg where no loader and no BLS entry takes the argument",
+        root, ["kernel-arg", "nowatchdog", "on"], ["nothing changed"])
+
 sys.exit(t.done())

@@ -1,6 +1,8 @@
 /* Blank-separated words (tui/util/words.c): the tokeniser every reader
  * uses, and the editor kernel-arg changes a command line with. */
 #include "cm.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../tui/util/words.h"
@@ -33,54 +35,85 @@ static void has_whole_words(void **s)
 	assert_false(words_has("", "ro"));
 }
 
+/* The editors' results are malloc'd: each is checked and freed. */
+static void expect(char *got, const char *want)
+{
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
 static void adds_once(void **s)
 {
-	char out[64];
-
 	(void)s;
-	words_add("ro  quiet", "tsc=nowatchdog", out, sizeof(out));
-	assert_string_equal(out, "ro quiet tsc=nowatchdog");
-	words_add("ro tsc=nowatchdog quiet", "tsc=nowatchdog", out,
-		  sizeof(out));
-	assert_string_equal(out, "ro tsc=nowatchdog quiet");
-	words_add("", "tsc=nowatchdog", out, sizeof(out));
-	assert_string_equal(out, "tsc=nowatchdog");
+	expect(words_add("ro  quiet", "tsc=nowatchdog"),
+	       "ro quiet tsc=nowatchdog");
+	expect(words_add("ro tsc=nowatchdog quiet", "tsc=nowatchdog"),
+	       "ro tsc=nowatchdog quiet");
+	expect(words_add("", "tsc=nowatchdog"), "tsc=nowatchdog");
+	expect(words_add(" \t\n", "tsc=nowatchdog"), "tsc=nowatchdog");
 }
 
 static void removes_every_copy(void **s)
 {
-	char out[64];
-
 	(void)s;
-	words_remove("tsc=nowatchdog ro tsc=nowatchdog quiet", "tsc=nowatchdog",
-		     out, sizeof(out));
-	assert_string_equal(out, "ro quiet");
-	words_remove("ro", "ro", out, sizeof(out));
-	assert_string_equal(out, "");
+	expect(words_remove("tsc=nowatchdog ro tsc=nowatchdog quiet",
+			    "tsc=nowatchdog"),
+	       "ro quiet");
+	expect(words_remove("ro", "ro"), "");
+	expect(words_remove("", "ro"), "");
 }
 
 /* What boot loaders add to /proc/cmdline is not the user's. */
 static void removes_prefixed(void **s)
 {
 	static const char *const loader[] = { "BOOT_IMAGE=", "initrd=", NULL };
-	char out[64];
 
 	(void)s;
-	words_remove_prefixed("BOOT_IMAGE=/vmlinuz ro initrd=/i quiet", loader,
-			      out, sizeof(out));
-	assert_string_equal(out, "ro quiet");
+	expect(words_remove_prefixed("BOOT_IMAGE=/vmlinuz ro initrd=/i quiet",
+				     loader),
+	       "ro quiet");
+	expect(words_remove_prefixed("ro quiet", NULL), "ro quiet");
 }
 
-/* A line that does not fit is cut at a word, never mid-word. */
-static void never_overflows(void **s)
+/* A line of n words "a0000 a0001 ...", single spaces, in a new buffer. */
+static char *long_line(size_t n, const char *sep)
 {
-	char out[8];
+	char *line = malloc(n * (5 + strlen(sep)) + 1);
+	size_t i, o = 0;
+
+	assert_non_null(line);
+	for (i = 0; i < n; i++)
+		o += (size_t)sprintf(line + o, "%sa%04zu", i ? sep : "", i);
+	return line;
+}
+
+/* No line is too long: a 6 KB line (1000 words, where the editors used
+ * to stop at 4 KB and drop the rest) keeps every word, and the added word
+ * lands after them. */
+static void never_cuts(void **s)
+{
+	static const char *const none[] = { "b", NULL };
+	char *line = long_line(1000, " "), *spread = long_line(1000, " \t "),
+	     *want = malloc(strlen(line) + 32), *got;
 
 	(void)s;
-	words_add("aaa bbb", "ccc", out, sizeof(out));
-	assert_string_equal(out, "aaa bbb");
-	words_remove("aaa bbbbbb", "x", out, sizeof(out));
-	assert_string_equal(out, "aaa");
+	assert_non_null(want);
+	assert_int_equal(strlen(line), 5999);
+	sprintf(want, "%s tsc=nowatchdog", line);
+	expect(words_add(line, "tsc=nowatchdog"), want);
+	expect(words_add(spread, "tsc=nowatchdog"), want);
+	expect(words_remove(want, "tsc=nowatchdog"), line);
+	expect(words_remove(spread, "x"), line);
+	expect(words_remove_prefixed(spread, none), line);
+	got = words_remove(line, "a0999");
+	assert_non_null(got);
+	assert_int_equal(strlen(got), 5993);
+	assert_memory_equal(got, line, 5993);
+	free(got);
+	free(line);
+	free(spread);
+	free(want);
 }
 
 static void appends(void **s)
@@ -104,7 +137,7 @@ int main(void)
 		cmocka_unit_test(adds_once),
 		cmocka_unit_test(removes_every_copy),
 		cmocka_unit_test(removes_prefixed),
-		cmocka_unit_test(never_overflows),
+		cmocka_unit_test(never_cuts),
 		cmocka_unit_test(appends),
 	};
 

@@ -9,7 +9,9 @@
  *     regenerated;
  *   - BLS entries (systemd-boot, or a Fedora root edited from outside):
  *     /etc/kernel/cmdline (seeded from /proc/cmdline, since creating it ends
- *     kernel-install's fallback) and the options line of every entry.
+ *     kernel-install's fallback) and the options of every entry (the
+ *     token after the last options line's words; BLS joins the lines).
+ * Lines of any length, every other byte kept: no fixed buffer holds them.
  * The setting itself is kept in NOWATCHDOG_SETTING for the
  * kernel-install plugin.  tsc=reliable is never added; where the user's
  * configuration has it, the message warns.
@@ -33,10 +35,10 @@
 #define TOKEN "tsc=nowatchdog"
 #define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
-/* Room for a kernel command line: x86's COMMAND_LINE_SIZE is 2048, and a
- * BLS options line or /etc/kernel/cmdline is no longer than what it
- * becomes. */
-#define KERNEL_CMDLINE_MAX 4096
+/* x86's COMMAND_LINE_SIZE: Linux reads at most this many bytes of its
+ * command line, NUL included.  Files hold longer lines (nothing here cuts
+ * one); a line whose token would land past it gets a warning. */
+#define KERNEL_CMDLINE_SIZE 2048
 
 /* A BLS entry's kernel arguments: "options" and a blank, then the words. */
 #define BLS_OPTIONS "options"
@@ -85,82 +87,182 @@ static size_t entry_dirs(struct act *a, const struct tsctui_conf *c,
 	return n;
 }
 
-/* Rewrites the options line(s) of one BLS entry. */
-static int edit_entry(struct act *a, const char *sys, bool on)
+/* Is line (n bytes, no newline) a BLS options line? */
+static bool is_options(const char *line, size_t n)
 {
-	size_t len, i;
-	char *d = fsx_read(act_path(a, sys), &len), *out, *line, *save = NULL;
-	size_t cap;
+	const size_t k = strlen(BLS_OPTIONS);
+
+	return n > k && !memcmp(line, BLS_OPTIONS, k) &&
+	       (line[k] == ' ' || line[k] == '\t');
+}
+
+/* The words after "options" on the line at p (n bytes): a new string. */
+static char *options_words(const char *p, size_t n)
+{
+	const size_t k = strlen(BLS_OPTIONS) + 1;
+
+	return strndup(p + k, n - k);
+}
+
+/* What edit_entry saw of an entry's options lines. */
+struct options_seen {
+	size_t lines;	/* options lines */
+	size_t last;	/* offset of the last one */
+	size_t words;	/* bytes of their words joined by single spaces */
+	bool has_token; /* on one of them */
+};
+
+static int options_scan(const char *d, size_t len, struct options_seen *o)
+{
+	size_t at, n;
+
+	memset(o, 0, sizeof(*o));
+	for (at = 0; at < len; at += n + (at + n < len)) {
+		const char *nl = memchr(d + at, '\n', len - at);
+		const char *w;
+		char *words;
+		size_t wn;
+
+		n = nl ? (size_t)(nl - (d + at)) : len - at;
+		if (!is_options(d + at, n))
+			continue;
+		words = options_words(d + at, n);
+		if (!words)
+			return -1;
+		o->has_token |= words_has(words, TOKEN);
+		for (w = words; (w = words_next(w, &wn)); w += wn)
+			o->words += wn + (o->words ? 1 : 0);
+		o->last = at;
+		o->lines++;
+		free(words);
+	}
+	return 0;
+}
+
+/* Rewrites the options of one BLS entry, every other byte as it was: on,
+ * the token after the words of the last options line (the lines are
+ * joined into one command line), unless one has it; off, every copy out
+ * of every line.  *carries: the entry has the token afterwards. */
+static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
+{
+	struct options_seen o;
+	size_t len, at, n, i = 0, cap;
+	char *d = fsx_read(act_path(a, sys), &len), *out;
 	int rc;
 
 	if (!d)
 		return act_fail(a, "cannot read %s: %s", sys, strerror(errno));
-	cap = len + sizeof(TOKEN) + 16;
-	out = calloc(1, cap + len);
+	if (memchr(d, '\0', len)) {
+		free(d);
+		return act_fail(a,
+				"%s has a NUL byte: not a BLS entry; "
+				"nothing changed",
+				sys);
+	}
+	if (options_scan(d, len, &o) != 0) {
+		free(d);
+		return act_fail(a, "out of memory");
+	}
+	*carries = on ? o.has_token || o.lines > 0 : false;
+	if (on == o.has_token || o.lines == 0) {
+		free(d);
+		return 0; /* nothing to change */
+	}
+	/* Only the edited lines change; on adds a blank and the token to one
+	 * line, and single spaces between words never make a line longer. */
+	cap = len + sizeof(TOKEN) + 1;
+	out = malloc(cap);
 	if (!out) {
 		free(d);
 		return act_fail(a, "out of memory");
 	}
-	for (line = strtok_r(d, "\n", &save), i = 0; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char edited[KERNEL_CMDLINE_MAX];
+	for (at = 0; at < len; at += n) {
+		const char *nl = memchr(d + at, '\n', len - at);
+		char *words, *edited = NULL;
+		size_t e, need;
 
-		const size_t n = strlen(BLS_OPTIONS);
-
-		if (!strncmp(line, BLS_OPTIONS, n) &&
-		    (line[n] == ' ' || line[n] == '\t')) {
-			if (on)
-				words_add(line + n + 1, TOKEN, edited,
-					  sizeof(edited));
-			else
-				words_remove(line + n + 1, TOKEN, edited,
-					     sizeof(edited));
-			i += (size_t)snprintf(out + i, cap + len - i,
-					      BLS_OPTIONS " %s\n", edited);
-		} else {
-			i += (size_t)snprintf(out + i, cap + len - i, "%s\n",
-					      line);
+		n = nl ? (size_t)(nl - (d + at)) + 1 : len - at;
+		e = nl ? n - 1 : n;
+		if (!is_options(d + at, e) || (on && at != o.last)) {
+			memcpy(out + i, d + at, n);
+			i += n;
+			continue;
 		}
+		words = options_words(d + at, e);
+		if (words)
+			edited = on ? words_add(words, TOKEN)
+				    : words_remove(words, TOKEN);
+		free(words);
+		need = edited ? strlen(BLS_OPTIONS) + 1 + strlen(edited) : 0;
+		if (!edited || i + need + (n - e) >= cap) {
+			free(edited);
+			free(out);
+			free(d);
+			return act_fail(a, "out of memory");
+		}
+		i += (size_t)sprintf(out + i, "%s%s%s", BLS_OPTIONS,
+				     edited[0] ? " " : "", edited);
+		memcpy(out + i, d + at + e, n - e);
+		i += n - e;
+		free(edited);
 	}
 	free(d);
+	if (on && o.words + 1 + strlen(TOKEN) >= KERNEL_CMDLINE_SIZE)
+		act_note(a,
+			 "warning: the options of %s come to %zu bytes; Linux "
+			 "on x86 reads the first %d, so " TOKEN " at their "
+			 "end will not reach it: shorten them",
+			 sys, o.words + 1 + strlen(TOKEN),
+			 KERNEL_CMDLINE_SIZE - 1);
 	rc = act_modify(a, sys, out, i, 0644);
 	free(out);
 	return rc;
 }
 
-static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on)
+/* Every entry of every entry directory; *carrying: how many have the
+ * token afterwards. */
+static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on,
+			size_t *carrying)
 {
 	char dirs[3][512], sys[1100];
 	size_t n = entry_dirs(a, c, dirs), k;
 	struct dirent *e;
 	DIR *d;
 
+	*carrying = 0;
 	for (k = 0; k < n; k++) {
 		d = opendir(act_path(a, dirs[k]));
 		if (!d)
 			continue;
 		while ((e = readdir(d))) {
 			size_t l = strlen(e->d_name);
+			bool carries = false;
 
 			if (l < 6 || strcmp(e->d_name + l - 5, ".conf"))
 				continue;
 			snprintf(sys, sizeof(sys), "%s/%s", dirs[k], e->d_name);
-			if (edit_entry(a, sys, on) != 0) {
+			if (edit_entry(a, sys, on, &carries) != 0) {
 				closedir(d);
 				return -1;
 			}
+			*carrying += carries;
 		}
 		closedir(d);
 	}
 	return 0;
 }
 
-/* /etc/kernel/cmdline: seeded from /proc/cmdline the first time. */
+/* /etc/kernel/cmdline: seeded from /proc/cmdline the first time.  Its
+ * words are the command line, whatever the lines (kernel-install joins
+ * them); a file that needs no change is left as it is, one that does is
+ * written as one line. */
 static int edit_kernel_cmdline(struct act *a, bool on)
 {
-	char edited[KERNEL_CMDLINE_MAX], path[PATH_UNDER_MAX];
+	char path[PATH_UNDER_MAX], *edited, *line;
 	size_t len;
 	char *d = fsx_read(act_path(a, KERNEL_CMDLINE), &len);
+	bool seeded = false;
+	int rc;
 
 	if (!d) {
 		if (!on)
@@ -170,20 +272,42 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 		if (!d)
 			return act_fail(a, "cannot read /proc/cmdline to "
 					   "seed " KERNEL_CMDLINE);
-		/* The running kernel's own arguments are not for the entry;
-		 * the words left are never longer than the line was. */
-		d[strcspn(d, "\n")] = '\0';
-		words_remove_prefixed(d, loader_words, edited, sizeof(edited));
-		strcpy(d, edited);
+		/* The running kernel's own arguments are not for the entry. */
+		edited = words_remove_prefixed(d, loader_words);
+		free(d);
+		if (!edited)
+			return act_fail(a, "out of memory");
+		d = edited;
+		len = strlen(d);
+		seeded = true;
 	}
-	d[strcspn(d, "\n")] = '\0';
-	if (on)
-		words_add(d, TOKEN, edited, sizeof(edited) - 1);
-	else
-		words_remove(d, TOKEN, edited, sizeof(edited) - 1);
+	if (memchr(d, '\0', len)) {
+		free(d);
+		return act_fail(a,
+				"%s has a NUL byte: not a command line; "
+				"nothing changed",
+				KERNEL_CMDLINE);
+	}
+	if (!seeded && words_has(d, TOKEN) == on) {
+		free(d);
+		return 0;
+	}
+	edited = on ? words_add(d, TOKEN) : words_remove(d, TOKEN);
 	free(d);
-	strcat(edited, "\n");
-	return act_modify(a, KERNEL_CMDLINE, edited, strlen(edited), 0644);
+	if (!edited || asprintf(&line, "%s\n", edited) < 0) {
+		free(edited);
+		return act_fail(a, "out of memory");
+	}
+	if (on && strlen(edited) >= KERNEL_CMDLINE_SIZE)
+		act_note(a,
+			 "warning: " KERNEL_CMDLINE " comes to %zu bytes; "
+			 "Linux on x86 reads the first %d, so " TOKEN
+			 " at its end will not reach it: shorten it",
+			 strlen(edited), KERNEL_CMDLINE_SIZE - 1);
+	free(edited);
+	rc = act_modify(a, KERNEL_CMDLINE, line, strlen(line), 0644);
+	free(line);
+	return rc;
 }
 
 static int run_grubby(struct act *a, const char *tool, bool on)
@@ -221,6 +345,27 @@ static void warn_reliable(struct act *a)
 	}
 }
 
+/* Where the Fedora family's GRUB reads BLS entries (blscfg). */
+#define GRUB_BLS_DIR "/boot/loader/entries"
+
+/* Does dir hold a BLS entry (a .conf file)?  An empty or absent one is no
+ * sign that GRUB reads entries: Debian's does not. */
+static bool has_entries(struct act *a, const char *dir)
+{
+	DIR *d = opendir(act_path(a, dir));
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		found = l > 5 && !strcmp(e->d_name + l - 5, ".conf");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* How kernel-arg changes the command line here: grubby (Fedora family),
  * Debian's grub.d drop-in plus update-grub, or BLS entries plus
  * /etc/kernel/cmdline, by the loader that starts Linux.  Fills c (the
@@ -247,8 +392,7 @@ static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 	c->loader = loader_starts_linux(a->root, c->loader);
 	if (c->loader == LOADER_GRUB && grubby(a))
 		*m = KARG_GRUBBY;
-	else if (c->loader == LOADER_GRUB &&
-		 !fsx_is_dir(act_path(a, "/boot/loader/entries")))
+	else if (c->loader == LOADER_GRUB && !has_entries(a, GRUB_BLS_DIR))
 		*m = KARG_GRUB_DROPIN;
 	else
 		*m = KARG_BLS;
@@ -314,11 +458,24 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		if (install_regenerate_grub(a) != 0)
 			goto undo;
 	} else {
+		size_t carrying;
+
 		if (c.loader == LOADER_SDBOOT &&
 		    edit_kernel_cmdline(a, on) != 0)
 			goto undo;
-		if (edit_entries(a, &c, on) != 0)
+		if (edit_entries(a, &c, on, &carrying) != 0)
 			goto undo;
+		/* An argument no entry carries reaches no kernel: say so
+		 * rather than report it added. */
+		if (on && carrying == 0 && c.loader != LOADER_SDBOOT) {
+			act_fail(a,
+				 "%s starts Linux here, and no BLS entry in "
+				 "/boot/loader/entries%s%s%s has an options "
+				 "line to take " TOKEN ": nothing changed",
+				 loader_name(c.loader), c.esp[0] ? " or " : "",
+				 c.esp, c.esp[0] ? "/loader/entries" : "");
+			goto undo;
+		}
 	}
 	if (act_commit(a) != 0)
 		goto undo;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "words.h"
@@ -52,45 +53,51 @@ void words_append(char *buf, size_t cap, const char *w, size_t n)
 		snprintf(buf + o, cap - o, "%s%.*s", o ? " " : "", (int)n, w);
 }
 
-/* Copies the words of line except `skip` (NULL: none) and those starting
- * with one of prefixes (NULL: none); stops at the first that does not
- * fit. */
-static size_t copy_words(const char *line, const char *skip,
-			 const char *const *prefixes, char *out, size_t cap)
+/* The words of line except `skip` (NULL: none) and those starting with
+ * one of prefixes (NULL: none), then `extra` (NULL: none), single spaces
+ * between: malloc'd, room for all of them (the words are never longer
+ * than line, plus a blank and extra). */
+static char *copy_words(const char *line, const char *skip,
+			const char *const *prefixes, const char *extra)
 {
+	size_t cap = strlen(line) + (extra ? strlen(extra) + 1 : 0) + 1;
+	char *out = malloc(cap);
 	const char *w;
 	size_t n, o = 0;
 
-	out[0] = '\0';
+	if (!out)
+		return NULL;
 	for (w = line; (w = words_next(w, &n)); w += n) {
 		if ((skip && is(w, n, skip)) || has_prefix(w, n, prefixes))
 			continue;
-		if (o + n + 2 > cap)
-			break;
 		if (o)
 			out[o++] = ' ';
 		memcpy(out + o, w, n);
 		o += n;
-		out[o] = '\0';
 	}
-	return o;
+	if (extra) {
+		n = strlen(extra);
+		if (o)
+			out[o++] = ' ';
+		memcpy(out + o, extra, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return out;
 }
 
-void words_add(const char *line, const char *word, char *out, size_t cap)
+char *words_add(const char *line, const char *word)
 {
-	size_t o = copy_words(line, NULL, NULL, out, cap);
-
-	if (!words_has(line, word) && o + strlen(word) + 2 <= cap)
-		snprintf(out + o, cap - o, "%s%s", o ? " " : "", word);
+	return copy_words(line, NULL, NULL,
+			  words_has(line, word) ? NULL : word);
 }
 
-void words_remove(const char *line, const char *word, char *out, size_t cap)
+char *words_remove(const char *line, const char *word)
 {
-	copy_words(line, word, NULL, out, cap);
+	return copy_words(line, word, NULL, NULL);
 }
 
-void words_remove_prefixed(const char *line, const char *const *prefixes,
-			   char *out, size_t cap)
+char *words_remove_prefixed(const char *line, const char *const *prefixes)
 {
-	copy_words(line, NULL, prefixes, out, cap);
+	return copy_words(line, NULL, prefixes, NULL);
 }

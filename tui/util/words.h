@@ -20,12 +20,12 @@ bool words_has(const char *line, const char *word);
  * space between words; a word that does not fit is cut. */
 void words_append(char *buf, size_t cap, const char *w, size_t n);
 /* line with word appended unless present, or without every copy of it;
- * single spaces between words. */
-void words_add(const char *line, const char *word, char *out, size_t cap);
-void words_remove(const char *line, const char *word, char *out, size_t cap);
+ * single spaces between words.  A malloc'd string sized from line (free
+ * it), never cut; NULL only when memory runs out. */
+char *words_add(const char *line, const char *word);
+char *words_remove(const char *line, const char *word);
 /* line without every word that starts with one of prefixes (a NULL-ended
- * list), single spaces between words. */
-void words_remove_prefixed(const char *line, const char *const *prefixes,
-			   char *out, size_t cap);
+ * list), single spaces between words; malloc'd as above. */
+char *words_remove_prefixed(const char *line, const char *const *prefixes);
 
 #endif
