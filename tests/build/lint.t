@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
 
 SOURCES=$(git ls-files 'common/*.[ch]' 'tui/*.[ch]' 'efi/*.[ch]' \
-	'tests/unit/*.[ch]' 'tests/fuzz/*.c' 'tests/efi/*.c')
+	'tests/unit/*.[ch]' 'tests/fuzz/*.c' 'tests/efi/*.c' 'tests/bench/*.c')
 
 cppcheck_run() {
 	# efi_main is called by gnu-efi's crt0, which cppcheck does not see.

@@ -4,7 +4,8 @@ roots, read the screen with capture-pane, type keys with send-keys.  The
 main screen from the E595 fixture, every view and back, every menu action
 (its confirmation text and the files it changed), the recovery screen for a
 tripped guard, the guided setup across a simulated reboot, resizing, keys
-answered while a survey takes seconds, and `q` leaving with status 0."""
+answered while a survey takes seconds, the first screen and its keys while
+a big kernel log is still being read, and `q` leaving with status 0."""
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import biglog  # noqa: E402
 import fixtures as fx  # noqa: E402
 import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
@@ -379,6 +381,45 @@ t.ok("measuring" in s, "and the main screen is back, still measuring", s)
 keys("q")
 s = wait_for("EXIT=", 12)
 t.ok("EXIT=0" in s, "q during a survey: status 0", s)
+
+# ---- the first screen while a big kernel log is read ----------------------
+# 16 MB of dmesg (tests/lib/biglog.py: the E595's boot, then chatter, TSC
+# messages in its last lines), its reading made to take 4 s more: the main
+# screen is up at once, says so, and answers keys; then the log's verdict.
+root = fx.systemd_boot(os.path.join(WORK, "biglog"))
+big = os.path.join(WORK, "16MB.dmesg")
+if not os.path.exists(big):
+    with open(big, "w") as f:
+        f.write(biglog.make(16 * 1000 * 1000)[0])
+start(root, log=big, env="TSCTUI_KLOG_EXTRA_MS=4000")
+s = wait_for("reading the kernel log", 3)
+t.ok("reading the kernel log..." in s and
+     "Diagnosis: unknown" in s and "Reading the kernel log" in s,
+     "a big kernel log: the main screen is drawn while it is read, and "
+     "says so", s)
+keys("h")
+s = wait_for("tsc=reliable", 2)
+t.ok("tsc=reliable" in s, "while it is read, h opens the help at once", s)
+keys("Escape")
+s = wait_for("TSC dropped at boot", 10)
+t.ok("TSC dropped at boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> "
+     "CPU#2" in s and "Diagnosis: boot-warp" in s and
+     "TSC 2096.066 MHz" in s and "reading the kernel log" not in s,
+     "once read: the log's verdict, diagnosis and TSC rate", s)
+s = wait_for("bad", 10)
+t.ok("found-unstable" in s and "watchdog-timeout" in s,
+     "and its events, the last lines' among them", s)
+keys("q")
+s = wait_for("EXIT=", 5)
+t.ok("EXIT=0" in s, "q: status 0", s)
+# q while it is still being read: no waiting for the read to end.
+start(root, log=big, env="TSCTUI_KLOG_EXTRA_MS=60000")
+wait_for("reading the kernel log", 3)
+t0 = time.monotonic()
+keys("q")
+s = wait_for("EXIT=", 5)
+t.ok("EXIT=0" in s and time.monotonic() - t0 < 4,
+     "q while the log is still being read: out at once, status 0", s)
 
 # ---- without a terminal ---------------------------------------------------
 r = subprocess.run([TSCTUI], capture_output=True, text=True,

@@ -70,6 +70,26 @@ static void healthy(void **st)
 	done(s);
 }
 
+/* The dashboard while its kernel log is still being read: no conclusion
+ * the log could change, and it says why. */
+static void waiting_for_the_log(void **st)
+{
+	struct sysinfo *s = laptop("hpet", "");
+	struct diagnosis d;
+
+	(void)st;
+	s->have_klog = false;
+	s->klog_pending = true;
+	diagnosis_make(s, NULL, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "unknown");
+	assert_false(d.unhealthy);
+	assert_int_equal(d.nrecs, 1);
+	assert_string_equal(d.recs[0], "none");
+	assert_string_equal(d.kernel_verdict, "reading the kernel log...");
+	assert_non_null(strstr(d.summary, "Reading the kernel log"));
+	done(s);
+}
+
 /* The field report's first boot: a warp at boot, nothing installed. */
 static void boot_warp_asks_to_measure(void **st)
 {
@@ -229,6 +249,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy),
+		cmocka_unit_test(waiting_for_the_log),
 		cmocka_unit_test(boot_warp_asks_to_measure),
 		cmocka_unit_test(boot_warp_measured_behind_asks_for_sync),
 		cmocka_unit_test(watchdog_skew_suggests_nowatchdog),

@@ -154,7 +154,9 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 	double mhz = s->have_klog ? kernlog_tsc_mhz(s->klog) : 0;
 	char n[32];
 
-	if (w) {
+	if (s->klog_pending) {
+		verdict_add(d, "reading the kernel log...");
+	} else if (w) {
 		grouped(w->cycles, n, sizeof(n));
 		verdict_add(d, "TSC dropped at boot: warp of %s cycles", n);
 		if (mhz > 0)
@@ -211,6 +213,11 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		    "This CPU has no invariant TSC (constant_tsc and "
 		    "nonstop_tsc), so its counters drift apart and no sync can "
 		    "make the TSC usable as a clock.");
+	} else if (s->klog_pending) {
+		/* The dashboard's first moments with a big log. */
+		d->code = DIAG_UNKNOWN;
+		say(d, "Reading the kernel log: its TSC messages decide the "
+		       "diagnosis.");
 	} else if (warp) {
 		d->code = DIAG_BOOT_WARP;
 		d->unhealthy = true;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,13 +44,8 @@ double kernlog_ppm(const struct klog_event *e)
 	return (double)(e->cs_ns - e->wd_ns) / (double)e->wd_ns * 1e6;
 }
 
-struct state {
-	struct klog *k;
-	int sync_from, sync_to;	 /* the last TSC synchronization [a -> b] */
-	struct klog_event *skew; /* a watchdog event still taking lines */
-};
-
-static struct klog_event *add(struct state *s, enum klog_kind kind, double t)
+static struct klog_event *add(struct klog_parser *s, enum klog_kind kind,
+			      double t)
 {
 	struct klog_event *e;
 
@@ -83,46 +79,111 @@ static void copy_text(struct klog_event *e, const char *s, size_t n)
  * " kernel: " is part of the message. */
 #define JOURNAL_HOST_SPAN 80
 
-/* Strips the prefixes: "[ t] ", "<6>[ t] ", journal "Mon dd hh:mm:ss host
- * kernel: ", kmsg "6,123,4567890,-;".  Returns the message; *t the time. */
-static const char *message(const char *line, size_t *len, double *t)
+/* Where a search in [p, end) may look: up to the first NUL, as the
+ * string functions this replaced stopped there. */
+static const char *nul_or(const char *p, const char *end)
 {
-	const char *p = line, *end = line + *len, *q;
+	const char *z = memchr(p, '\0', (size_t)(end - p));
+
+	return z ? z : end;
+}
+
+/* The first needle in [p, end), or NULL.  Never reads past end. */
+static const char *find_in(const char *p, const char *end, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	if (end - p < (ptrdiff_t)m)
+		return NULL;
+	return memmem(p, (size_t)(end - p), needle, m);
+}
+
+/* The /dev/kmsg prefix "prio,seq,usec,flags;" at line, semi its ';'.
+ * Returns its length (0: not one) and *usec.  sscanf reads a NUL-terminated
+ * copy of the prefix alone: on the text itself it would measure the whole
+ * rest of the buffer first (glibc does a strlen), line after line. */
+static int kmsg_prefix(const char *line, const char *semi, long long *usec)
+{
+	size_t n = (size_t)(semi + 1 - line);
+	char small[128], *c = n < sizeof(small) ? small : malloc(n + 1);
+	int got = 0;
+
+	if (!c)
+		return 0;
+	memcpy(c, line, n);
+	c[n] = '\0';
+	if (sscanf(c, "%*d,%*u,%lld,%*[^;];%n", usec, &got) < 1)
+		got = 0;
+	if (c != small)
+		free(c);
+	return got;
+}
+
+/* A message's time: kmsg's, or where the "[ t]" text is, read only for
+ * the lines that matter (strtod is a good part of a line's cost). */
+struct stamp {
+	double t; /* < 0: none, or in text */
+	const char *text;
+	size_t n;
+};
+
+static double stamp_time(const struct stamp *st)
+{
 	char buf[32];
 
-	*t = -1;
-	/* /dev/kmsg: prio,seq,usec,flags;message */
-	q = memchr(p, ';', (size_t)(end - p));
-	if (q && p[0] >= '0' && p[0] <= '9') {
-		long long usec;
-		int n = 0;
+	if (!st->text)
+		return st->t;
+	memcpy(buf, st->text, st->n);
+	buf[st->n] = '\0';
+	return strtod(buf, NULL);
+}
 
-		if (sscanf(p, "%*d,%*u,%lld,%*[^;];%n", &usec, &n) >= 1 &&
-		    n > 0) {
-			*t = (double)usec / 1e6;
+/* Strips the prefixes: "[ t] ", "<6>[ t] ", journal "Mon dd hh:mm:ss host
+ * kernel: ", kmsg "6,123,4567890,-;".  Returns the message; *t the time.
+ * Reads line[0 .. *len) only. */
+static const char *message(const char *line, size_t *len, struct stamp *t)
+{
+	const char *p = line, *end = line + *len, *q;
+	size_t klen = strlen(JOURNAL_KERNEL);
+
+	t->t = -1;
+	t->text = NULL;
+	t->n = 0;
+	/* /dev/kmsg: prio,seq,usec,flags;message */
+	if (p < end && p[0] >= '0' && p[0] <= '9' &&
+	    (q = memchr(p, ';', (size_t)(end - p)))) {
+		long long usec;
+		int n = kmsg_prefix(p, q, &usec);
+
+		if (n > 0) {
+			t->t = (double)usec / 1e6;
 			p += n;
 			*len = (size_t)(end - p);
 			return p;
 		}
 	}
-	if (p[0] == '<' && (q = memchr(p, '>', (size_t)(end - p))))
+	if (p < end && p[0] == '<' && (q = memchr(p, '>', (size_t)(end - p))))
 		p = q + 1;
 	/* journalctl short: "Nov 29 10:00:00 host kernel: " */
 	if (end - p > JOURNAL_DATE_LEN && p[3] == ' ' && p[6] == ' ' &&
-	    p[9] == ':' && (q = strstr(p, JOURNAL_KERNEL)) && q < end)
-		p = q + strlen(JOURNAL_KERNEL);
+	    p[9] == ':' && (q = find_in(p, nul_or(p, end), JOURNAL_KERNEL)))
+		p = q + klen;
 	while (p < end && *p == ' ')
 		p++;
 	if (p < end && *p == '[' && (q = memchr(p, ']', (size_t)(end - p))) &&
-	    (size_t)(q - p) < sizeof(buf)) {
-		memcpy(buf, p + 1, (size_t)(q - p - 1));
-		buf[q - p - 1] = '\0';
-		*t = strtod(buf, NULL);
+	    (size_t)(q - p) < 32) {
+		const char *lim;
+
+		t->text = p + 1;
+		t->n = (size_t)(q - p - 1);
 		p = q + 1;
-		/* short-monotonic: "[ t] host kernel: " */
-		q = strstr(p, JOURNAL_KERNEL);
-		if (q && q < end && q - p < JOURNAL_HOST_SPAN)
-			p = q + strlen(JOURNAL_KERNEL);
+		/* short-monotonic: "[ t] host kernel: ", starting within
+		 * JOURNAL_HOST_SPAN of the "]" */
+		lim = nul_or(p, end);
+		if (lim - p > JOURNAL_HOST_SPAN - 1 + (ptrdiff_t)klen)
+			lim = p + JOURNAL_HOST_SPAN - 1 + klen;
+		if ((q = find_in(p, lim, JOURNAL_KERNEL)))
+			p = q + klen;
 	}
 	while (p < end && *p == ' ')
 		p++;
@@ -132,12 +193,7 @@ static const char *message(const char *line, size_t *len, double *t)
 
 static const char *find(const char *s, size_t n, const char *needle)
 {
-	size_t m = strlen(needle), i;
-
-	for (i = 0; i + m <= n; i++)
-		if (memcmp(s + i, needle, m) == 0)
-			return s + i;
-	return NULL;
+	return find_in(s, s + n, needle);
 }
 
 /* Just past needle in s, or NULL: where a message's number starts. */
@@ -156,7 +212,7 @@ static double mhz_after(const char *s, size_t n, const char *needle)
 }
 
 /* One message (NUL-terminated copy in m). */
-static void line(struct state *s, const char *m, size_t n, double t)
+static void line(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;
 	const char *p;
@@ -303,29 +359,90 @@ static void line(struct state *s, const char *m, size_t n, double t)
 		s->k->detected_mhz = mhz_after(m, n, "Detected ");
 }
 
+/* Every message line() acts on names one of these words: a line without
+ * any is passed by after one look (most of a log).  One pass, by the
+ * word's first letter. */
+static bool may_matter(const char *m, size_t n)
+{
+	size_t i;
+
+#define AT(w) (n - i >= sizeof(w) - 1 && memcmp(m + i, w, sizeof(w) - 1) == 0)
+	for (i = 0; i < n; i++) {
+		switch (m[i]) {
+		case 'T':
+			if (AT("TSC"))
+				return true;
+			break;
+		case 't':
+			if (AT("tsc"))
+				return true;
+			break;
+		case 'n':
+			if (AT("nsec"))
+				return true;
+			break;
+		case 'W':
+			if (AT("Watchdog"))
+				return true;
+			break;
+		case 'r':
+			if (AT("read-back"))
+				return true;
+			break;
+		case 'c':
+			if (AT("clocksource"))
+				return true;
+			break;
+		case 'M':
+			if (AT("MHz"))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+#undef AT
+	return false;
+}
+
+void kernlog_begin(struct klog_parser *p, struct klog *out)
+{
+	memset(out, 0, sizeof(*out));
+	p->k = out;
+	p->sync_from = p->sync_to = -1;
+	p->skew = NULL;
+}
+
+void kernlog_line(struct klog_parser *p, const char *text, size_t len)
+{
+	size_t n = len;
+	struct stamp t;
+	const char *m = message(text, &n, &t);
+	char copy[512];
+
+	if (n >= sizeof(copy))
+		n = sizeof(copy) - 1;
+	if (!may_matter(m, n))
+		return;
+	memcpy(copy, m, n);
+	copy[n] = '\0';
+	/* A NUL inside garbage ends the message early: fine. */
+	line(p, copy, strlen(copy), stamp_time(&t));
+}
+
 void kernlog_parse(const char *text, size_t len, struct klog *out)
 {
-	struct state s = { .k = out, .sync_from = -1, .sync_to = -1 };
-	size_t pos = 0;
+	struct klog_parser p;
+	const char *end = text + len, *eol;
 
-	memset(out, 0, sizeof(*out));
-	while (pos < len) {
-		size_t eol = pos, n;
-		const char *m;
-		double t;
-		char copy[512];
-
-		while (eol < len && text[eol] != '\n')
-			eol++;
-		n = eol - pos;
-		m = message(text + pos, &n, &t);
-		if (n >= sizeof(copy))
-			n = sizeof(copy) - 1;
-		memcpy(copy, m, n);
-		copy[n] = '\0';
-		/* A NUL inside garbage ends the message early: fine. */
-		line(&s, copy, strlen(copy), t);
-		pos = eol + 1;
+	kernlog_begin(&p, out);
+	/* Each line once, each search within its line: linear in len. */
+	while (text < end) {
+		eol = memchr(text, '\n', (size_t)(end - text));
+		if (!eol)
+			eol = end;
+		kernlog_line(&p, text, (size_t)(eol - text));
+		text = eol + 1;
 	}
 }
 

@@ -53,7 +53,20 @@ struct klog {
 };
 
 const char *kernlog_kind_name(enum klog_kind k);
+/* The whole text, line by line: kernlog_begin, then kernlog_line for each
+ * line.  Linear in len: a line is looked at once and no search goes past
+ * its end, nor needs a NUL after the text. */
 void kernlog_parse(const char *text, size_t len, struct klog *out);
+
+/* The same, a line at a time, for a log that comes in pieces. */
+struct klog_parser {
+	struct klog *k;
+	int sync_from, sync_to;	 /* the last TSC synchronization [a -> b] */
+	struct klog_event *skew; /* a watchdog event still taking lines */
+};
+void kernlog_begin(struct klog_parser *p, struct klog *out);
+/* One line, without its newline; reads text[0 .. len) and nothing else. */
+void kernlog_line(struct klog_parser *p, const char *text, size_t len);
 /* The kernel's TSC rate: refined, else detected TSC, else processor. */
 double kernlog_tsc_mhz(const struct klog *k);
 /* A watchdog event's skew in ppm, (cs - wd) / wd. */

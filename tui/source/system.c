@@ -48,34 +48,47 @@ static void note(struct sysinfo *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void read_klog(const char *root, const char *file, struct sysinfo *s)
+bool system_read_klog(const char *root, const char *file, struct klog *k,
+		      char *why, size_t cap)
 {
 	size_t len = 0;
 	char *d = NULL;
 
-	s->klog = calloc(1, sizeof(*s->klog));
-	if (!s->klog)
-		return;
+	why[0] = '\0';
+	memset(k, 0, sizeof(*k));
 	if (file) {
-		d = fileio_read_all(file, 64u << 20, &len);
+		d = fileio_read_all(file, KERNLOG_FILE_MAX, &len);
 		if (!d)
-			note(s, "cannot read the kernel log %s: %s", file,
-			     strerror(errno));
+			snprintf(why, cap, "cannot read the kernel log %s: %s",
+				 file, strerror(errno));
 	} else if (!strcmp(root, "/")) {
 		d = kernlog_read_kmsg(&len);
 		if (!d)
-			note(s,
-			     "cannot read /dev/kmsg (%s): the kernel's TSC "
-			     "messages need root or --kernel-log FILE",
-			     strerror(errno));
+			snprintf(why, cap,
+				 "cannot read /dev/kmsg (%s): the kernel's TSC "
+				 "messages need root or --kernel-log FILE",
+				 strerror(errno));
 	} else {
-		note(s, "no kernel log for another root: give --kernel-log");
+		snprintf(why, cap,
+			 "no kernel log for another root: give --kernel-log");
 	}
-	if (d) {
-		kernlog_parse(d, len, s->klog);
-		s->have_klog = true;
-		free(d);
-	}
+	if (!d)
+		return false;
+	kernlog_parse(d, len, k);
+	free(d);
+	return true;
+}
+
+static void read_klog(const char *root, const char *file, struct sysinfo *s)
+{
+	char why[sizeof(s->notes[0])];
+
+	s->klog = calloc(1, sizeof(*s->klog));
+	if (!s->klog)
+		return;
+	s->have_klog = system_read_klog(root, file, s->klog, why, sizeof(why));
+	if (why[0])
+		note(s, "%s", why);
 }
 
 const char *system_guard_word(const struct sys_stage *st)
@@ -124,7 +137,9 @@ static void read_stage(const char *root, struct sysinfo *s)
 			"report");
 }
 
-int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
+/* Everything but the kernel log when with_klog is false. */
+static int read_all(const char *root, const char *kernel_log, bool with_klog,
+		    struct sysinfo *s)
 {
 	char path[4096], *d;
 	size_t len;
@@ -160,7 +175,10 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	kernel_cmdline_read_next(root, &s->cmdline);
 	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
 	machine_read(root, &s->machine);
-	read_klog(root, kernel_log, s);
+	if (with_klog)
+		read_klog(root, kernel_log, s);
+	else
+		s->klog = calloc(1, sizeof(*s->klog));
 	read_stage(root, s);
 	{
 		char *li = efivar_string(root, "LoaderInfo", GUID_SD_LOADER);
@@ -181,6 +199,16 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	s->kvm_host = access(path, F_OK) == 0 || s->modules.kvm_amd ||
 		      s->modules.kvm_intel;
 	return 0;
+}
+
+int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
+{
+	return read_all(root, kernel_log, true, s);
+}
+
+int system_read_except_klog(const char *root, struct sysinfo *s)
+{
+	return read_all(root, NULL, false, s);
 }
 
 void system_free(struct sysinfo *s)

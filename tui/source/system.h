@@ -70,6 +70,7 @@ struct sysinfo {
 	struct sys_cmdline cmdline;
 	struct sys_machine machine;
 	bool have_klog;
+	bool klog_pending; /* the dashboard: still reading it */
 	struct klog *klog;
 	struct sys_stage stage;
 	struct sys_modules modules;
@@ -80,6 +81,16 @@ struct sysinfo {
 };
 
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
+/* The same without the kernel log: have_klog false, klog zeroed (the
+ * dashboard reads the log on a thread of its own, klog_loader.c). */
+int system_read_except_klog(const char *root, struct sysinfo *s);
+/* --kernel-log reads files under 64 MiB (a note says "File too large"
+ * otherwise); /dev/kmsg is read up to 1 MiB (kernlog.c). */
+#define KERNLOG_FILE_MAX (64u << 20)
+/* The kernel log alone: --kernel-log FILE, else /dev/kmsg when root is
+ * "/", parsed into k.  False with why (at most cap) when there is none. */
+bool system_read_klog(const char *root, const char *file, struct klog *k,
+		      char *why, size_t cap);
 void system_free(struct sysinfo *s);
 /* The guard's word for status and the dashboard, "" when the stage's state
  * was not read. */

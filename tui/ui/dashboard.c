@@ -6,6 +6,9 @@
  * from it (the diagnosis, the guided setup's step), runs the engine on its
  * own thread (keys are answered within 100 ms while a survey runs), counts
  * the five-minute check, and draws (tui/view/) when something changed.
+ * The kernel log is read on a thread too (klog_loader.c): the first screen
+ * says "reading the kernel log" until it lands, then the model is derived
+ * again and the engine starts (it takes the kernel's TSC rate).
  */
 #include <locale.h>
 #include <signal.h>
@@ -66,20 +69,46 @@ static void load_history(struct dash *d)
 	free(rows);
 }
 
-void dashboard_refresh(struct dash *d)
+/* The newest kernel log the loader has into sys (pending while it has
+ * none yet). */
+static void attach_klog(struct dash *d)
+{
+	bool have = false;
+
+	d->klog_gen = klog_loader_result(d->klog, d->sys.klog, &have);
+	d->sys.have_klog = have;
+	d->sys.klog_pending = d->klog_gen == 0;
+}
+
+/* What follows from the system as read: the diagnosis, the setup step. */
+static void derive(struct dash *d)
 {
 	char bios[128] = "";
+
+	history_last_sync_bios(d->root, bios, sizeof(bios));
+	diagnosis_make(&d->sys, bios, &d->diag);
+	dashboard_setup_step(d);
+}
+
+void dashboard_refresh(struct dash *d)
+{
 	const char *why;
 
 	system_free(&d->sys);
-	system_read(d->root, d->kernel_log, &d->sys);
-	history_last_sync_bios(d->root, bios, sizeof(bios));
-	diagnosis_make(&d->sys, bios, &d->diag);
+	if (d->klog) {
+		/* The log as last read; a new read lands in take_klog. */
+		system_read_except_klog(d->root, &d->sys);
+		klog_loader_reload(d->klog);
+		if (d->sys.klog)
+			attach_klog(d);
+	} else {
+		system_read(d->root, d->kernel_log, &d->sys);
+	}
 	d->installed = config_read(d->root, &d->conf, &why) > 0;
 	d->ui.nowatchdog = d->sys.cmdline.nowatchdog;
 	d->ui.struck_out = d->sys.stage.strikes >= GUARD_MAX_STRIKES;
 	load_history(d);
-	dashboard_setup_step(d);
+	derive(d);
 	d->refreshed = time(NULL);
 }
 
@@ -112,6 +141,37 @@ static unsigned take_snapshot(struct dash *d)
 								  : UI_NOTHING;
 }
 
+static void start_engine(struct dash *d)
+{
+	struct engine_config ec = { 0 };
+
+	ec.simulate = d->simulate;
+	ec.interval_s = 2;
+	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
+	ec.clocksource = d->sys.cs.current;
+	ec.extra_ms = d->engine_extra_ms;
+	d->engine = engine_start(&ec);
+}
+
+/* A kernel log read since the last look: derived again, drawn.  The
+ * engine starts once the log is in (or there is none to wait for). */
+static unsigned take_klog(struct dash *d)
+{
+	unsigned react = UI_NOTHING;
+
+	if (d->klog && d->sys.klog &&
+	    klog_loader_generation(d->klog) != d->klog_gen) {
+		attach_klog(d);
+		derive(d);
+		react = UI_REDRAW;
+	}
+	if (!d->engine_started && !d->sys.klog_pending) {
+		start_engine(d);
+		d->engine_started = true;
+	}
+	return react;
+}
+
 static void loop(struct dash *d)
 {
 	unsigned react = UI_REDRAW;
@@ -120,6 +180,7 @@ static void loop(struct dash *d)
 
 	while (!interrupted && !(react & UI_QUIT)) {
 		d->ui.now = time(NULL);
+		react |= take_klog(d);
 		react |= take_snapshot(d);
 		if (d->ui.now - d->refreshed >= REFRESH_S &&
 		    d->ui.view == V_MAIN) {
@@ -145,8 +206,8 @@ static void loop(struct dash *d)
 int dashboard_run(const struct globals *g)
 {
 	struct dash *d = calloc(1, sizeof(*d));
-	struct engine_config ec = { 0 };
-	const char *slow = getenv("TSCTUI_ENGINE_EXTRA_MS");
+	const char *slow = getenv("TSCTUI_ENGINE_EXTRA_MS"),
+		   *slow_log = getenv("TSCTUI_KLOG_EXTRA_MS");
 
 	if (!d)
 		return app_fail("out of memory");
@@ -157,14 +218,14 @@ int dashboard_run(const struct globals *g)
 	}
 	d->root = g->root;
 	d->kernel_log = g->kernel_log;
-	dashboard_refresh(d);
-	ec.simulate = g->simulate;
-	ec.interval_s = 2;
-	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
-	ec.clocksource = d->sys.cs.current;
+	d->simulate = g->simulate;
 	/* Tests make surveys slow on purpose, to show keys still answer. */
-	ec.extra_ms = slow ? (unsigned)atoi(slow) : 0;
-	d->engine = engine_start(&ec);
+	d->engine_extra_ms = slow ? (unsigned)atoi(slow) : 0;
+	/* Without a thread for it, the log is read in place, as status does.
+	 * The engine starts in the loop, when the log is in (take_klog). */
+	d->klog = klog_loader_start(d->root, d->kernel_log,
+				    slow_log ? (unsigned)atoi(slow_log) : 0);
+	dashboard_refresh(d);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	setlocale(LC_ALL, "");
@@ -185,6 +246,7 @@ int dashboard_run(const struct globals *g)
 		d->ui.view = V_RECOVERY;
 	loop(d);
 	endwin();
+	klog_loader_stop(d->klog);
 	engine_stop(d->engine);
 	system_free(&d->sys);
 	free(d);

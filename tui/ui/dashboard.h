@@ -14,6 +14,7 @@
 #include "../source/config.h"
 #include "../model/setup_check.h"
 #include "../view/view.h"
+#include "klog_loader.h"
 
 /* The action a confirmation asks about (and a menu leads to). */
 enum pending {
@@ -28,6 +29,11 @@ enum pending {
 struct dash {
 	const char *root;
 	const char *kernel_log;
+	const char *simulate;
+	unsigned engine_extra_ms;
+	struct klog_loader *klog; /* reads the kernel log on its thread */
+	unsigned klog_gen;	  /* the read in sys.klog */
+	bool engine_started;
 	struct sysinfo sys;
 	struct diagnosis diag;
 	struct engine_snapshot snap;
