@@ -30,8 +30,8 @@ static bool installed(const struct act *a, int have)
 
 	if (have > 0 || a->adopted)
 		return true;
-	for (i = 0; i < a->nledger; i++)
-		if (a->ledger[i].kind != L_BEGIN && i < a->begun_with)
+	for (i = 0; i < a->begun_with && i < a->nledger; i++)
+		if (a->ledger[i].kind != L_BEGIN)
 			return true;
 	return false;
 }

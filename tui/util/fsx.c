@@ -102,21 +102,6 @@ fail:
 	return -1;
 }
 
-int fsx_copy_atomic(const char *from, const char *to, mode_t mode)
-{
-	size_t len;
-	char *data = fsx_read(from, &len);
-	int rc, saved;
-
-	if (!data)
-		return -1;
-	rc = fsx_write_atomic(to, data, len, mode);
-	saved = errno;
-	free(data);
-	errno = saved;
-	return rc;
-}
-
 int fsx_remove(const char *path)
 {
 	struct stat st;

@@ -19,7 +19,6 @@ char *fsx_read(const char *path, size_t *len);
 /* Atomic write with the given mode; 0 or -1 with errno. */
 int fsx_write_atomic(const char *path, const void *data, size_t len,
 		     mode_t mode);
-int fsx_copy_atomic(const char *from, const char *to, mode_t mode);
 /* Removes a file and syncs its directory; 0 if it is gone. */
 int fsx_remove(const char *path);
 /* Is the directory writable by us: permission for this user and a file
