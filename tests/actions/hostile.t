@@ -164,6 +164,26 @@ for link in ("etc/tsctui", "var/lib/tsctui"):
          f"{r.returncode} {r.stderr} {u.stderr} "
          f"{differ(outside, tree(OUTSIDE))[:3]}")
 
+# FIFOs and devices where files belong: read as nothing, never waited on.
+root = fresh("fifos")
+run(root, "install")
+for f in ("etc/tsctui/tsctui.conf", "proc/cpuinfo", "var/lib/tsctui/ledger"):
+    os.unlink(os.path.join(root, f))
+    os.mkfifo(os.path.join(root, f))
+os.unlink(os.path.join(root, "proc/cmdline"))
+os.symlink("/dev/zero", os.path.join(root, "proc/cmdline"))
+os.makedirs(os.path.join(root, "dev"), exist_ok=True)
+subprocess.run(["mknod", os.path.join(root, "dev/zero"), "c", "1", "5"], check=True)
+hung = []
+for args in (["status"], ["mode", "off"], ["uninstall"], ["install"]):
+    try:
+        r = subprocess.run([TSCTUI, "--root", root, *args],
+                           capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        hung.append(" ".join(args))
+t.ok(not hung, "FIFOs for the conf, cpuinfo and the ledger and a link to "
+     "/dev/zero for /proc/cmdline: no command waits on them", hung)
+
 # ---- Fedora's grubenv link ----------------------------------------------
 root = fresh("fedora-link", make=fx.fedora_grubby)
 env_file = os.path.join(root, "boot/efi/EFI/fedora/grubenv")

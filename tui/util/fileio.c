@@ -3,15 +3,38 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
 
+/*
+ * A named file must be a regular file (or a directory, which fails at the
+ * read): a FIFO or a device under --root, another machine's disk, would
+ * block or never end.  Opened without blocking, then read blocking.
+ */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 ||
+	    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+	    fcntl(fd, F_SETFL, 0) != 0) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 char *fileio_read_all(const char *path, size_t max, size_t *len)
 {
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	int fd = strcmp(path, "-") == 0 ? 0 : open_regular(path);
 	size_t cap = 4096, n = 0;
-	char *buf, *nb;
+	char *buf = NULL, *nb;
 	ssize_t r;
 	int saved;
 
