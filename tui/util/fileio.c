@@ -9,11 +9,14 @@
 #include "fileio.h"
 
 /*
- * A named file must be a regular file (or a directory, which fails at the
- * read): a FIFO or a device under --root, another machine's disk, would
- * block or never end.  Opened without blocking, then read blocking.
+ * A named path is read only if it is a regular file, a directory (which
+ * fails at the read) or a pipe: a device would block (a terminal) or never
+ * end (/dev/zero), and another machine's tree under --root may hold one
+ * anywhere.  Opened without blocking, so a FIFO no one writes to does not
+ * hang the open; its read then ends at once, with nothing, while a pipe
+ * with a writer (`<(...)`) is read to its end.
  */
-static int open_regular(const char *path)
+static int open_readable(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
@@ -21,7 +24,8 @@ static int open_regular(const char *path)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 ||
-	    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) ||
+	    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+	      S_ISFIFO(st.st_mode)) ||
 	    fcntl(fd, F_SETFL, 0) != 0) {
 		close(fd);
 		errno = EINVAL;
@@ -32,7 +36,7 @@ static int open_regular(const char *path)
 
 char *fileio_read_all(const char *path, size_t max, size_t *len)
 {
-	int fd = strcmp(path, "-") == 0 ? 0 : open_regular(path);
+	int fd = strcmp(path, "-") == 0 ? 0 : open_readable(path);
 	size_t cap = 4096, n = 0;
 	char *buf = NULL, *nb;
 	ssize_t r;
