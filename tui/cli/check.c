@@ -22,6 +22,9 @@
 #include "../source/system.h"
 #include "cli.h"
 
+#define CHECK_INTERVAL_MAX 86400
+#define CHECK_SAMPLES_MAX 1000000
+
 /* The kernel's TSC calibration, or 0 when no kernel log says it. */
 static double kernel_mhz(const struct globals *g)
 {
@@ -188,35 +191,34 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	};
 	bool load_rtc = false;
 	double interval = 15;
-	long samples = 1;
+	uint64_t samples = 1, i;
 	bool json = g->json, prom = false, unhealthy = false;
 	struct tsc_report *r = calloc(1, sizeof(*r));
 	struct sys_clocksource cs;
 	struct reftick ref;
 	struct rate rate;
 	const char *err;
-	char *end;
 	int c;
-	long i;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end || !(interval >= 0) || interval > 86400) {
+			if (!cli_parse_seconds(optarg, CHECK_INTERVAL_MAX,
+					       &interval)) {
 				free(r);
 				return app_fail("check: --interval takes "
-						"seconds, 0 to 86400");
+						"seconds, 0 to %d, not '%s'",
+						CHECK_INTERVAL_MAX, optarg);
 			}
 			break;
 		case 'n':
-			samples = strtol(optarg, &end, 10);
-			if (*end || samples < 1 || samples > 1000000) {
+			if (!cli_parse_u64(optarg, 1, CHECK_SAMPLES_MAX,
+					   &samples)) {
 				free(r);
 				return app_fail("check: --samples takes a "
-						"count from 1");
+						"count, 1 to %d, not '%s'",
+						CHECK_SAMPLES_MAX, optarg);
 			}
 			break;
 		case 'j':
@@ -230,9 +232,17 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			break;
 		default:
 			free(r);
-			return app_fail("check: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		}
+	}
+	if (cli_no_args(argc, argv)) {
+		free(r);
+		return EXIT_USAGE;
+	}
+	if (json && prom) {
+		free(r);
+		return app_fail("check: --json and --prometheus exclude each "
+				"other");
 	}
 	if (!r)
 		return app_fail("check: out of memory");

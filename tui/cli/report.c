@@ -133,7 +133,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 	int c, rc = EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -145,13 +145,11 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 			all = true;
 			break;
 		default:
-			return app_fail("report: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		return app_fail("report: unexpected argument '%s'",
-				argv[optind]);
+	if (cli_no_args(argc, argv))
+		return EXIT_USAGE;
 	if (!file) {
 		if (!path_under(
 			    g->root,
