@@ -49,6 +49,15 @@ int cli_check_root(const char *root);
 int cli_check_kernel_log(const char *path);
 int cli_check_spec(const char *who, const char *spec, int *ntokens);
 
+/* check: the time S seconds after t0 (an absolute CLOCK_MONOTONIC time
+ * for clock_nanosleep), exact to the nanosecond for any S up to days. */
+struct timespec;
+void cli_deadline(const struct timespec *t0, double seconds,
+		  struct timespec *out);
+
+/* Standard output through the terminal-safe filter (cli/textout.c). */
+int cli_text_filter(void);
+
 /* What the action subcommands share (cli/actions.c): what the action
  * changed, printed (or its --json object), and the exit status for rc;
  * and their options: --json, extra, each extra one handed to take. */
