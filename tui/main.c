@@ -27,7 +27,8 @@ static const char usage[] =
 	"        every S seconds: each core's offset and warps against CPU 0,\n"
 	"        the clocksource, the TSC rate against the RTC (exit 1 on any\n"
 	"        warp or a clocksource other than tsc); --load-rtc loads\n"
-	"        rtc_cmos first when there is no RTC (root only)\n"
+	"        rtc_cmos first when there is no RTC (root only);\n"
+	"        --prometheus prints one exposition, after the last sample\n"
 	"  bench [--json]\n"
 	"        ns per clock read, one thread and all CPUs\n"
 	"  history [--json]\n"
@@ -41,7 +42,8 @@ static const char usage[] =
 	"           [SPEC...]\n"
 	"        run the stage's measure/sync algorithm on this machine's\n"
 	"        cores with virtual per-CPU offsets; SPEC tokens are\n"
-	"        sim.offset.N=C sim.jitter=J sim.dead=N sim.late=N[@K];\n"
+	"        sim.offset.N=C sim.jitter=J sim.dead=N sim.late=N[@K]\n"
+	"        (others, CPUs past N and offsets past 2^59 are refused);\n"
 	"        --reference uses\n"
 	"        the reference design's fixed estimator budget (4000 rounds\n"
 	"        per measurement)\n"
@@ -75,18 +77,20 @@ static const char usage[] =
 	"        run, and change nothing\n"
 	"\n"
 	"Global options:\n"
-	"  --root DIR   resolve every system path under DIR (default /)\n"
+	"  --root DIR   resolve every system path under DIR (default /;\n"
+	"               every command but simulate)\n"
 	"  --kernel-log FILE\n"
 	"               a dmesg or journalctl -k text file instead of the\n"
-	"               live kernel log\n"
+	"               live kernel log (status, check, the dashboard)\n"
 	"  --simulate SPEC\n"
 	"               add virtual per-CPU offsets (sim.offset.N=C ...) to\n"
-	"               the live engine's reads (check)\n"
-	"  --json       machine-readable output\n"
+	"               the live engine's reads (check, the dashboard)\n"
+	"  --json       machine-readable output (the commands but simulate)\n"
 	"  --help       this text\n"
 	"  --version    the version\n"
 	"\n"
-	"Exit status: 0 success, 1 unhealthy, 2 usage or input error.\n";
+	"Exit status: 0 success, 1 unhealthy, 2 usage or input error (one\n"
+	"line on stderr, nothing changed).\n";
 
 /* The global options a command uses; any other one given is refused. */
 enum { G_ROOT = 1, G_KLOG = 2, G_SIM = 4, G_JSON = 8 };
@@ -259,6 +263,12 @@ int main(int argc, char **argv)
 	if (!c) {
 		free(rest);
 		return dashboard_run(&g);
+	}
+	/* What a command prints reaches a terminal: control characters from
+	 * DMI strings or logs do not. */
+	if (cli_text_filter() != 0) {
+		free(rest);
+		return app_fail("out of memory");
 	}
 	rc = c->run(&g, nrest, rest);
 	free(rest);
