@@ -201,7 +201,8 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c \
 	tui/engine/clockcost.c tui/model/diagnosis.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
-	tui/view/why.c tui/model/setup.c tui/model/setup_check.c
+	tui/view/why.c tui/model/setup.c tui/model/setup_check.c \
+	tui/cli/deadline.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
 $(BUILD)/test/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)

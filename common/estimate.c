@@ -66,6 +66,60 @@ uint64_t tsc_est_tick(const struct tsc_estimator *e)
 	return e->tick_gcd ? e->tick_gcd : 1;
 }
 
+/*
+ * Saturating arithmetic: the inputs are counter values, anything a broken
+ * or simulated CPU returns, and no sum or product of them may overflow.
+ * Within decades of each other the results are exact; beyond, they stick
+ * at the int64_t limits.
+ */
+static int64_t sat_add(int64_t x, int64_t y)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(x, y, &r))
+		return y > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static int64_t sat_sub(int64_t x, int64_t y)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(x, y, &r))
+		return y < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* A difference of two counter values (mod 2^64) as a signed number. */
+static int64_t as_signed(uint64_t d)
+{
+	return d <= (uint64_t)INT64_MAX ? (int64_t)d
+					: -(int64_t)(UINT64_MAX - d) - 1;
+}
+
+/* 2 * d - rtt, d = a - t0 taken as signed, saturated. */
+static int64_t twice_offset(uint64_t d, uint64_t rtt)
+{
+	int64_t s = as_signed(d), r;
+
+	if (__builtin_mul_overflow(s, (int64_t)2, &r))
+		return s > 0 ? INT64_MAX : INT64_MIN;
+	return sat_sub(r, rtt > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)rtt);
+}
+
+/* num / den (den >= 1) rounded half away from zero, as tsc_div_round,
+ * without its overflow next to the int64_t limits. */
+static int64_t div_round(int64_t num, int64_t den)
+{
+	int64_t q = num / den, r = num % den;
+
+	if (r >= den - den / 2)
+		return q + 1;
+	if (-r >= den - den / 2)
+		return q - 1;
+	return q;
+}
+
 static void keep(struct tsc_estimator *e, int64_t twice, uint64_t rtt)
 {
 	uint32_t i;
@@ -102,9 +156,9 @@ void tsc_est_add(struct tsc_estimator *e, uint64_t t0, uint64_t a, uint64_t t2)
 
 	if (e->nkept == 0 || rtt < e->kept[0].rtt)
 		e->last_improved = e->rounds;
-	/* 2a - t0 - t2 as (a - t0) * 2 - rtt: no overflow for any TSC value
-	 * while AP and BSP are within 2^62 cycles (decades) of each other. */
-	keep(e, (int64_t)(a - t0) * 2 - (int64_t)rtt, rtt);
+	/* 2a - t0 - t2 as (a - t0) * 2 - rtt: exact while AP and BSP are
+	 * within 2^62 cycles (decades) of each other, saturated beyond. */
+	keep(e, twice_offset(a - t0, rtt), rtt);
 	e->accepted++;
 }
 
@@ -117,6 +171,8 @@ static uint32_t close_count(const struct tsc_estimator *e)
 		return 0;
 	limit = e->kept[0].rtt +
 		tsc_est_window(e->kept[0].rtt, tsc_est_tick(e));
+	if (limit < e->kept[0].rtt)
+		limit = UINT64_MAX;
 	while (n < e->nkept && e->kept[n].rtt <= limit)
 		n++;
 	return n;
@@ -138,18 +194,29 @@ bool tsc_est_done(const struct tsc_estimator *e)
 void tsc_est_result(const struct tsc_estimator *e, struct tsc_estimate *out)
 {
 	uint32_t n = close_count(e), i;
-	int64_t sum = 0;
+	int64_t sum = 0, dev = 0, base;
+	bool exact = true;
 
 	*out = (struct tsc_estimate){ .rounds = e->rounds,
 				      .tick = tsc_est_tick(e) };
 	if (n == 0)
 		return;
-	for (i = 0; i < n; i++)
-		sum += e->kept[i].twice_offset;
+	base = e->kept[0].twice_offset;
+	for (i = 0; i < n; i++) {
+		if (__builtin_add_overflow(sum, e->kept[i].twice_offset, &sum))
+			exact = false;
+		dev = sat_add(dev, sat_sub(e->kept[i].twice_offset, base));
+	}
 	out->valid = true;
 	out->used = n;
 	out->rtt = e->kept[0].rtt;
 	/* Averaging quantised reads resolves below the tick; writes are
-	 * quantised later, by the planner. */
-	out->offset = tsc_div_round(sum, 2 * (int64_t)n);
+	 * quantised later, by the planner.  Where the plain sum would not
+	 * fit (offsets of centuries), the mean is the fastest sample plus the
+	 * mean deviation from it, which stays small. */
+	if (exact)
+		out->offset = div_round(sum, 2 * (int64_t)n);
+	else
+		out->offset =
+			div_round(sat_add(base, div_round(dev, (int64_t)n)), 2);
 }

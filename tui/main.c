@@ -27,7 +27,8 @@ static const char usage[] =
 	"        every S seconds: each core's offset and warps against CPU 0,\n"
 	"        the clocksource, the TSC rate against the RTC (exit 1 on any\n"
 	"        warp or a clocksource other than tsc); --load-rtc loads\n"
-	"        rtc_cmos first when there is no RTC (root only)\n"
+	"        rtc_cmos first when there is no RTC (root only);\n"
+	"        --prometheus prints one exposition, after the last sample\n"
 	"  bench [--json]\n"
 	"        ns per clock read, one thread and all CPUs\n"
 	"  history [--json]\n"
@@ -41,7 +42,8 @@ static const char usage[] =
 	"           [SPEC...]\n"
 	"        run the stage's measure/sync algorithm on this machine's\n"
 	"        cores with virtual per-CPU offsets; SPEC tokens are\n"
-	"        sim.offset.N=C sim.jitter=J sim.dead=N sim.late=N[@K];\n"
+	"        sim.offset.N=C sim.jitter=J sim.dead=N sim.late=N[@K]\n"
+	"        (others, CPUs past N and offsets past 2^59 are refused);\n"
 	"        --reference uses\n"
 	"        the reference design's fixed estimator budget (4000 rounds\n"
 	"        per measurement)\n"
@@ -75,71 +77,141 @@ static const char usage[] =
 	"        run, and change nothing\n"
 	"\n"
 	"Global options:\n"
-	"  --root DIR   resolve every system path under DIR (default /)\n"
+	"  --root DIR   resolve every system path under DIR (default /;\n"
+	"               every command but simulate)\n"
 	"  --kernel-log FILE\n"
 	"               a dmesg or journalctl -k text file (under 64 MiB)\n"
-	"               instead of the live kernel log\n"
+	"               instead of the live kernel log (status, check,\n"
+	"               the dashboard)\n"
 	"  --simulate SPEC\n"
 	"               add virtual per-CPU offsets (sim.offset.N=C ...) to\n"
-	"               the live engine's reads (check)\n"
-	"  --json       machine-readable output\n"
+	"               the live engine's reads (check, the dashboard)\n"
+	"  --json       machine-readable output (the commands but simulate)\n"
 	"  --help       this text\n"
 	"  --version    the version\n"
 	"\n"
-	"Exit status: 0 success, 1 unhealthy, 2 usage or input error.\n";
+	"Exit status: 0 success, 1 unhealthy, 2 usage or input error (one\n"
+	"line on stderr, nothing changed).\n";
+
+/* The global options a command uses; any other one given is refused. */
+enum { G_ROOT = 1, G_KLOG = 2, G_SIM = 4, G_JSON = 8 };
+#define G_SYSTEM (G_ROOT | G_JSON)
 
 struct command {
 	const char *name;
 	int (*run)(const struct globals *g, int argc, char **argv);
+	unsigned globals;
 };
 
 static const struct command commands[] = {
-	{ "status", cmd_status },   { "report", cmd_report },
-	{ "check", cmd_check },	    { "bench", cmd_bench },
-	{ "history", cmd_history }, { "simulate", cmd_simulate },
-	{ "install", cmd_install }, { "uninstall", cmd_uninstall },
-	{ "mode", cmd_mode },	    { "guard", cmd_guard },
-	{ "boot-ok", cmd_boot_ok }, { "kernel-arg", cmd_kernel_arg },
+	{ "status", cmd_status, G_SYSTEM | G_KLOG },
+	{ "report", cmd_report, G_SYSTEM },
+	{ "check", cmd_check, G_SYSTEM | G_KLOG | G_SIM },
+	{ "bench", cmd_bench, G_SYSTEM },
+	{ "history", cmd_history, G_SYSTEM },
+	/* Its own cores and CPUID, nothing under a root; a report in the
+	 * stage's format, no JSON. */
+	{ "simulate", cmd_simulate, 0 },
+	{ "install", cmd_install, G_SYSTEM },
+	{ "uninstall", cmd_uninstall, G_SYSTEM },
+	{ "mode", cmd_mode, G_SYSTEM },
+	{ "guard", cmd_guard, G_SYSTEM },
+	{ "boot-ok", cmd_boot_ok, G_SYSTEM },
+	{ "kernel-arg", cmd_kernel_arg, G_SYSTEM },
 };
 
-/* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error. */
-static int take_global(struct globals *g, int argc, char **argv, int *i)
+/* The dashboard: no JSON. */
+static const struct command dashboard = { "the dashboard", NULL,
+					  G_ROOT | G_KLOG | G_SIM };
+
+static const struct {
+	unsigned bit;
+	const char *name, *used_by;
+} global_names[] = {
+	{ G_ROOT, "--root", "every command but simulate" },
+	{ G_KLOG, "--kernel-log", "status, check and the dashboard" },
+	{ G_SIM, "--simulate", "check and the dashboard" },
+	{ G_JSON, "--json", "the commands, not the dashboard or simulate" },
+};
+
+/* Takes a global option at argv[*i]; 1 if taken, 0 if not one, -1 error.
+ * given collects the G_* bits of the options seen. */
+static int take_global(struct globals *g, unsigned *given, int argc,
+		       char **argv, int *i)
 {
 	const char *a = argv[*i];
 	const char **dst = NULL;
 	const char *name = NULL;
+	unsigned bit = 0;
 
 	if (strcmp(a, "--json") == 0) {
 		g->json = true;
+		*given |= G_JSON;
 		return 1;
 	}
 	if (strcmp(a, "--root") == 0 || strncmp(a, "--root=", 7) == 0)
-		dst = &g->root, name = "--root";
+		dst = &g->root, name = "--root", bit = G_ROOT;
 	else if (strcmp(a, "--kernel-log") == 0 ||
 		 strncmp(a, "--kernel-log=", 13) == 0)
-		dst = &g->kernel_log, name = "--kernel-log";
+		dst = &g->kernel_log, name = "--kernel-log", bit = G_KLOG;
 	else if (strcmp(a, "--simulate") == 0 ||
 		 strncmp(a, "--simulate=", 11) == 0)
-		dst = &g->simulate, name = "--simulate";
+		dst = &g->simulate, name = "--simulate", bit = G_SIM;
 	if (!dst)
 		return 0;
+	if (*given & bit) {
+		app_fail("option %s given twice", name);
+		return -1;
+	}
+	*given |= bit;
 	if (strchr(a, '=')) {
 		*dst = strchr(a, '=') + 1;
 		return 1;
 	}
 	if (*i + 1 >= argc) {
-		app_fail("%s needs a value", name);
+		app_fail("option %s needs a value", name);
 		return -1;
 	}
 	*dst = argv[++*i];
 	return 1;
 }
 
+/* The global options given fit the command, and their values are good. */
+static int check_globals(const struct globals *g, unsigned given,
+			 const struct command *c)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(global_names) / sizeof(global_names[0]); k++)
+		if ((given & global_names[k].bit) &&
+		    !(c->globals & global_names[k].bit))
+			return app_fail("%s does not apply to %s (it is for "
+					"%s)",
+					global_names[k].name, c->name,
+					global_names[k].used_by);
+	if ((given & G_ROOT) && cli_check_root(g->root))
+		return EXIT_USAGE;
+	if ((given & G_KLOG) && cli_check_kernel_log(g->kernel_log))
+		return EXIT_USAGE;
+	if (given & G_SIM) {
+		int n = 0;
+
+		if (cli_check_spec("--simulate", g->simulate, &n))
+			return EXIT_USAGE;
+		if (n == 0)
+			return app_fail("--simulate needs SPEC tokens "
+					"(sim.offset.N=C ...)");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct globals g = { .root = "/" };
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	const struct command *c = NULL;
 	const char *cmd = NULL;
+	unsigned given = 0;
 	int nrest = 0, i, t, rc;
 	size_t k;
 
@@ -157,7 +229,7 @@ int main(int argc, char **argv)
 			free(rest);
 			return EXIT_OK;
 		}
-		t = take_global(&g, argc, argv, &i);
+		t = take_global(&g, &given, argc, argv, &i);
 		if (t < 0) {
 			free(rest);
 			return EXIT_USAGE;
@@ -177,17 +249,29 @@ int main(int argc, char **argv)
 		}
 		rest[nrest++] = argv[i];
 	}
-	if (!cmd) {
+	for (k = 0; cmd && k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (strcmp(cmd, commands[k].name) == 0)
+			c = &commands[k];
+	if (cmd && !c) {
+		free(rest);
+		return app_fail("unknown command '%s' (see tsctui --help)",
+				cmd);
+	}
+	if (check_globals(&g, given, c ? c : &dashboard)) {
+		free(rest);
+		return EXIT_USAGE;
+	}
+	if (!c) {
 		free(rest);
 		return dashboard_run(&g);
 	}
-	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-		if (strcmp(cmd, commands[k].name) == 0) {
-			rc = commands[k].run(&g, nrest, rest);
-			free(rest);
-			return rc;
-		}
+	/* What a command prints reaches a terminal: control characters from
+	 * DMI strings or logs do not. */
+	if (cli_text_filter() != 0) {
+		free(rest);
+		return app_fail("out of memory");
 	}
+	rc = c->run(&g, nrest, rest);
 	free(rest);
-	return app_fail("unknown command '%s' (see tsctui --help)", cmd);
+	return rc;
 }

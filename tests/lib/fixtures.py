@@ -198,3 +198,23 @@ def parse_load_option(data):
         nodes.append((t, st, path[p + 4:p + ln]))
         p += ln
     return attrs, desc, nodes, data[off + fplen:]
+
+
+def tree_digest(root):
+    """One digest of everything under root: each path's type, mode, and
+    bytes or link target (to show that a command changed nothing)."""
+    import hashlib
+    h = hashlib.sha256()
+    for d, dirs, files in sorted(os.walk(root)):
+        for n in sorted(dirs + files):
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            h.update(os.path.relpath(p, root).encode() + b"\0")
+            h.update(f"{st.st_mode:o}\0".encode())
+            if os.path.islink(p):
+                h.update(os.readlink(p).encode())
+            elif os.path.isfile(p):
+                with open(p, "rb") as f:
+                    h.update(f.read())
+            h.update(b"\0")
+    return h.hexdigest()

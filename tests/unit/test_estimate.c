@@ -196,6 +196,72 @@ static void window_rule(void **s)
 	assert_int_equal(tsc_est_window(40, 1), 2);
 }
 
+/* One round trip with the offset taken mod 2^64, as counters wrap. */
+static void trip_wide(struct tsc_estimator *e, uint64_t t, uint64_t d,
+		      uint64_t f, uint64_t b)
+{
+	tsc_est_add(e, t, t + f + d, t + f + b);
+}
+
+/* An AP 2^60 cycles (twelve years) ahead: each doubled sample fits, their
+ * sum did not (signed overflow; UBSan stops the test).  The estimate is
+ * still exact. */
+static void far_offset_is_exact(void **s)
+{
+	struct tsc_estimator e;
+	struct tsc_estimate r;
+	int i;
+
+	(void)s;
+	for (i = 0; i < 2; i++) {
+		int64_t d = i ? -(1LL << 60) - 7 : (1LL << 60) + 7;
+		uint32_t k;
+
+		tsc_est_init(&e, &tsc_est_reference);
+		for (k = 0; k < 200; k++)
+			trip_wide(&e, T0 + (uint64_t)k * 5000, (uint64_t)d, 150,
+				  150);
+		tsc_est_result(&e, &r);
+		assert_true(r.valid);
+		assert_true(r.used > 1);
+		assert_int_equal(r.offset, d);
+	}
+}
+
+/* Counters 2^63 apart, the furthest a difference can be (the forward
+ * leg's 150 cycles must not carry it past): no overflow, and the estimate
+ * saturates on the side of the truth. */
+static void extreme_offset_saturates(void **s)
+{
+	static const uint64_t ds[] = { (uint64_t)INT64_MAX - 200,
+				       (uint64_t)INT64_MAX - 1000,
+				       (uint64_t)INT64_MIN,
+				       (uint64_t)INT64_MIN + 1000 };
+	struct tsc_estimator e;
+	struct tsc_estimate r;
+	uint32_t i, k;
+
+	(void)s;
+	for (i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		tsc_est_init(&e, &tsc_est_reference);
+		for (k = 0; k < 200; k++)
+			trip_wide(&e, UINT64_MAX - 100000 + k * 7, ds[i],
+				  150 + k % 3, 150);
+		tsc_est_result(&e, &r);
+		assert_true(r.valid);
+		if ((int64_t)ds[i] > 0)
+			assert_true(r.offset >= INT64_MAX / 2);
+		else
+			assert_true(r.offset <= INT64_MIN / 2);
+	}
+	/* A round trip that took longer than 2^63 cycles. */
+	tsc_est_init(&e, &tsc_est_adaptive);
+	tsc_est_add(&e, 0, 1, UINT64_MAX);
+	tsc_est_result(&e, &r);
+	assert_true(r.valid);
+	assert_int_equal(r.rtt, UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +276,8 @@ int main(void)
 		cmocka_unit_test(fixed_runs_exactly),
 		cmocka_unit_test(rejects_impossible_trip),
 		cmocka_unit_test(window_rule),
+		cmocka_unit_test(far_offset_is_exact),
+		cmocka_unit_test(extreme_offset_saturates),
 	};
 	return cmocka_run_group_tests_name("estimate", tests, NULL, NULL);
 }

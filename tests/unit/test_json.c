@@ -114,6 +114,39 @@ static void pretty_indents(void **s)
 	free(out);
 }
 
+/* Any bytes make valid UTF-8 JSON: a character that is not UTF-8 is one
+ * U+FFFD per maximal broken part (overlong, surrogate, cut short, stray
+ * continuation, past U+10FFFF), C1 controls are escaped, UTF-8 stays. */
+static void any_bytes(struct json *j)
+{
+	json_arr(j, NULL);
+	json_str(j, NULL, "\xff\xfe");
+	json_str(j, NULL, "a\xe2\x82");
+	json_str(j, NULL, "\xe2\x82z");
+	json_str(j, NULL, "\xc0\xaf");
+	json_str(j, NULL, "\xed\xa0\x80");
+	json_str(j, NULL, "\xf4\x90\x80\x80");
+	json_str(j, NULL, "\x80");
+	json_str(j, NULL, "\xc2\x9b\xc2\xa0");
+	json_str(j, NULL, "\xe2\x82\xac\xf0\x9f\x98\x80");
+	json_arr_end(j);
+}
+
+static void invalid_utf8(void **s)
+{
+	char *out;
+
+	(void)s;
+	out = written(any_bytes);
+	assert_string_equal(out, "[\"\\ufffd\\ufffd\",\"a\\ufffd\","
+				 "\"\\ufffdz\",\"\\ufffd\\ufffd\","
+				 "\"\\ufffd\\ufffd\\ufffd\","
+				 "\"\\ufffd\\ufffd\\ufffd\\ufffd\","
+				 "\"\\ufffd\",\"\\u009b\xc2\xa0\","
+				 "\"\xe2\x82\xac\xf0\x9f\x98\x80\"]\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +154,7 @@ int main(void)
 		cmocka_unit_test(escapes_strings),
 		cmocka_unit_test(writes_numbers),
 		cmocka_unit_test(pretty_indents),
+		cmocka_unit_test(invalid_utf8),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);

@@ -103,8 +103,9 @@ int actions_parse(int argc, char **argv, const struct option *extra,
 		opts[n++] = *extra++;
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
+		if (c == '?')
+			return EXIT_USAGE;
 		if (c == 'j') {
 			f->json = true;
 			continue;
@@ -113,7 +114,7 @@ int actions_parse(int argc, char **argv, const struct option *extra,
 			f->dry_run = true;
 			continue;
 		}
-		if (c == '?' || !take || take(c, optarg, ctx) != 0)
+		if (!take || take(c, optarg, ctx) != 0)
 			return app_fail("%s: unknown option '%s'", argv[0],
 					argv[optind - 1]);
 	}

@@ -19,13 +19,13 @@ int cmd_bench(const struct globals *g, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (c != 'j')
-			return app_fail("bench: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		json = true;
 	}
+	if (cli_no_args(argc, argv))
+		return EXIT_USAGE;
 	clocksource_read(g->root, &cs);
 	if (clockcost_measure(0, &cc) != 0)
 		return app_fail("bench: out of memory");

@@ -6,6 +6,7 @@
  * table per sample, or with --json one object per line, or --prometheus.
  * Exit 1 on any warp or a clocksource other than tsc.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@
 #include "../source/modules.h"
 #include "../source/system.h"
 #include "cli.h"
+
+#define CHECK_INTERVAL_MAX 86400
+#define CHECK_SAMPLES_MAX 1000000
 
 /* The kernel's TSC calibration, or 0 when no kernel log says it. */
 static double kernel_mhz(const struct globals *g)
@@ -123,7 +127,8 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 }
 
 static void sample_prometheus(const char *cs, const struct tsc_report *r,
-			      const struct rate *rate, uint32_t warps)
+			      const struct rate *rate, uint32_t warps,
+			      uint64_t samples, uint64_t total_warps)
 {
 	uint32_t k;
 
@@ -140,6 +145,14 @@ static void sample_prometheus(const char *cs, const struct tsc_report *r,
 	printf("# HELP tsctui_warps Warps seen in the last sample, all CPUs\n"
 	       "# TYPE tsctui_warps gauge\ntsctui_warps %u\n",
 	       warps);
+	printf("# HELP tsctui_samples Samples this check took\n"
+	       "# TYPE tsctui_samples gauge\ntsctui_samples %llu\n",
+	       (unsigned long long)samples);
+	printf("# HELP tsctui_warps_all_samples Warps seen in all the "
+	       "samples, all CPUs\n"
+	       "# TYPE tsctui_warps_all_samples gauge\n"
+	       "tsctui_warps_all_samples %llu\n",
+	       (unsigned long long)total_warps);
 	printf("# HELP tsctui_clocksource_tsc 1 when the clocksource is tsc\n"
 	       "# TYPE tsctui_clocksource_tsc gauge\n"
 	       "tsctui_clocksource_tsc %d\n",
@@ -188,35 +201,34 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	};
 	bool load_rtc = false;
 	double interval = 15;
-	long samples = 1;
+	uint64_t samples = 1, i, total_warps = 0;
 	bool json = g->json, prom = false, unhealthy = false;
 	struct tsc_report *r = calloc(1, sizeof(*r));
 	struct sys_clocksource cs;
 	struct reftick ref;
 	struct rate rate;
 	const char *err;
-	char *end;
 	int c;
-	long i;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end || !(interval >= 0) || interval > 86400) {
+			if (!cli_parse_seconds(optarg, CHECK_INTERVAL_MAX,
+					       &interval)) {
 				free(r);
 				return app_fail("check: --interval takes "
-						"seconds, 0 to 86400");
+						"seconds, 0 to %d, not '%s'",
+						CHECK_INTERVAL_MAX, optarg);
 			}
 			break;
 		case 'n':
-			samples = strtol(optarg, &end, 10);
-			if (*end || samples < 1 || samples > 1000000) {
+			if (!cli_parse_u64(optarg, 1, CHECK_SAMPLES_MAX,
+					   &samples)) {
 				free(r);
 				return app_fail("check: --samples takes a "
-						"count from 1");
+						"count, 1 to %d, not '%s'",
+						CHECK_SAMPLES_MAX, optarg);
 			}
 			break;
 		case 'j':
@@ -230,9 +242,17 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			break;
 		default:
 			free(r);
-			return app_fail("check: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		}
+	}
+	if (cli_no_args(argc, argv)) {
+		free(r);
+		return EXIT_USAGE;
+	}
+	if (json && prom) {
+		free(r);
+		return app_fail("check: --json and --prometheus exclude each "
+				"other");
 	}
 	if (!r)
 		return app_fail("check: out of memory");
@@ -244,7 +264,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	reftick_open(&ref, cs.current);
 	rate_init(&rate, 0);
 	for (i = 0; i < samples; i++) {
-		struct timespec t0, t1;
+		struct timespec t0, next;
 		uint32_t warps = 0, k;
 		uint64_t tsc;
 		double t;
@@ -264,22 +284,28 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			warps += r->ap[k].warps_bsp + r->ap[k].warps_ap;
 		if (warps || strcmp(cs.current, "tsc"))
 			unhealthy = true;
-		if (prom)
-			sample_prometheus(cs.current, r, &rate, warps);
-		else if (json)
+		total_warps += warps;
+		/* Prometheus: one exposition, after the last sample (a
+		 * metric family appears once in a scrape). */
+		if (prom) {
+			if (i + 1 == samples)
+				sample_prometheus(cs.current, r, &rate, warps,
+						  samples, total_warps);
+		} else if (json) {
 			sample_json((unsigned)i, cs.current, r, &ref, &rate,
 				    warps,
 				    !warps && !strcmp(cs.current, "tsc"));
-		else
+		} else {
 			sample_text((unsigned)i, cs.current, r, &ref, &rate);
+		}
+		/* Until the next sample is due, S seconds after this one
+		 * began: an absolute time (usleep's 32-bit microseconds
+		 * wrapped above 4294 s). */
 		if (i + 1 < samples) {
-			double used;
-
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			used = (double)(t1.tv_sec - t0.tv_sec) +
-			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-			if (interval > used)
-				usleep((useconds_t)((interval - used) * 1e6));
+			cli_deadline(&t0, interval, &next);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &next, NULL) == EINTR)
+				;
 		}
 	}
 	reftick_close(&ref);

@@ -4,6 +4,7 @@
 #define TSCTUI_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../../common/report.h"
@@ -24,11 +25,43 @@ int cmd_bench(const struct globals *g, int argc, char **argv);
 int cmd_history(const struct globals *g, int argc, char **argv);
 int cmd_simulate(const struct globals *g, int argc, char **argv);
 
+/* Option parsing (cli/args.c).  cli_getopt: getopt_long with every error
+ * (unknown option, missing value, a value for a flag) one line on stderr
+ * and '?' returned; argv[0] names the subcommand.  cli_no_args: 0 when
+ * getopt left no argument, else the one line and EXIT_USAGE. */
+struct option;
+int cli_getopt(int argc, char **argv, const struct option *opts);
+int cli_no_args(int argc, char **argv);
+/* Decimal digits only, within [min, max]. */
+bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Seconds: digits and a point, 0 to max. */
+bool cli_parse_seconds(const char *s, double max, double *out);
+
+/* The global options' values (cli/input.c): 0, or the one line and
+ * EXIT_USAGE.  A kernel log is a regular file of at most
+ * CLI_KERNEL_LOG_MAX bytes holding kernel messages (never opened when it
+ * is a FIFO or a device); SPEC tokens are those the host simulator
+ * honours, offsets at most CLI_SIM_OFFSET_MAX cycles either way (beyond,
+ * sums of a few offsets leave int64_t).  ntokens, when given, counts. */
+#define CLI_KERNEL_LOG_MAX (64u << 20)
+#define CLI_SIM_OFFSET_MAX (INT64_C(1) << 59)
+int cli_check_root(const char *root);
+int cli_check_kernel_log(const char *path);
+int cli_check_spec(const char *who, const char *spec, int *ntokens);
+
+/* check: the time S seconds after t0 (an absolute CLOCK_MONOTONIC time
+ * for clock_nanosleep), exact to the nanosecond for any S up to days. */
+struct timespec;
+void cli_deadline(const struct timespec *t0, double seconds,
+		  struct timespec *out);
+
+/* Standard output through the terminal-safe filter (cli/textout.c). */
+int cli_text_filter(void);
+
 /* What the action subcommands share (cli/actions.c): what the action
  * changed, printed (or its --json object), and the exit status for rc;
  * and their options: --json, extra, each extra one handed to take. */
 struct act;
-struct option;
 struct actions_flags {
 	bool json;    /* starts as the global --json */
 	bool dry_run; /* --dry-run: the plan, nothing written */

@@ -87,7 +87,7 @@ int cmd_guard(const struct globals *g, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *mode = "measure";
+	const char *mode = NULL;
 	struct actions_flags fl = { .json = g->json };
 	struct act a;
 
@@ -95,11 +95,17 @@ int cmd_guard(const struct globals *g, int argc, char **argv)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return app_fail("guard: give status or reset");
-	if (!strcmp(argv[optind], "status"))
+	if (!strcmp(argv[optind], "status")) {
+		if (mode || fl.dry_run)
+			return app_fail("guard: %s is for guard reset, not "
+					"guard status",
+					mode ? "--mode" : "--dry-run");
 		return guard_status(g, fl.json);
+	}
 	if (strcmp(argv[optind], "reset"))
 		return app_fail("guard: unknown word '%s' (status or reset)",
 				argv[optind]);
 	actions_start(&a, g, "guard reset", &fl);
-	return actions_finish(&a, fl.json, guard_reset(&a, mode));
+	return actions_finish(&a, fl.json,
+			      guard_reset(&a, mode ? mode : "measure"));
 }

@@ -49,14 +49,16 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 	int c, n, i;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (c != 'j') {
 			free(rows);
-			return app_fail("history: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 		json = true;
+	}
+	if (cli_no_args(argc, argv)) {
+		free(rows);
+		return EXIT_USAGE;
 	}
 	if (!rows)
 		return app_fail("history: out of memory");

@@ -10,7 +10,6 @@
 #include "../util/path.h"
 #include "cli.h"
 
-#define REPORT_MAX_BLOCKS 64
 /* A console log of many boots is still small; this only stops a runaway. */
 #define REPORT_MAX_INPUT (64u << 20)
 
@@ -121,7 +120,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_block blocks[REPORT_MAX_BLOCKS];
+	struct report_block *blocks;
 	const char *file = NULL;
 	char path[4096];
 	bool json = g->json, all = false;
@@ -133,7 +132,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 	int c, rc = EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -145,13 +144,11 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 			all = true;
 			break;
 		default:
-			return app_fail("report: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		return app_fail("report: unexpected argument '%s'",
-				argv[optind]);
+	if (cli_no_args(argc, argv))
+		return EXIT_USAGE;
 	if (!file) {
 		if (!path_under(
 			    g->root,
@@ -169,18 +166,25 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		return app_fail("report: cannot read %s: %s", file,
 				strerror(errno));
 	}
-	n = report_find(data, &len, blocks, REPORT_MAX_BLOCKS);
-	if (n == 0) {
-		free(data);
-		return app_fail("report: %s holds no tsctui report", file);
-	}
+	/* The last block, or with --all room for every one there can be. */
+	n = all ? len / REPORT_BLOCK_MIN + 1 : 1;
+	blocks = calloc(n, sizeof(*blocks));
 	r = malloc(sizeof(*r));
 	m = malloc(sizeof(*m));
-	if (!r || !m) {
+	if (!blocks || !r || !m) {
+		free(blocks);
 		free(r);
 		free(m);
 		free(data);
 		return app_fail("report: out of memory");
+	}
+	n = report_find(data, &len, blocks, n);
+	if (n == 0) {
+		free(blocks);
+		free(r);
+		free(m);
+		free(data);
+		return app_fail("report: %s holds no tsctui report", file);
 	}
 	/* This boot's report meets this system's numbering; a file may come
 	 * from another boot or machine, whose CPUs this one cannot name. */
@@ -205,6 +209,7 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 		json_arr_end(&j);
 	if (rc == EXIT_OK && json)
 		json_end(&j);
+	free(blocks);
 	free(r);
 	free(m);
 	free(data);

@@ -46,7 +46,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 	struct tsc_platform pf;
 	struct tsc_cpu_regs regs;
 	uint64_t seed = (uint64_t)time(NULL);
-	uint32_t ncpus = 0;
+	uint32_t ncpus = 0, k;
 	bool reference = false;
 	const char *err = NULL;
 	int c, rc = EXIT_USAGE, i;
@@ -58,7 +58,7 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 	}
 	tsc_options_init(o);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'c':
 			if (parse_cpus(optarg, &ncpus) != 0) {
@@ -77,14 +77,17 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 			}
 			break;
 		case 's':
-			seed = strtoull(optarg, NULL, 0);
+			if (!cli_parse_u64(optarg, 0, UINT64_MAX, &seed)) {
+				rc = app_fail("simulate: --seed takes a "
+					      "number, not '%s'",
+					      optarg);
+				goto out;
+			}
 			break;
 		case 'r':
 			reference = true;
 			break;
 		default:
-			rc = app_fail("simulate: unknown option '%s'",
-				      argv[optind - 1]);
 			goto out;
 		}
 	}
@@ -92,9 +95,22 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 		rc = app_fail("simulate: --cpus N is required");
 		goto out;
 	}
-	/* SPEC tokens: separate arguments, or one with spaces or commas. */
+	/* SPEC tokens: separate arguments, or one with spaces or commas.
+	 * Typed by a user, so a bad one is refused (the stage only lists
+	 * them: a typo must not stop a boot). */
+	for (i = optind; i < argc; i++)
+		if (cli_check_spec("simulate", argv[i], NULL))
+			goto out;
 	for (i = optind; i < argc; i++)
 		tsc_options_parse(o, argv[i], strlen(argv[i]), true);
+	for (k = ncpus; k < TSC_MAX_CPUS; k++)
+		if (o->sim_offset[k] || o->sim_late[k] ||
+		    tsc_options_dead(o, k)) {
+			rc = app_fail("simulate: a SPEC token names CPU %u, "
+				      "but --cpus %u makes CPUs 0 to %u",
+				      k, ncpus, ncpus - 1);
+			goto out;
+		}
 	if (hostcpu_init(h, ncpus, o, seed, &err) != 0 ||
 	    hostcpu_pin_bsp(h) != 0) {
 		rc = app_fail("simulate: %s",
@@ -108,8 +124,6 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 	r->config = TSC_CONFIG_HOST;
 	tsc_cpu_read(&regs);
 	tsc_cpu_decode(&regs, &r->cpu);
-	if (o->ignored[0])
-		tsc_report_ignore(r, o->ignored, strlen(o->ignored));
 
 	tsc_run_params_default(&params, mode);
 	if (reference)

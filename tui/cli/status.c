@@ -301,19 +301,19 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		if (c == 'j')
 			json = true;
 		else if (c == 'p')
 			prom = true;
 		else
-			return app_fail("status: unknown option '%s'",
-					argv[optind - 1]);
+			return EXIT_USAGE;
 	}
-	if (optind < argc)
-		return app_fail("status: unexpected argument '%s'",
-				argv[optind]);
+	if (cli_no_args(argc, argv))
+		return EXIT_USAGE;
+	if (json && prom)
+		return app_fail("status: --json and --prometheus exclude each "
+				"other");
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));
 	diagnosis_make(&s, bios, &d);

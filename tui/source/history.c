@@ -94,27 +94,49 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 	free(data);
 }
 
+static void reverse(struct hist_row *rows, size_t a, size_t b)
+{
+	struct hist_row t;
+
+	while (a + 1 < b) {
+		t = rows[a];
+		rows[a++] = rows[--b];
+		rows[b] = t;
+	}
+}
+
 int history_rows(const char *root, struct hist_row *rows, int max)
 {
 	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
 	struct journal_boot *boots = NULL;
-	size_t len = 0, nb = 0, i;
+	size_t len = 0, nb = 0, i, seen = 0, cap;
 	const char *err;
 	int n = 0;
 
+	if (max <= 0)
+		return 0;
+	cap = (size_t)max;
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
 	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
-	for (line = data ? strtok_r(data, "\n", &save) : NULL; line && n < max;
+	/* The newest max records: a ring, record k at k % max, turned
+	 * oldest first at the end. */
+	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save))
-		from_record(line, &rows[n++]);
+		from_record(line, &rows[seen++ % cap]);
 	free(data);
+	if (seen > cap) {
+		reverse(rows, 0, seen % cap);
+		reverse(rows, seen % cap, cap);
+		reverse(rows, 0, cap);
+	}
+	n = (int)(seen < cap ? seen : cap);
 	if (n == 0) {
 		char dir[PATH_UNDER_MAX];
 
 		path_under(root, "/var/log/journal", dir, sizeof(dir));
 		if (journal_boots(strcmp(root, "/") ? dir : NULL, &boots, &nb,
 				  &err) == 0)
-			for (i = 0; i < nb && n < max; i++)
+			for (i = nb > cap ? nb - cap : 0; i < nb; i++)
 				from_journal(&boots[i], &rows[n++]);
 		journal_free(boots, nb);
 	}

@@ -27,7 +27,8 @@ struct klog;
 void history_kernel_facts(const struct klog *k, long long *warp, char *ppm,
 			  size_t cap);
 
-/* Up to max rows, oldest first; 0 when nothing is recorded anywhere. */
+/* The newest max rows (all when fewer), oldest first; 0 when nothing is
+ * recorded anywhere. */
 int history_rows(const char *root, struct hist_row *rows, int max);
 
 #endif

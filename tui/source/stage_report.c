@@ -93,10 +93,15 @@ size_t report_find(char *data, size_t *len, struct report_block *blocks,
 		} else if (inside &&
 			   line_is(data + pos, eol - pos, TSC_REPORT_END)) {
 			inside = false;
-			if (count < max)
-				blocks[count++] =
-					(struct report_block){ start,
-							       pos - start };
+			/* The newest max: the last block is the one that
+			 * counts. */
+			if (count == max) {
+				memmove(blocks, blocks + 1,
+					(max - 1) * sizeof(*blocks));
+				count--;
+			}
+			blocks[count++] =
+				(struct report_block){ start, pos - start };
 		}
 		pos = eol < n ? eol + 1 : eol;
 	}

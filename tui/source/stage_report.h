@@ -20,8 +20,12 @@ struct report_block {
  * Finds the reports in data: the whole of it when it is a raw report or an
  * efivarfs file, else every begin/end block of a console log.  Cleans the
  * text in place first (terminal escape sequences and carriage returns out),
- * so data must be writable; returns the number of blocks (at most max).
+ * so data must be writable.  Returns the number of blocks it kept: the
+ * last max of them (the newest), oldest first.  A block takes at least
+ * REPORT_BLOCK_MIN bytes of data, so len / REPORT_BLOCK_MIN + 1 blocks
+ * hold them all.
  */
+#define REPORT_BLOCK_MIN (sizeof(TSC_REPORT_BEGIN) + sizeof(TSC_REPORT_END) - 1)
 size_t report_find(char *data, size_t *len, struct report_block *blocks,
 		   size_t max);
 

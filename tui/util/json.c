@@ -23,14 +23,57 @@ static void indent(struct json *j)
 		fputs("  ", j->f);
 }
 
+/* The length of the valid UTF-8 character at s (at most n bytes), or 0
+ * (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
+ * *bad: when 0, the bytes to replace by one U+FFFD (the maximal part of
+ * a character that is valid as far as it goes, Unicode 3.9). */
+static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t len, i;
+
+	*bad = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	for (i = 1; i < len; i++) {
+		if (i >= n || s[i] < (i == 1 ? lo : 0x80) ||
+		    s[i] > (i == 1 ? hi : 0xBF)) {
+			*bad = i;
+			return 0;
+		}
+	}
+	return len;
+}
+
+/* A JSON string of any bytes: valid UTF-8 passes, control characters
+ * (C0, DEL, C1) are escaped, and each byte that is not UTF-8 becomes
+ * U+FFFD, so the document is valid whatever a path or DMI string held. */
 static void escaped(FILE *f, const char *s, size_t n)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k, bad;
 
 	fputc('"', f);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		unsigned char c = u[i];
 
+		k = utf8_len(u + i, n - i, &bad);
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
@@ -39,8 +82,13 @@ static void escaped(FILE *f, const char *s, size_t n)
 			fputs("\\t", f);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
+		else if (k == 0)
+			fputs("\\ufffd", f);
+		else if (k == 2 && c == 0xC2 && u[i + 1] < 0xA0)
+			fprintf(f, "\\u%04x", u[i + 1]);
 		else
-			fputc(c, f);
+			fwrite(u + i, 1, k, f);
+		i += k ? k : bad;
 	}
 	fputc('"', f);
 }

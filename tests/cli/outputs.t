@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""What the commands print, where it used to be wrong: the last of more
+than 64 report blocks, the newest of more than 4096 history rows, one
+Prometheus exposition for several check samples (promtool accepts it),
+check's wait above 4294 s (usleep's limit), JSON that is valid UTF-8 and
+text without terminal control characters whatever bytes DMI strings,
+kernel logs and history records hold (a report is printable ASCII or
+refused by its parser)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import fixtures as fx  # noqa: E402
+from tap import Tap  # noqa: E402
+
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
+WORK = os.path.join(BUILD, "cli-outputs")
+t = Tap()
+if os.path.exists(WORK):
+    shutil.rmtree(WORK)
+os.makedirs(WORK)
+REPORT = open(os.path.join(TOP, "tests", "fixtures", "report",
+                           "full.report")).read()
+KLOG = os.path.join(TOP, "tests", "fixtures", "kernlog",
+                    "e595-bios128-warp.dmesg")
+# Bytes a terminal acts on (ESC, CSI as one byte and as U+009B, BEL,
+# carriage return, backspace) and bytes that are not UTF-8.
+NASTY = b"\x1b[2J\x9b31m\xc2\x9b1m\x07\r\x08\xff\xfe\xc3("
+
+
+def run(*args, **kw):
+    return subprocess.run([TSCTUI] + list(args), capture_output=True,
+                          **kw)
+
+
+def terminal_safe(b):
+    """Valid UTF-8 without C0 (but newline and tab), DEL or C1."""
+    try:
+        s = b.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8: {e}"
+    bad = [c for c in s if (ord(c) < 0x20 and c not in "\n\t") or
+           0x7f <= ord(c) <= 0x9f]
+    return f"control characters {bad!r}" if bad else None
+
+
+def strict_json(b):
+    """The document, decoded as strict UTF-8, or the error."""
+    try:
+        return json.loads(b.decode("utf-8")), None
+    except (UnicodeDecodeError, ValueError) as e:
+        return None, str(e)
+
+
+def promtool(text):
+    r = subprocess.run(["promtool", "check", "metrics"], input=text,
+                       capture_output=True)
+    return r.returncode == 0, (r.stdout + r.stderr).decode(errors="replace")
+
+
+# ---- report --file: more than 64 blocks ---------------------------------
+blocks = "".join(
+    "boot %d\n--- tsctui report begin ---\n" % i +
+    REPORT.replace("stage version=1.2.3", f"stage version=1.2.{i}") +
+    "--- tsctui report end ---\n" for i in range(70))
+log = os.path.join(WORK, "console.log")
+with open(log, "w") as f:
+    f.write(blocks)
+r = run("report", "--file", log)
+t.ok(r.returncode == 0 and b"stage 1.2.69 " in r.stdout and
+     b"stage 1.2.63 " not in r.stdout,
+     "report --file with 70 blocks shows the last (the 70th)",
+     r.stdout[:200] + r.stderr)
+r = run("report", "--file", log, "--json")
+doc, err = strict_json(r.stdout)
+t.ok(doc and doc["stage_version"] == "1.2.69",
+     "report --json with 70 blocks: the 70th", err or doc and
+     doc.get("stage_version"))
+r = run("report", "--file", log, "--json", "--all")
+doc, err = strict_json(r.stdout)
+t.ok(doc and [d["stage_version"] for d in doc] ==
+     [f"1.2.{i}" for i in range(70)],
+     "report --json --all with 70 blocks: all 70, in order",
+     err or (doc and len(doc)))
+
+# ---- history: more than 4096 rows ---------------------------------------
+root = os.path.join(WORK, "history")
+os.makedirs(os.path.join(root, "var/lib/tsctui"))
+with open(os.path.join(root, "var/lib/tsctui/history"), "w") as f:
+    for i in range(5000):
+        f.write(f"boot_id=boot-{i:05d}\ttime={1700000000 + i * 3600}\t"
+                f"bios_version=1.{i}\tbios_date=-\tbootloader_launch_ns=-1\t"
+                "stage_mode=measure\tstage_result=in-sync\twarp_cycles=0\t"
+                "watchdog_ppm=-\tclocksource=tsc\n")
+r = run("--root", root, "history", "--json")
+doc, err = strict_json(r.stdout)
+t.ok(doc and len(doc) == 4096 and doc[-1]["boot_id"] == "boot-04999" and
+     doc[0]["boot_id"] == "boot-00904",
+     "history --json of 5000 boots: the newest 4096, oldest first",
+     err or (doc and (len(doc), doc[0]["boot_id"], doc[-1]["boot_id"])))
+r = run("--root", root, "history")
+lines = r.stdout.decode().splitlines()
+t.ok(r.returncode == 0 and len(lines) == 4097 and " 1.4999 " in lines[-1]
+     and " 1.904 " in lines[1],
+     "history text of 5000 boots: the newest 4096 rows",
+     lines[-1:] + lines[1:2])
+
+# ---- check --prometheus with several samples ----------------------------
+r = run("check", "--prometheus", "--samples", "2", "--interval", "0")
+text = r.stdout
+good, out = promtool(text)
+types = [ln for ln in text.decode().splitlines() if ln.startswith("# TYPE")]
+t.ok(r.returncode in (0, 1) and good and len(types) == len(set(types)) and
+     b"tsctui_samples 2\n" in text,
+     "check --prometheus --samples 2: one exposition, promtool accepts it",
+     out + text.decode(errors="replace")[:600])
+r = run("check", "--prometheus")
+good, out = promtool(r.stdout)
+t.ok(r.returncode in (0, 1) and good and b"tsctui_samples 1\n" in r.stdout,
+     "check --prometheus: promtool accepts it", out)
+
+# ---- check --interval above 4294 s --------------------------------------
+# usleep takes 32-bit microseconds: 4295 s wrapped to 32 ms, and the
+# second sample followed at once.  It must not come for 4295 s.
+p = subprocess.Popen([TSCTUI, "check", "--json", "--samples", "2",
+                      "--interval", "4295"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
+first = p.stdout.readline()
+time.sleep(2)
+still = p.poll() is None
+p.kill()
+rest = p.stdout.read()
+p.wait()
+t.ok(first.startswith(b'{"sample":0') and still and rest == b"",
+     "check --interval 4295: no second sample 2 s after the first",
+     f"first {first[:60]!r}, running {still}, then {rest[:80]!r}")
+
+# ---- JSON is UTF-8, text is terminal-safe --------------------------------
+root = os.path.join(WORK, "nasty")
+dmi = "/sys/class/dmi/id/"
+fx.write(root, dmi + "sys_vendor", b"LEN" + NASTY + b"OVO\n")
+fx.write(root, dmi + "product_name", b"Think\xe2\x82\xacPad\xe2\x82\n")
+fx.write(root, dmi + "bios_version", b"R11ET36W\x1b]0;pwned\x07\n")
+fx.write(root, "/proc/cpuinfo", fx.CPUINFO_AMD)
+klog = os.path.join(WORK, "nasty.dmesg")
+with open(klog, "wb") as f:
+    f.write(open(KLOG, "rb").read().replace(
+        b"check_tsc_sync_source failed",
+        b"check_tsc_sync_source \x1b[31mfailed\xff"))
+r = run("--root", root, "--kernel-log", klog, "status", "--json")
+doc, err = strict_json(r.stdout)
+unstable = doc and [e for e in doc["kernel"]["events"]
+                    if e["kind"] == "unstable"]
+t.ok(doc and doc["machine"]["vendor"].startswith("LEN\x1b[2J\ufffd") and
+     doc["machine"]["product"] == "Think\u20acPad\ufffd" and
+     unstable and unstable[0]["reason"].endswith("\x1b[31mfailed\ufffd"),
+     "status --json: invalid bytes in DMI strings and the kernel log "
+     "become U+FFFD, the rest is kept (escaped)",
+     err or (doc and (doc["machine"], unstable)))
+t.ok(terminal_safe(r.stdout) is None and b"\\u009b" in r.stdout,
+     "status --json: no raw control character, C1 escaped",
+     terminal_safe(r.stdout))
+r = run("--root", root, "--kernel-log", klog, "status")
+t.ok(r.returncode in (0, 1) and terminal_safe(r.stdout) is None and
+     b"LEN?[2J" in r.stdout and b"Think\xe2\x82\xacPad" in r.stdout and
+     b"R11ET36W?]0;pwned?" in r.stdout,
+     "status text: control characters and invalid bytes become '?', "
+     "UTF-8 stays", terminal_safe(r.stdout) or r.stdout[:300])
+
+fx.write(root, "/var/lib/tsctui/history",
+         b"boot_id=b1\ttime=1700000000\tbios_version=1.28" + NASTY +
+         b"\tstage_mode=measure\tstage_result=in-sync\twarp_cycles=0\t"
+         b"watchdog_ppm=-\tclocksource=hp\x1bet\n")
+r = run("--root", root, "history", "--json")
+doc, err = strict_json(r.stdout)
+t.ok(doc and doc[0]["bios_version"].startswith("1.28\x1b[2J\ufffd") and
+     terminal_safe(r.stdout) is None,
+     "history --json: valid UTF-8 from a record with invalid bytes",
+     err or doc)
+r = run("--root", root, "history")
+t.ok(r.returncode == 0 and terminal_safe(r.stdout) is None and
+     b"1.28?[2J" in r.stdout and b"hp?et" in r.stdout,
+     "history text: the record's control characters become '?'",
+     terminal_safe(r.stdout) or r.stdout)
+
+sys.exit(t.done())
