@@ -282,7 +282,7 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 			break;
 		if (S.wrote)
 			tsc_shortfall_learn(&S.landing, S.requested,
-					    S.before - w.offset);
+					    tsc_sub_sat(S.before, w.offset));
 		if ((uint64_t)tsc_abs64(w.offset) <=
 			    tsc_warp_ok_limit((uint64_t)tsc_warp_floor(&w)) ||
 		    S.steps >= TSC_STEER_MAX)
@@ -441,7 +441,7 @@ static void record_warp(struct tsc_report_cpu *ap,
 	if (ap->kernel_test) {
 		/* The offset and round trip the kernel's check sees. */
 		ap->final_offset = w->offset;
-		ap->rtt = (uint64_t)(2 * tsc_warp_floor(w));
+		ap->rtt = (uint64_t)tsc_warp_floor(w) * 2u;
 		ap->margin = tsc_warp_margin(w);
 		ap->spread = w->spread;
 	}
@@ -478,7 +478,7 @@ static bool wants_steering(const struct run *R, const struct tsc_report_cpu *ap,
 static bool steer(struct run *R, struct tsc_report_cpu *ap,
 		  const struct tsc_warp_result *w, struct steering *S)
 {
-	int64_t delta = -tsc_quantise(w->offset, R->tick);
+	int64_t delta = tsc_sub_sat(0, tsc_quantise(w->offset, R->tick));
 
 	if (delta == 0 || tsc_abs64(delta) > TSC_BACKWARD_CAP)
 		return false;

@@ -103,7 +103,7 @@ enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
 	if ((uint64_t)tsc_abs64(offset) <= band)
 		return TSC_AP_DONE;
 	if (offset < 0) {
-		if (-offset > TSC_FORWARD_CAP)
+		if (tsc_abs64(offset) > TSC_FORWARD_CAP)
 			return TSC_AP_TOO_FAR_BEHIND;
 		*delta = tsc_quantise(-offset, tick);
 		return TSC_AP_FORWARD;
@@ -117,7 +117,7 @@ enum tsc_ap_action tsc_plan_ap(int64_t offset, uint64_t band, uint64_t tick,
 bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
 			   int64_t bsp_shift)
 {
-	return (uint64_t)tsc_abs64(survey_offset - bsp_shift) >
+	return (uint64_t)tsc_abs64(tsc_sub_sat(survey_offset, bsp_shift)) >
 	       tsc_ahead_noise(rtt);
 }
 
@@ -131,7 +131,7 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped)
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved)
 {
-	int64_t short_by = requested - achieved;
+	int64_t short_by = tsc_sub_sat(requested, achieved);
 
 	if (tsc_abs64(short_by) > TSC_SHORTFALL_MAX) {
 		s->rejected++;

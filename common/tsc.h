@@ -58,25 +58,52 @@ static inline void tsc_cpu_relax(void)
 	__asm__ __volatile__("pause" ::: "memory");
 }
 
+/*
+ * The arithmetic on counters.  A firmware may leave a TSC anywhere in 64
+ * bits, so two counters can be further apart than an int64_t holds: these
+ * give the nearest representable answer (saturating) where the exact one
+ * does not fit, never a signed overflow.
+ */
 static inline int64_t tsc_abs64(int64_t v)
 {
-	return v < 0 ? -v : v;
+	return v == INT64_MIN ? INT64_MAX : v < 0 ? -v : v;
+}
+
+static inline int64_t tsc_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
 }
 
 /* Division rounding to nearest, half away from zero; den > 0. */
 static inline int64_t tsc_div_round(int64_t num, int64_t den)
 {
-	if (num >= 0)
-		return (num + den / 2) / den;
-	return -((-num + den / 2) / den);
+	int64_t q = num / den, r = num % den;
+
+	if (r > 0 && r >= den - r)
+		q++;
+	else if (r < 0 && -r >= den + r)
+		q--;
+	return q;
 }
 
-/* Rounds v to the nearest multiple of tick (tick >= 1). */
+/* Rounds v to the nearest multiple of tick (tick >= 1); the multiple
+ * nearer zero where the nearest does not fit. */
 static inline int64_t tsc_quantise(int64_t v, uint64_t tick)
 {
+	int64_t q, r;
+
 	if (tick <= 1)
 		return v;
-	return tsc_div_round(v, (int64_t)tick) * (int64_t)tick;
+	if (tick > INT64_MAX)
+		return 0;
+	q = tsc_div_round(v, (int64_t)tick);
+	if (__builtin_mul_overflow(q, (int64_t)tick, &r))
+		r = (v / (int64_t)tick) * (int64_t)tick;
+	return r;
 }
 
 const char *tsc_mode_name(enum tsc_mode m);

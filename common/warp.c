@@ -154,25 +154,38 @@ static int64_t min64(int64_t a, int64_t b)
 static void combine(struct tsc_warp_result *out, const int64_t *to_ap,
 		    const int64_t *to_bsp)
 {
-	int64_t sum = 0, lo = 0, hi = 0, d;
-	uint32_t k, n = 0;
+	/* Halves first, so d fits.  The mean is taken as the sum of the
+	 * quotients d / n plus the rounded sum of the remainders: exact,
+	 * and no sum leaves 64 bits however far apart the counters are
+	 * (no 128-bit division, which the stage has no library for). */
+	int64_t q = 0, r = 0, lo = 0, hi = 0, d;
+	int64_t n = 0;
+	bool first = true;
+	uint32_t k;
 
+	for (k = 0; k < TSC_WARP_WINDOWS; k++)
+		if (to_ap[k] != INT64_MAX && to_bsp[k] != INT64_MAX)
+			n++;
+	out->windows = (uint32_t)n;
+	if (n == 0)
+		return;
 	for (k = 0; k < TSC_WARP_WINDOWS; k++) {
 		if (to_ap[k] == INT64_MAX || to_bsp[k] == INT64_MAX)
 			continue;
 		d = to_ap[k] / 2 - to_bsp[k] / 2;
-		if (n == 0 || d < lo)
+		if (first || d < lo)
 			lo = d;
-		if (n == 0 || d > hi)
+		if (first || d > hi)
 			hi = d;
-		sum += d;
-		n++;
+		first = false;
+		q += d / n;
+		r += d % n;
 	}
-	out->windows = n;
-	if (n) {
-		out->offset = tsc_div_round(sum, n);
-		out->spread = (uint64_t)(hi - lo);
-	}
+	out->offset = q > 0 && tsc_div_round(r, n) > INT64_MAX - q ? INT64_MAX
+		      : q < 0 && tsc_div_round(r, n) < INT64_MIN - q
+			      ? INT64_MIN
+			      : q + tsc_div_round(r, n);
+	out->spread = (uint64_t)hi - (uint64_t)lo;
 }
 
 bool tsc_warp_run(struct tsc_mailbox *mb, uint64_t cycles,

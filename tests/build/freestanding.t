@@ -23,6 +23,18 @@ else
 	not_ok "undefined symbols in common/: $(echo $undef)"
 fi
 
+# The linked stages: a symbol left undefined in a PE image is a call to
+# nowhere at boot (a 128-bit division once asked for libgcc's __divmodti4).
+for so in "$BUILD"/efi/*/stage.so; do
+	[ -f "$so" ] || continue
+	u=$(nm -u "$so" | awk '{print $2}' | tr '\n' ' ')
+	if [ -z "$u" ]; then
+		ok "$so: every symbol resolved"
+	else
+		not_ok "$so: undefined symbols: $u"
+	fi
+done
+
 # The check itself must be able to fail: an object calling libc is caught.
 tmp=$(mktemp -d)
 printf '#include <stddef.h>\nint strlen(const char*);\nint f(void){return strlen("x");}\n' >"$tmp/bad.c"

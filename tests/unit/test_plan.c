@@ -201,6 +201,39 @@ static void shortfall_filter(void **s)
 	assert_int_equal(tsc_shortfall_comp(&sf), 110);
 }
 
+/* Counters a firmware left anywhere in 64 bits: every helper the plan and
+ * the driver do arithmetic with gives the nearest representable answer,
+ * never a signed overflow (UBSan aborts this test on one), and a plan
+ * never moves a counter by a wrapped amount. */
+static void far_apart_counters(void **s)
+{
+	int64_t d = 1;
+
+	(void)s;
+	assert_int_equal(tsc_abs64(INT64_MIN), INT64_MAX);
+	assert_int_equal(tsc_div_round(INT64_MAX, 2), INT64_MAX / 2 + 1);
+	assert_int_equal(tsc_div_round(INT64_MIN, 2), INT64_MIN / 2);
+	assert_int_equal(tsc_div_round(INT64_MAX, 1), INT64_MAX);
+	assert_int_equal(tsc_div_round(-7, 2), -4);
+	assert_int_equal(tsc_div_round(7, 2), 4);
+	assert_int_equal(tsc_div_round(5, 3), 2);
+	assert_int_equal(tsc_div_round(-5, 3), -2);
+	assert_int_equal(tsc_quantise(INT64_MAX, 1000),
+			 INT64_MAX / 1000 * 1000);
+	assert_int_equal(tsc_quantise(INT64_MIN, 1000),
+			 INT64_MIN / 1000 * 1000);
+	assert_int_equal(tsc_sub_sat(INT64_MAX, -5), INT64_MAX);
+	assert_int_equal(tsc_sub_sat(INT64_MIN, 5), INT64_MIN);
+	assert_int_equal(tsc_sub_sat(10, 4), 6);
+	assert_int_equal(tsc_plan_ap(INT64_MIN, 100, 1, &d),
+			 TSC_AP_TOO_FAR_BEHIND);
+	assert_int_equal(d, 0);
+	assert_int_equal(tsc_plan_ap(INT64_MAX, 100, 1, &d),
+			 TSC_AP_TOO_FAR_AHEAD);
+	assert_true(tsc_plan_needs_tuning(INT64_MIN, 1000, INT64_MAX));
+	assert_true(tsc_plan_needs_tuning(INT64_MAX, 1000, INT64_MIN));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +248,7 @@ int main(void)
 		cmocka_unit_test(band),
 		cmocka_unit_test(healthy_machine_untouched),
 		cmocka_unit_test(shortfall_filter),
+		cmocka_unit_test(far_apart_counters),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
