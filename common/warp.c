@@ -181,10 +181,21 @@ static void combine(struct tsc_warp_result *out, const int64_t *to_ap,
 		q += d / n;
 		r += d % n;
 	}
-	out->offset = q > 0 && tsc_div_round(r, n) > INT64_MAX - q ? INT64_MAX
-		      : q < 0 && tsc_div_round(r, n) < INT64_MIN - q
-			      ? INT64_MIN
-			      : q + tsc_div_round(r, n);
+	/* q and r of one sign, so that q + round(r / n) rounds as the
+	 * exact mean would, half away from zero. */
+	q += r / n;
+	r %= n;
+	if (q > 0 && r < 0) {
+		q--;
+		r += n;
+	} else if (q < 0 && r > 0) {
+		q++;
+		r -= n;
+	}
+	d = tsc_div_round(r, n);
+	out->offset = d > 0 && q > INT64_MAX - d   ? INT64_MAX
+		      : d < 0 && q < INT64_MIN - d ? INT64_MIN
+						   : q + d;
 	out->spread = (uint64_t)hi - (uint64_t)lo;
 }
 
