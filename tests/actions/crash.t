@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Kill tsctui at every write of every action, on every fixture system.
 
-For each system (Debian GRUB, Fedora BLS, systemd-boot, firmware entry) and
+For each system (Debian GRUB, Fedora BLS edited directly and by grubby,
+systemd-boot, firmware entry) and
 each action (install, mode, guard reset, kernel-arg on and off, uninstall),
 the action runs with TSCTUI_TEST_KILL_AT=N for N = 1, 2, ... until it runs
 to its end: the Nth change it makes to the system (a file created, a
@@ -35,9 +36,14 @@ t = Tap()
 IGNORED = {"run/tsctui.lock"}
 
 
+GRUBBY = {}  # the system's grubby double, when it has one
+
+
 def run(root, *args, kill_at=None):
     env = dict(os.environ)
     env.pop("TSCTUI_TEST_KILL_AT", None)
+    if GRUBBY:
+        env.update(GRUBBY, GRUBBY_ROOT=root)
     if kill_at:
         env["TSCTUI_TEST_KILL_AT"] = str(kill_at)
     return subprocess.run([TSCTUI, "--root", root, *args],
@@ -89,6 +95,8 @@ def must(root, *args):
 SYSTEMS = [
     ("debian-grub", fx.debian_grub, []),
     ("fedora-bls", fx.fedora_grubby, []),
+    # grubby edits what the ledger cannot copy: its entry takes it back
+    ("fedora-grubby", fx.fedora_grubby, ["grubby"]),
     ("systemd-boot", fx.systemd_boot, []),
     ("efi-entry", fx.efi_machine, ["--loader", "efi-entry"]),
 ]
@@ -132,6 +140,11 @@ tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m",
                         "tsctui-crash", WORK],
                        capture_output=True).returncode == 0
 for sysname, make, install_args in SYSTEMS:
+    GRUBBY.clear()
+    if install_args == ["grubby"]:
+        install_args = []
+        GRUBBY.update(fx.grubby_editing(WORK, "/nonexistent"))
+        GRUBBY.pop("GRUBBY_ROOT")
     pristine = make(os.path.join(WORK, sysname + "-pristine"))
     before_install = tree(pristine)
     for aname, args, pre in ACTIONS:

@@ -118,6 +118,36 @@ def grubby_double(work):
 
 
 
+GRUBBY_EDITING = r"""#!/bin/sh
+# A test double for grubby that edits as grubby does: the options line of
+# every BLS entry under $GRUBBY_ROOT gains or loses the argument.
+for a in "$@"; do
+	case $a in
+	--args=*) add=${a#--args=} ;;
+	--remove-args=*) del=${a#--remove-args=} ;;
+	esac
+done
+for f in "$GRUBBY_ROOT"/boot/loader/entries/*.conf; do
+	if [ -n "${add:-}" ] && ! grep -q "^options.* $add\( \|$\)" "$f"; then
+		sed -i "s/^options .*/& $add/" "$f"
+	fi
+	if [ -n "${del:-}" ]; then
+		sed -i "/^options /s/ $del\( \|$\)/\1/" "$f"
+	fi
+done
+"""
+
+
+def grubby_editing(work, root):
+    """A grubby double that really edits the BLS entries of root: the
+    environment that makes tsctui run it."""
+    double = os.path.join(work, "grubby-editing")
+    with open(double, "w") as f:
+        f.write(GRUBBY_EDITING)
+    os.chmod(double, 0o755)
+    return {"TSCTUI_GRUBBY": double, "GRUBBY_ROOT": root}
+
+
 def fedora_grubby(root, **kw):
     """Fedora family: GRUB with BLS entries in /boot/loader/entries and
     grub2 paths; grubby is the distribution's tool."""

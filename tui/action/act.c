@@ -19,8 +19,9 @@
 #include "../util/path.h"
 #include "act.h"
 
-static const char *const kind_names[] = { "dir", "file",      "link", "backup",
-					  "var", "varbackup", "begin" };
+static const char *const kind_names[] = {
+	"dir", "file", "link", "backup", "var", "varbackup", "begin", "grubby"
+};
 #define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 #define LOCK_FILE "/run/tsctui.lock"
 #define LOCK_WAIT_DEFAULT 10
@@ -379,6 +380,9 @@ static void undo_planned(struct act *a, const struct ledger_entry *e)
 		act_detail(a, e->path, "restored from %s", b);
 		break;
 	}
+	case L_GRUBBY:
+		kernel_arg_grubby_undo(a); /* a dry run: names the run */
+		break;
 	case L_BEGIN:
 		break;
 	}
@@ -497,6 +501,12 @@ static int undo_one(struct act *a, const struct ledger_entry *e)
 	case L_BACKUP:
 	case L_VARBACKUP:
 		return restore(a, e);
+	case L_GRUBBY:
+		if (kernel_arg_grubby_undo(a) != 0) {
+			errno = EIO;
+			return -1;
+		}
+		return 0;
 	case L_BEGIN:
 		return 0;
 	}
@@ -1026,6 +1036,24 @@ int act_var_modify(struct act *a, const char *name, const void *data,
 				strerror(errno));
 	act_changed(a, sys, "modified");
 	return 0;
+}
+
+int act_record(struct act *a, enum ledger_kind k, const char *sys)
+{
+	return add(a, k, sys);
+}
+
+void act_forget(struct act *a, enum ledger_kind k, const char *sys)
+{
+	size_t i;
+
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind == k && !strcmp(a->ledger[i].path, sys)) {
+			forget(a, i);
+			if (a->journal)
+				act_ledger_save(a);
+			return;
+		}
 }
 
 int act_link(struct act *a, const char *sys, const char *target)

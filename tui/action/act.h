@@ -44,7 +44,9 @@
 /* dir, file, link: created; backup: a file modified, its bytes from
  * before under TSCTUI_BACKUP; var: an EFI variable created; varbackup: one
  * changed, its bytes from before under TSCTUI_BACKUP too; begin: an action
- * under way (its name in place of a path). */
+ * under way (its name in place of a path); grubby: grubby added
+ * tsc=nowatchdog to every kernel (the path is the setting's, a fixed key:
+ * a ledger line never names a command to run). */
 enum ledger_kind {
 	L_DIR,
 	L_FILE,
@@ -52,7 +54,8 @@ enum ledger_kind {
 	L_BACKUP,
 	L_VAR,
 	L_VARBACKUP,
-	L_BEGIN
+	L_BEGIN,
+	L_GRUBBY
 };
 
 struct ledger_entry {
@@ -165,6 +168,12 @@ int act_var_create(struct act *a, const char *name, const void *data,
 		   size_t len);
 int act_var_modify(struct act *a, const char *name, const void *data,
 		   size_t len);
+/* A change a tool makes, recorded before it runs (act_record), and
+ * forgotten once the tool has taken it back (act_forget). */
+int act_record(struct act *a, enum ledger_kind k, const char *sys);
+void act_forget(struct act *a, enum ledger_kind k, const char *sys);
+/* The undoing of a grubby entry: grubby --remove-args (kernel_arg.c). */
+int kernel_arg_grubby_undo(struct act *a);
 /* Creates a symlink tsctui owns. */
 int act_link(struct act *a, const char *sys, const char *target);
 /* Removes a file tsctui created (and its ledger entry). */

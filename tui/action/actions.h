@@ -30,7 +30,5 @@ int boot_ok_run(struct act *a);
 /* kernel-arg nowatchdog on|off */
 struct tsctui_conf;
 int kernel_arg_set(struct act *a, const char *name, const char *onoff);
-/* For uninstall: undoes kernel-arg changes the ledger cannot (grubby). */
-int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *c);
 
 #endif

@@ -429,8 +429,13 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		    0644) != 0)
 		goto undo;
 	if (method == KARG_GRUBBY) {
-		if (run_grubby(a, grubby(a), on) != 0)
+		/* grubby edits what the ledger cannot copy: its entry says
+		 * how to take the argument back, before it is added. */
+		if ((on && act_record(a, L_GRUBBY, NOWATCHDOG_SETTING) != 0) ||
+		    run_grubby(a, grubby(a), on) != 0)
 			goto undo;
+		if (!on)
+			act_forget(a, L_GRUBBY, NOWATCHDOG_SETTING);
 	} else if (method == KARG_GRUB_DROPIN) {
 		if (on) {
 			size_t tlen;
@@ -488,15 +493,15 @@ undo:
 	return -1;
 }
 
-int kernel_arg_undo_external(struct act *a, const struct tsctui_conf *conf)
+int kernel_arg_grubby_undo(struct act *a)
 {
-	const char *tool;
+	const char *tool = grubby(a);
 
-	if (!kernel_cmdline_nowatchdog(a->root) ||
-	    loader_starts_linux(a->root, conf->loader) != LOADER_GRUB ||
-	    !(tool = grubby(a)))
-		return 0;
-	/* grubby's edits are not in the ledger: take the argument out the
-	 * way it went in. */
+	if (!tool)
+		return act_fail(
+			a, "grubby added tsc=nowatchdog to the kernels' "
+			   "command lines and cannot be run here (under "
+			   "--root): run `grubby --update-kernel=ALL "
+			   "--remove-args=tsc=nowatchdog` inside the system");
 	return run_grubby(a, tool, false);
 }

@@ -76,8 +76,6 @@ int uninstall_run(struct act *a, bool purge)
 	w = have > 0 ? loader_writing(c.loader) : &nothing;
 	if (w->settle && w->settle(a, &c) != 0)
 		return -1;
-	if (have > 0 && kernel_arg_undo_external(a, &c) != 0)
-		return -1;
 	/* The stage's own state files are tsctui's too. */
 	for (i = 0; have > 0 && stage_state_guard_files[i]; i++) {
 		stage_state_esp_file(&c, stage_state_guard_files[i], sys,
