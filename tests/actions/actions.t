@@ -18,14 +18,20 @@ import fixtures as fx  # noqa: E402
 import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
-from paths import BUILD, TOP, TSCTUI  # noqa: E402
+from paths import BUILD, TOP, TSCTUI, nobody_place  # noqa: E402
 WORK = os.path.join(BUILD, "action-tests")
 t = Tap()
 os.makedirs(WORK, exist_ok=True)
 
 
+# Fixtures run as nobody live, with a copy of tsctui, where nobody can reach
+# them whatever the checkout's parents allow.
+NOBODY_DIR, NOBODY_TSCTUI = nobody_place()
+
+
 def run(root, *args, user=None, env=None):
-    cmd = [TSCTUI, "--root", root, "--json", *args]
+    cmd = [NOBODY_TSCTUI if user else TSCTUI, "--root", root, "--json",
+           *args]
     if user:
         uid = {"nobody": 65534}[user]
         cmd = ["setpriv", f"--reuid={uid}", f"--regid={uid}",
@@ -651,13 +657,13 @@ for name, cpuinfo, words in (
 
 # Unreadable and read-only, made real: root reads a chmod 000 directory,
 # so these run as an unprivileged user who owns the fixture.
-root = fx.debian_grub(os.path.join(WORK, "unreadable-esp"))
+root = fx.debian_grub(os.path.join(NOBODY_DIR, "unreadable-esp"))
 subprocess.run(["chown", "-R", "nobody:nogroup", root], check=True)
 os.chmod(os.path.join(root, "boot/efi"), 0)
 refused("an unreadable ESP", root, ["install"], ["ESP", "/boot/efi"],
         user="nobody")
 os.chmod(os.path.join(root, "boot/efi"), 0o755)
-root = fx.debian_grub(os.path.join(WORK, "readonly"))
+root = fx.debian_grub(os.path.join(NOBODY_DIR, "readonly"))
 subprocess.run(["chown", "-R", "nobody:nogroup", root], check=True)
 for d in ("etc", "boot/efi", "var/lib"):
     os.chmod(os.path.join(root, d), 0o555)
@@ -861,4 +867,5 @@ os.unlink(os.path.join(root, "boot/grub/grub.cfg"))
 refused("kernel-arg where no loader and no BLS entry takes the argument",
         root, ["kernel-arg", "nowatchdog", "on"], ["nothing changed"])
 
+shutil.rmtree(NOBODY_DIR, ignore_errors=True)
 sys.exit(t.done())

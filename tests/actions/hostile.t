@@ -16,7 +16,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
-from paths import BUILD, TSCTUI  # noqa: E402
+from paths import BUILD, TSCTUI, nobody_place  # noqa: E402
 from tap import Tap  # noqa: E402
 
 WORK = os.path.join(BUILD, "hostile-tests")
@@ -35,8 +35,13 @@ def make_outside():
         f.write("not tsctui's\n")
 
 
+# What runs as nobody lives where nobody can reach it, with its own copy
+# of tsctui, whatever the checkout's parents allow.
+NOBODY_DIR, NOBODY_TSCTUI = nobody_place()
+
+
 def run(root, *args, env=None, user=None):
-    cmd = [TSCTUI, "--root", root, *args]
+    cmd = [NOBODY_TSCTUI if user else TSCTUI, "--root", root, *args]
     if user:
         cmd = ["setpriv", "--reuid=65534", "--regid=65534",
                "--clear-groups"] + cmd
@@ -263,7 +268,7 @@ t.ok(r.returncode == 0,
 # Read-only for the user running it: the BLS entries on the ESP cannot be
 # rewritten; kernel-arg fails and undoes what it did (the cmdline file and
 # the setting) without trying to restore the entry it never changed.
-root = fresh("ro-entries", make=fx.systemd_boot)
+root = fx.systemd_boot(os.path.join(NOBODY_DIR, "ro-entries"))
 run(root, "install")
 subprocess.run(["chown", "-R", "nobody:nogroup", root], check=True)
 os.chmod(os.path.join(root, "efi/loader/entries"), 0o555)
@@ -324,4 +329,5 @@ else:
     finally:
         subprocess.run(["umount", esp], capture_output=True)
 
+shutil.rmtree(NOBODY_DIR, ignore_errors=True)
 sys.exit(t.done())
