@@ -18,10 +18,8 @@ copies of what it left:
 file left out of the comparison; after boot-ok, the history's one line
 is compared by its presence only (it holds the time it was written), and
 uninstall is `uninstall --purge`, which takes the history too."""
-import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 
@@ -33,7 +31,6 @@ from tap import Tap  # noqa: E402
 
 WORK = os.path.join(BUILD, "crash-tests")
 t = Tap()
-IGNORED = {"run/tsctui.lock"}
 
 
 GRUBBY = {}  # the system's grubby double, when it has one
@@ -50,33 +47,7 @@ def run(root, *args, kill_at=None):
                           capture_output=True, text=True, env=env)
 
 
-def tree(root, history_bytes=True):
-    """Every path under root: its type, mode, and bytes or link target."""
-    out = {}
-    for d, dirs, files in os.walk(root):
-        for n in dirs + files:
-            p = os.path.join(d, n)
-            rel = os.path.relpath(p, root)
-            if rel in IGNORED:
-                continue
-            st = os.lstat(p)
-            if stat.S_ISLNK(st.st_mode):
-                what = "link " + os.readlink(p)
-            elif stat.S_ISDIR(st.st_mode):
-                what = "dir"
-            elif rel == "var/lib/tsctui/history" and not history_bytes:
-                what = "history"
-            else:
-                with open(p, "rb") as f:
-                    what = "file " + hashlib.sha256(f.read()).hexdigest()
-            out[rel] = (what, stat.S_IMODE(st.st_mode))
-    return out
-
-
-def differ(a, b):
-    keys = sorted(set(a) | set(b))
-    return [f"{k}: {a.get(k)} -> {b.get(k)}" for k in keys
-            if a.get(k) != b.get(k)]
+tree, differ = fx.tree, fx.differ
 
 
 def copy(src, dst):

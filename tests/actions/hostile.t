@@ -5,10 +5,8 @@ someone else, an ESP that is not FAT, options that do not apply, two
 tsctui at once, and file systems that refuse writes half way.  Each either
 works inside the root or is refused with one line and exit 2; nothing
 outside the root is ever touched, and what was changed is undone."""
-import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import time
@@ -49,29 +47,7 @@ def run(root, *args, env=None, user=None):
                           env={**os.environ, **(env or {})})
 
 
-def tree(root):
-    out = {}
-    for d, dirs, files in os.walk(root):
-        for n in dirs + files:
-            p = os.path.join(d, n)
-            rel = os.path.relpath(p, root)
-            if rel == "run/tsctui.lock":
-                continue
-            st = os.lstat(p)
-            if stat.S_ISLNK(st.st_mode):
-                what = "link " + os.readlink(p)
-            elif stat.S_ISDIR(st.st_mode):
-                what = "dir"
-            else:
-                with open(p, "rb") as f:
-                    what = hashlib.sha256(f.read()).hexdigest()
-            out[rel] = (what, stat.S_IMODE(st.st_mode))
-    return out
-
-
-def differ(a, b):
-    return [f"{k}: {a.get(k)} -> {b.get(k)}" for k in sorted(set(a) | set(b))
-            if a.get(k) != b.get(k)]
+tree, differ = fx.tree, fx.differ
 
 
 def refused(name, root, args, words, env=None, user=None):

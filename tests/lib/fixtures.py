@@ -230,21 +230,51 @@ def parse_load_option(data):
     return attrs, desc, nodes, data[off + fplen:]
 
 
-def tree_digest(root):
-    """One digest of everything under root: each path's type, mode, and
-    bytes or link target (to show that a command changed nothing)."""
+# The actions' lock: in /run, gone at the next boot, like every lock file
+# there; no comparison of trees counts it.
+LOCK = "run/tsctui.lock"
+
+
+def tree(root, history_bytes=True):
+    """Everything under root, path by path: its type and mode, and its
+    bytes (as a digest) or link target.  With history_bytes false, the
+    boot history is there or not, whatever it holds (it holds the time it
+    was written)."""
     import hashlib
-    h = hashlib.sha256()
-    for d, dirs, files in sorted(os.walk(root)):
-        for n in sorted(dirs + files):
+    import stat
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
             p = os.path.join(d, n)
+            rel = os.path.relpath(p, root)
+            if rel == LOCK:
+                continue
             st = os.lstat(p)
-            h.update(os.path.relpath(p, root).encode() + b"\0")
-            h.update(f"{st.st_mode:o}\0".encode())
-            if os.path.islink(p):
-                h.update(os.readlink(p).encode())
-            elif os.path.isfile(p):
+            if stat.S_ISLNK(st.st_mode):
+                what = "link " + os.readlink(p)
+            elif stat.S_ISDIR(st.st_mode):
+                what = "dir"
+            elif rel == "var/lib/tsctui/history" and not history_bytes:
+                what = "history"
+            elif not stat.S_ISREG(st.st_mode):
+                # a FIFO or a device node: its kind, never opened
+                what = f"special {stat.S_IFMT(st.st_mode):o} {st.st_rdev}"
+            else:
                 with open(p, "rb") as f:
-                    h.update(f.read())
-            h.update(b"\0")
-    return h.hexdigest()
+                    what = "file " + hashlib.sha256(f.read()).hexdigest()
+            out[rel] = (what, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def differ(a, b):
+    """What changed between two trees, one line a path."""
+    return [f"{k}: {a.get(k)} -> {b.get(k)}" for k in sorted(set(a) | set(b))
+            if a.get(k) != b.get(k)]
+
+
+def tree_digest(root):
+    """One digest of everything under root (to show that a command changed
+    nothing)."""
+    import hashlib
+    return hashlib.sha256(repr(sorted(tree(root).items())).encode()
+                          ).hexdigest()
