@@ -1,6 +1,8 @@
 """The TSC rig: Debian's QEMU rebuilt with tests/rig/qemu-tsc.patch (TCG
-honours TSC writes, INIT keeps the TSC, invariant TSC is offered, and a
-per-vCPU counter offset is applied at every reset: the firmware's fault),
+honours TSC writes, INIT keeps the TSC, invariant TSC is offered, a
+per-vCPU counter offset is applied at every reset: the firmware's fault;
+every vCPU counts one clock, and the TSC's or the HPET's rate can be made
+to change at a chosen time),
 booting OVMF, the UEFI Shell, the stage and then Debian's kernel through its
 EFI stub, whose own tsc_sync check judges what the stage left.
 
@@ -39,6 +41,10 @@ LAPTOP_CPU = "EPYC,+invtsc,-hypervisor"
 E595 = {0: -6815086010}
 LEGION = {0: -5690270744}
 SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
+# Rate faults, "PPM@SECONDS": that clock runs PPM parts per million fast
+# (negative: slow) from SECONDS of the guest's virtual time on.
+TSC_RATE_ENV = "TSCTUI_RIG_TSC_RATE"
+HPET_RATE_ENV = "TSCTUI_RIG_HPET_RATE"
 
 INIT = """#!/bin/sh
 # tsctui rig guest: let the kernel finish judging the TSC, then report.
@@ -66,13 +72,12 @@ KERNEL_ARGS = "console=ttyS0,115200 panic=-1 quiet"
 
 def pinning():
     """vCPU -> host CPUs: the BSP alone on the first host CPU, the APs on
-    the others, as the host simulator places its threads.  This host's two
-    CPUs read their counters about 90 cycles apart, and TCG's guest counter
-    is the host counter of whichever CPU runs the vCPU (kept monotonic by a
-    clamp); vCPU threads left to wander between host CPUs shifted the
-    offsets the stage and the kernel saw by up to 150 cycles from one moment
-    to the next.  Pinned, the asymmetry is one and the same for the stage's
-    test and the kernel's, as a real machine's topology is."""
+    the others, as the host simulator places its threads.  The rig's
+    counter is one clock for every vCPU (QEMU's virtual clock, patch item
+    6 in docs/DESIGN.md 11.2), so placement no longer moves the counters;
+    it still sets the handoff latencies, and pinned, the stage's test and
+    the kernel's see one and the same asymmetry, as a real machine's
+    topology gives."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         return None
@@ -181,11 +186,13 @@ def _reports(log_path):
 
 
 def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
-         timeout=300, memory=512, extra_files=()):
+         timeout=300, memory=512, extra_files=(), tsc_rate=None,
+         hpet_rate=None):
     """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
-    every reset.  Returns a Boot."""
+    every reset.  tsc_rate, hpet_rate: (ppm, seconds), a rate fault of
+    that clock from then on.  Returns a Boot."""
     os.makedirs(work, exist_ok=True)
     disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
@@ -203,6 +210,9 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     vars_path = qemu.fresh_vars(os.path.join(work, f"{name}.vars"))
     log = os.path.join(work, f"{name}.log")
     env = {SKEW_ENV: skew_spec(skew or {})}
+    for var, fault in ((TSC_RATE_ENV, tsc_rate), (HPET_RATE_ENV, hpet_rate)):
+        if fault:
+            env[var] = f"{int(fault[0])}@{fault[1]:g}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
                     extra=FIRMWARE + SMBIOS, env=env, until=b"rig: done",
