@@ -494,6 +494,15 @@ static bool steer(struct run *R, struct tsc_report_cpu *ap,
 	return true;
 }
 
+/* The test's windows agree: its offset may steer and teach. */
+static bool warp_trusted(const struct tsc_warp_result *w)
+{
+	int64_t floor = tsc_warp_floor(w);
+
+	return tsc_plan_offset_trusted(w->spread,
+				       floor > 0 ? (uint64_t)floor : 0);
+}
+
 /* One kernel-style test into the AP's record; false if it was cut short. */
 static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 		    struct tsc_warp_result *w, uint64_t cycles,
@@ -502,7 +511,7 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 	bool complete = tsc_warp_run(&R->ws->mb, cycles, w);
 
 	record_warp(ap, w);
-	if (S->wrote && tsc_warp_two_way(w))
+	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(w))
 		tsc_shortfall_learn(&S->landing, S->requested,
 				    w->offset - S->before);
 	S->wrote = false;
@@ -525,12 +534,20 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 {
 	struct steering S = { .steps = 0 };
 	struct tsc_warp_result w;
+	uint32_t retests = 0;
 	bool whole = true;
 
 	for (;;) {
 		if (!test_ap(R, ap, &w,
 			     whole ? R->warp_cycles : R->warp_cycles / 4, &S))
 			return;
+		if (tsc_warp_two_way(&w) && !warp_trusted(&w)) {
+			/* Disturbed: test again, never write from it. */
+			if (retests++ >= TSC_RETEST_MAX)
+				return;
+			whole = true;
+			continue;
+		}
 		if (!may_write || !wants_steering(R, ap, &w, &S)) {
 			if (whole)
 				return;

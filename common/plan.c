@@ -128,6 +128,11 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped)
 	return touched || warped;
 }
 
+bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
+{
+	return spread <= floor;
+}
+
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved)
 {

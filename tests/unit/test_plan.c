@@ -183,6 +183,14 @@ static void healthy_machine_untouched(void **s)
 	assert_true(tsc_plan_steer(TSC_VERDICT_UNSURE, true, false));
 	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, true, false));
 	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, true, true));
+	/* A test whose windows disagree by more than a handoff saw
+	 * something else (the rig under load: spread 4060382 at a floor of
+	 * 228); one whose windows agree may steer. */
+	assert_true(tsc_plan_offset_trusted(12, 228));
+	assert_true(tsc_plan_offset_trusted(228, 228));
+	assert_false(tsc_plan_offset_trusted(229, 228));
+	assert_false(tsc_plan_offset_trusted(4060382, 228));
+	assert_false(tsc_plan_offset_trusted(1, 0));
 }
 
 static void shortfall_filter(void **s)
