@@ -236,24 +236,7 @@ def initramfs(path):
     return path
 
 
-def copy_with_libs(root, binary, dest=None):
-    """binary into the root, and every shared library it links, at the
-    paths the dynamic linker finds them on the host."""
-    dest = dest or binary
-    p = os.path.join(root, dest.lstrip("/"))
-    os.makedirs(os.path.dirname(p), exist_ok=True)
-    if not os.path.exists(p):
-        shutil.copy(binary, p)
-    r = subprocess.run(["ldd", binary], capture_output=True, text=True)
-    for line in r.stdout.splitlines():  # a script: no libraries
-        m = re.search(r"(/\S+) \(0x", line)
-        if not m:
-            continue
-        lib = m.group(1)
-        q = os.path.join(root, lib.lstrip("/"))
-        if not os.path.exists(q):
-            os.makedirs(os.path.dirname(q), exist_ok=True)
-            shutil.copy(os.path.realpath(lib), q)
+copy_with_libs = fx.copy_with_libs
 
 
 def add_systemd(root):

@@ -24,6 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import fixtures as fx  # noqa: E402
 import qemu  # noqa: E402
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 
@@ -109,6 +110,63 @@ def initramfs(path):
         return path
     d = path + ".d"
     shutil.rmtree(d, ignore_errors=True)
+    _busybox_tree(d, INIT)
+    _cpio(d, path)
+    return path
+
+
+# The guest of a which-clock boot: as INIT, then waits for the watchdog to
+# drop the TSC (or WAIT seconds), then runs tsctui's commands.
+TSCTUI_INIT = """#!/bin/sh
+export PATH=/bin:/usr/local/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+echo "rig: user space up"
+i=0
+while [ $i -lt 300 ]; do
+	dmesg | grep -qE 'Refined TSC clocksource calibration|Marking TSC unstable' && break
+	sleep 0.1
+	i=$((i + 1))
+done
+i=0
+while [ $i -lt @WAIT@ ]; do
+	dmesg | grep -q 'Marking TSC unstable' && break
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+echo "--- rig dmesg begin ---"
+dmesg
+echo "--- rig dmesg end ---"
+echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+@COMMANDS@
+echo "rig: done"
+poweroff -f
+"""
+
+
+def tsctui_initramfs(path, commands, wait_s):
+    """The rig's initramfs with tsctui (and its libraries) at
+    /usr/local/sbin/tsctui, running `commands` (shell lines) once the
+    kernel has judged the TSC; each one's output between markers."""
+    if os.path.exists(path):
+        return path
+    run = "".join(
+        f'echo "--- rig cmd {n} begin ---"\n{cmd} 2>&1\n'
+        f'echo "--- rig cmd {n} end rc=$? ---"\n'
+        for n, cmd in enumerate(commands))
+    init = (TSCTUI_INIT.replace("@WAIT@", str(int(wait_s * 10)))
+            .replace("@COMMANDS@", run))
+    d = path + ".d"
+    shutil.rmtree(d, ignore_errors=True)
+    _busybox_tree(d, init)
+    fx.copy_with_libs(d, TSCTUI, dest="/usr/local/sbin/tsctui")
+    _cpio(d, path)
+    return path
+
+
+def _busybox_tree(d, init):
     for sub in ("proc", "sys", "dev", "bin"):
         os.makedirs(os.path.join(d, sub))
     bb = os.path.join(DIST, "busybox", "bin", "busybox")
@@ -119,8 +177,11 @@ def initramfs(path):
         if a != "busybox":
             os.symlink("busybox", os.path.join(d, "bin", a))
     with open(os.path.join(d, "init"), "w") as f:
-        f.write(INIT)
+        f.write(init)
     os.chmod(os.path.join(d, "init"), 0o755)
+
+
+def _cpio(d, path):
     files = subprocess.run(["find", "."], cwd=d, capture_output=True,
                            check=True).stdout
     with open(path + ".tmp", "wb") as f:
@@ -128,7 +189,6 @@ def initramfs(path):
                        stdout=f, cwd=d, check=True)
     os.rename(path + ".tmp", path)
     shutil.rmtree(d)
-    return path
 
 
 def skew_spec(skew):
@@ -160,6 +220,11 @@ class Boot:
                                    self.dmesg)
         self.refined = "Refined TSC clocksource calibration" in self.dmesg
         self.reports = _reports(log_path)
+        # What the guest's commands printed, and their exit status.
+        self.outputs = {}
+        for m in re.finditer(r"--- rig cmd (\d+) begin ---\n(.*?)"
+                             r"--- rig cmd \d+ end rc=(\d+) ---", text, re.S):
+            self.outputs[int(m.group(1))] = (m.group(2), int(m.group(3)))
 
     @property
     def accepted(self):
@@ -187,21 +252,32 @@ def _reports(log_path):
 
 def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
          timeout=300, memory=512, extra_files=(), tsc_rate=None,
-         hpet_rate=None):
+         hpet_rate=None, commands=None, wait_s=0, smbios=True):
     """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
     every reset.  tsc_rate, hpet_rate: (ppm, seconds), a rate fault of
-    that clock from then on.  Returns a Boot."""
+    that clock from then on.  commands: shell lines run in the guest with
+    tsctui on its PATH once the kernel has judged the TSC and, for up to
+    wait_s seconds more, until the watchdog dropped it (Boot.outputs).
+    smbios=False: QEMU's own SMBIOS strings instead of the laptop's.
+    Returns a Boot."""
     os.makedirs(work, exist_ok=True)
     disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
     disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
     disk.put(kernel_image(), "vmlinuz")
     # Made once per version of INIT.
-    tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
-    disk.put(initramfs(os.path.join(BUILD, "rig", f"initrd-{tag}.img")),
-             "initrd.img")
+    if commands is None:
+        tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
+        initrd = initramfs(os.path.join(BUILD, "rig", f"initrd-{tag}.img"))
+    else:
+        # Made per run: tsctui is rebuilt between runs.
+        initrd = os.path.join(work, f"{name}.initrd")
+        if os.path.exists(initrd):
+            os.unlink(initrd)
+        tsctui_initramfs(initrd, commands, wait_s)
+    disk.put(initrd, "initrd.img")
     for local, dest in extra_files:
         disk.put(local, dest)
     lines = list(stage_lines) + [
@@ -215,7 +291,8 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
             env[var] = f"{int(fault[0])}@{fault[1]:g}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
-                    extra=FIRMWARE + SMBIOS, env=env, until=b"rig: done",
+                    extra=FIRMWARE + (SMBIOS if smbios else []), env=env,
+                    until=b"rig: done",
                     pin=pinning())
     os.unlink(disk.path)
     return Boot(res, log)

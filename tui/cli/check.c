@@ -73,7 +73,7 @@ static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
 	json_u64(&j, "warps", warps);
 	json_obj(&j, "rate");
 	json_str(&j, "reference", reftick_name(ref->kind));
-	if (ref->kind == REF_NONE)
+	if (ref->kind == REF_NONE || ref->kind == REF_RTC_POLLED)
 		json_str(&j, "why", ref->why);
 	if (rate->kept) {
 		double w = rate->mhz[rate->kept - 1],
@@ -123,6 +123,8 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 		       reftick_name(ref->kind));
 	else if (ref->kind == REF_NONE)
 		printf("rate: not measured: %s\n", ref->why);
+	if (ref->kind == REF_RTC_POLLED)
+		printf("rate: %s\n", ref->why);
 	fflush(stdout);
 }
 

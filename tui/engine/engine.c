@@ -103,6 +103,12 @@ static void *worker(void *arg)
 			rate_tick(&e->snap.rate, tsc, t);
 			pthread_mutex_unlock(&e->lock);
 		}
+		/* The RTC may have turned out to be polled. */
+		pthread_mutex_lock(&e->lock);
+		e->snap.ref = e->ref.kind;
+		snprintf(e->snap.ref_why, sizeof(e->snap.ref_why), "%s",
+			 e->ref.why);
+		pthread_mutex_unlock(&e->lock);
 		if (e->snap.surveys % COST_EVERY == 1 &&
 		    clockcost_measure(50000, &cost) == 0) {
 			pthread_mutex_lock(&e->lock);

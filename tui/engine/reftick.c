@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/rtc.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -14,22 +16,74 @@
 const char *reftick_name(enum ref_kind k)
 {
 	return k == REF_RTC		? "rtc"
+	       : k == REF_RTC_POLLED	? "rtc_polled"
 	       : k == REF_MONOTONIC_RAW ? "monotonic_raw"
 					: "none";
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The RTC's time as seconds since the epoch (its own count: only the
+ * differences matter). */
+static bool rtc_seconds(int fd, double *t)
+{
+	struct rtc_time rt;
+	struct tm tm;
+
+	memset(&rt, 0, sizeof(rt));
+	if (ioctl(fd, RTC_RD_TIME, &rt) != 0)
+		return false;
+	tm = (struct tm){ .tm_sec = rt.tm_sec,
+			  .tm_min = rt.tm_min,
+			  .tm_hour = rt.tm_hour,
+			  .tm_mday = rt.tm_mday,
+			  .tm_mon = rt.tm_mon,
+			  .tm_year = rt.tm_year };
+	*t = (double)timegm(&tm);
+	return true;
 }
 
 void reftick_open(struct reftick *r, const char *clocksource)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
+	/* TSCTUI_TEST_RTC_POLLED=1: as on a machine whose RTC sends no
+	 * update interrupts (tests/rig/which-clock.t). */
+	if (r->fd >= 0 && getenv("TSCTUI_TEST_RTC_POLLED")) {
+		double t;
+
+		if (rtc_seconds(r->fd, &t)) {
+			r->kind = REF_RTC_POLLED;
+			snprintf(r->why, sizeof(r->why),
+				 "update interrupts not used "
+				 "(TSCTUI_TEST_RTC_POLLED): its second is "
+				 "polled");
+			return;
+		}
+	}
 	if (r->fd >= 0 && ioctl(r->fd, RTC_UIE_ON, 0) == 0) {
 		r->kind = REF_RTC;
 		return;
 	}
 	if (r->fd >= 0) {
+		double t;
+
 		snprintf(r->why, sizeof(r->why),
 			 "/dev/rtc0 gives no update interrupts (%s)",
 			 strerror(errno));
+		if (rtc_seconds(r->fd, &t)) {
+			r->kind = REF_RTC_POLLED;
+			snprintf(r->why + strlen(r->why),
+				 sizeof(r->why) - strlen(r->why),
+				 ": its second is polled");
+			return;
+		}
 		close(r->fd);
 	} else {
 		snprintf(r->why, sizeof(r->why), "no /dev/rtc0 (%s)",
@@ -46,21 +100,65 @@ void reftick_open(struct reftick *r, const char *clocksource)
 		 "itself: no independent reference");
 }
 
+/* The edge by reading the time until its second changes. */
+static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
+{
+	double first, now, end = mono_ms() + REFTICK_POLL_MAX_MS;
+
+	if (!rtc_seconds(r->fd, &first))
+		return false;
+	while (mono_ms() < end) {
+		if (!rtc_seconds(r->fd, &now))
+			return false;
+		*tsc = tsc_read_ordered();
+		if (now != first) {
+			*t = now;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool edge_interrupt(struct reftick *r, double *t, uint64_t *tsc)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	unsigned long data;
+	int n;
+
+	/* An interrupt that came while the caller was busy marks an edge
+	 * long past: drop it and wait for the next. */
+	while (poll(&p, 1, 0) == 1 &&
+	       read(r->fd, &data, sizeof(data)) == sizeof(data))
+		;
+	do
+		n = poll(&p, 1, REFTICK_UIE_WAIT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && read(r->fd, &data, sizeof(data)) == sizeof(data)) {
+		*tsc = tsc_read_ordered();
+		/* The interrupt marks the second's start; the time read
+		 * just after it names that second. */
+		return rtc_seconds(r->fd, t);
+	}
+	if (n == 0) {
+		ioctl(r->fd, RTC_UIE_OFF, 0);
+		r->kind = REF_RTC_POLLED;
+		snprintf(r->why, sizeof(r->why),
+			 "no update interrupt from /dev/rtc0 in %d ms: its "
+			 "second is polled",
+			 REFTICK_UIE_WAIT_MS);
+		return edge_polled(r, t, tsc);
+	}
+	return false;
+}
+
 bool reftick_sample(struct reftick *r, double *t, uint64_t *tsc)
 {
 	struct timespec ts;
-	unsigned long data;
 
-	if (r->kind == REF_RTC) {
-		/* Blocks until an update interrupt; the count of interrupts
-		 * since the last read is in the upper bytes. */
-		if (read(r->fd, &data, sizeof(data)) != sizeof(data))
-			return false;
-		*tsc = tsc_read_ordered();
-		r->ticks += (double)(data >> 8);
-		*t = r->ticks;
-		return true;
-	}
+	if (r->kind == REF_RTC)
+		return edge_interrupt(r, t, tsc);
+	if (r->kind == REF_RTC_POLLED)
+		return edge_polled(r, t, tsc);
 	if (r->kind == REF_MONOTONIC_RAW) {
 		*tsc = tsc_read_ordered();
 		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
@@ -73,7 +171,8 @@ bool reftick_sample(struct reftick *r, double *t, uint64_t *tsc)
 void reftick_close(struct reftick *r)
 {
 	if (r->fd >= 0) {
-		ioctl(r->fd, RTC_UIE_OFF, 0);
+		if (r->kind == REF_RTC)
+			ioctl(r->fd, RTC_UIE_OFF, 0);
 		close(r->fd);
 	}
 	r->fd = -1;
