@@ -32,6 +32,24 @@ double rate_ppm(const struct rate *r, double mhz)
 	return (mhz - r->ref_mhz) / r->ref_mhz * 1e6;
 }
 
+static void keep_edge(struct rate *r, uint64_t tsc, double t)
+{
+	if (r->nhead < RATE_EDGES) {
+		r->head_tsc[r->nhead] = tsc;
+		r->head_t[r->nhead++] = t;
+		return;
+	}
+	if (r->ntail == RATE_EDGES) {
+		memmove(r->tail_tsc, r->tail_tsc + 1,
+			sizeof(r->tail_tsc[0]) * (RATE_EDGES - 1));
+		memmove(r->tail_t, r->tail_t + 1,
+			sizeof(r->tail_t[0]) * (RATE_EDGES - 1));
+		r->ntail--;
+	}
+	r->tail_tsc[r->ntail] = tsc;
+	r->tail_t[r->ntail++] = t;
+}
+
 void rate_tick(struct rate *r, uint64_t tsc, double t)
 {
 	double w;
@@ -40,10 +58,12 @@ void rate_tick(struct rate *r, uint64_t tsc, double t)
 		r->started = true;
 		r->first_tsc = r->last_tsc = tsc;
 		r->first_t = r->last_t = t;
+		keep_edge(r, tsc, t);
 		return;
 	}
 	if (t <= r->last_t || tsc <= r->last_tsc)
 		return;
+	keep_edge(r, tsc, t);
 	w = (double)(tsc - r->last_tsc) / (t - r->last_t) / 1e6;
 	if (r->kept == RATE_WINDOWS) {
 		memmove(r->mhz, r->mhz + 1,
@@ -63,10 +83,54 @@ void rate_tick(struct rate *r, uint64_t tsc, double t)
 	r->last_t = t;
 }
 
+/* Index of the edge lowest against the line of slope k (cycles a second)
+ * through the run's first edge. */
+static unsigned least_late(const struct rate *r, const uint64_t *tsc,
+			   const double *t, unsigned from, unsigned to,
+			   double k)
+{
+	unsigned i, best = from;
+	double low = 0;
+
+	for (i = from; i < to; i++) {
+		double res = (double)(tsc[i] - r->first_tsc) -
+			     k * (t[i] - r->first_t);
+
+		if (i == from || res < low) {
+			low = res;
+			best = i;
+		}
+	}
+	return best;
+}
+
 double rate_cumulative_mhz(const struct rate *r)
 {
+	const uint64_t *btsc = r->tail_tsc;
+	const double *bt = r->tail_t;
+	unsigned a, b, asplit = r->nhead, bfrom = 0, bto = r->ntail, pass;
+	double k;
+
 	if (!r->started || r->last_t <= r->first_t)
 		return 0;
-	return (double)(r->last_tsc - r->first_tsc) / (r->last_t - r->first_t) /
-	       1e6;
+	k = (double)(r->last_tsc - r->first_tsc) / (r->last_t - r->first_t);
+	if (r->ntail == 0) {
+		/* A short run: its first half against its second. */
+		asplit = r->nhead / 2;
+		btsc = r->head_tsc;
+		bt = r->head_t;
+		bfrom = asplit;
+		bto = r->nhead;
+	}
+	if (asplit == 0 || bto <= bfrom)
+		return k / 1e6;
+	/* Twice: the second pass judges lateness against the first's rate. */
+	for (pass = 0; pass < 2; pass++) {
+		a = least_late(r, r->head_tsc, r->head_t, 0, asplit, k);
+		b = least_late(r, btsc, bt, bfrom, bto, k);
+		if (bt[b] <= r->head_t[a] || btsc[b] <= r->head_tsc[a])
+			break;
+		k = (double)(btsc[b] - r->head_tsc[a]) / (bt[b] - r->head_t[a]);
+	}
+	return k / 1e6;
 }

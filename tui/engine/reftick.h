@@ -5,16 +5,16 @@
  * that clock is built from the TSC and comparing the two measures
  * nothing).  Otherwise: none, said so.
  *
- * The RTC's second edges are taken from its update interrupts
- * (RTC_UIE_ON, one a second) where they come.  On some machines they never
- * do: the kernel chooses the RTC's interrupt path from the firmware (newer
- * AMD laptops route the alarm through ACPI), and on the TSC rig with a
- * laptop's SMBIOS strings `rtc_cmos` registers without HPET interrupts and
- * not one update interrupt arrived in 120 s.  So every wait is bounded
- * (REFTICK_UIE_WAIT_MS), and without interrupts the edge is found by
- * reading the RTC's time until its second changes, as util-linux's hwclock
- * does when its wait for an interrupt times out.  Either way the reference
- * time is the RTC's own second count, so the two paths mix in one run.
+ * The RTC's second edges are found by reading its time until the second
+ * changes, as util-linux's hwclock does, from just before each edge is due;
+ * the first edge is located by an update interrupt (RTC_UIE_ON, one a
+ * second) where they come, else by polling a whole second.  Interrupts
+ * alone time the edges badly in a VM (reftick.c).  On some machines none
+ * come at all: the kernel chooses the RTC's interrupt path from the
+ * firmware (newer AMD laptops route the alarm through ACPI), and on the TSC
+ * rig with a laptop's SMBIOS strings not one update interrupt arrived in
+ * 120 s.  So every wait is bounded (REFTICK_UIE_WAIT_MS, then
+ * REFTICK_POLL_MAX_MS).  The reference time is the RTC's own second count.
  */
 #ifndef TSCTUI_ENGINE_REFTICK_H
 #define TSCTUI_ENGINE_REFTICK_H
@@ -27,13 +27,18 @@
 #define REFTICK_UIE_WAIT_MS 1500
 /* Polling for the edge: a second and a little, then give up. */
 #define REFTICK_POLL_MAX_MS 1200
+/* Once an edge is known, sleep until this long before the next one is due
+ * and poll only then: the monotonic clock that times the sleep may run on
+ * a reference that is off by a few thousand ppm (a few ms a second). */
+#define REFTICK_POLL_EARLY_MS 30
 
 enum ref_kind { REF_NONE, REF_RTC, REF_RTC_POLLED, REF_MONOTONIC_RAW };
 
 struct reftick {
 	enum ref_kind kind;
 	int fd;
-	char why[160]; /* for REF_NONE, and why the RTC is polled */
+	double edge_ms; /* CLOCK_MONOTONIC of the last polled edge, or 0 */
+	char why[160];	/* for REF_NONE, and why the RTC is polled */
 };
 
 const char *reftick_name(enum ref_kind k);
