@@ -38,6 +38,18 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 	const struct sysinfo *y = s->sys;
 
 	switch (s->setup.step) {
+	case SETUP_GUEST:
+		draw_addl(l, n,
+			  "2. This is a virtual machine (a guest): its TSC is "
+			  "the host's, and the stage never syncs in a guest. "
+			  "Nothing to install here.");
+		draw_addl(
+			l, n,
+			"   On the host: run tsctui there (its clocksource "
+			"should be tsc; a boot warp there is what to fix); "
+			"check the guest is given an invariant TSC (QEMU/KVM: "
+			"-cpu host or +invtsc) and uses kvm-clock or tsc.");
+		break;
 	case SETUP_INSTALL:
 		draw_addl(l, n,
 			  "2. Install the stage in measure mode: it only "
