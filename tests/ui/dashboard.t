@@ -456,11 +456,11 @@ t.ok("Diagnosis:" in s and "Enlarge" not in s,
 keys("?")
 s = wait_for("Help", 5)
 first = "tsc=nowatchdog only stops the watchdog" not in s and \
-    "Up/Down scroll (more below)" in s
+    "Down more" in s
 for _ in range(6):
     keys("NPage")
 s = wait_for("Smallest", 5)
-t.ok(first and "tsc=nowatchdog only stops" in s and "more below" not in s,
+t.ok(first and "tsc=nowatchdog only stops" in s and "Down more" not in s,
      "60x15: help does not fit, says so, and PgDn reaches its end", s)
 keys("Escape")
 keys("q")

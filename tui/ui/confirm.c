@@ -66,8 +66,8 @@ static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 		char said[sizeof(a->error) + 256];
 
 		confirm_words(a->error, said, sizeof(said));
-		draw_addl(u->confirm, &u->nconfirm,
-			  "This cannot be done now: %s", said);
+		draw_addl(u->confirm, &u->nconfirm, "This cannot be done now:");
+		draw_addtext(u->confirm, &u->nconfirm, "", said);
 		u->confirm_fails = true;
 		return;
 	}

@@ -194,6 +194,10 @@ static const struct key_binding recovery_keys[] = {
 	{ '3', recovery_choice },
 	{ KEY_ESC, back },
 	{ 'q', back },
+	{ KEY_UP, info_scroll },
+	{ KEY_DOWN, info_scroll },
+	{ KEY_PPAGE, info_scroll },
+	{ KEY_NPAGE, info_scroll },
 	{ KEYS_ANY, ignore },
 };
 

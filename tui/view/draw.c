@@ -171,8 +171,8 @@ void draw_lines(const struct ui_state *s, const char *title,
 		} while (*p);
 	}
 	if (rows > fit)
-		snprintf(bar, sizeof(bar), "%s  Up/Down scroll%s", keys,
-			 first < rows - fit ? " (more below)" : "");
+		snprintf(bar, sizeof(bar), "%s  %s", keys,
+			 first < rows - fit ? "Down more" : "Up");
 	draw_keys(s, rows > fit ? bar : keys);
 }
 
@@ -185,6 +185,31 @@ void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(lines[(*n)++], UI_LINE, fmt, ap);
 	va_end(ap);
+}
+
+void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
+		  const char *text)
+{
+	int pad = (int)strlen(lead), room = UI_LINE - 1 - pad, cut;
+	const char *p = text;
+
+	if (room < 20)
+		return;
+	do {
+		cut = (int)strlen(p);
+		if (cut > room) {
+			cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		draw_addl(lines, n, "%*s%.*s", pad, p == text ? lead : "", cut,
+			  p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	} while (*p && *n < UI_MAX_LINES);
 }
 
 void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,

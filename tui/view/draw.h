@@ -47,6 +47,11 @@ int draw_overflow(void);
 /* Appends a formatted line to lines[*n], up to UI_MAX_LINES. */
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Appends text of any length as lines of up to UI_LINE - 1 bytes, cut at
+ * spaces (each is wrapped to the screen when drawn); the first prefixed
+ * with lead, the others indented as far. */
+void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
+		  const char *text);
 /* A sparkline of the values (Unicode blocks where the locale allows, else
  * ASCII). */
 void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,

@@ -108,10 +108,10 @@ static void draw(const struct ui_state *s)
 		l, &n,
 		"1. Is this machine affected? clocksource %s; %s; CPU "
 		"%s family %xh; TSC_ADJUST %s",
-		y->cs.current,
+		y->cs.current[0] ? y->cs.current : "unknown",
 		s->diag->kernel_verdict[0] ? s->diag->kernel_verdict : "no log",
 		y->cpu.vendor, y->cpu.family, y->cpu.tsc_adjust ? "yes" : "no");
-	draw_addl(l, &n, "   %s", s->diag->summary);
+	draw_addtext(l, &n, "   ", s->diag->summary);
 	step(s, l, &n);
 	draw_lines(s, "Guided setup", l, n,
 		   s->setup.enter != SETUP_ENTER_NOTHING
