@@ -588,6 +588,24 @@ t.ok("machine unknown (no DMI)" in s and "1 thread |" in s and
      "the live panels are labelled", s)
 keys("q")
 
+# Not root, on the live system: what needs the kernel log says so (no
+# "TSC 0.000 MHz").
+from paths import nobody_place  # noqa: E402
+nobody_dir, nobody_tsctui = nobody_place()
+tmux("kill-server", check=False)
+STARTS[0] += 1
+SOCK[1] = f"tsctui-test-{os.getpid()}-{STARTS[0]}"
+tmux("new-session", "-d", "-s", "ui", "-x", "100", "-y", "30",
+     f"env LANG=C.UTF-8 setpriv --reuid=65534 --regid=65534 --clear-groups "
+     f"{nobody_tsctui}; echo EXIT=$?; sleep 30")
+s = wait_for("Diagnosis:", 10)
+t.ok("0.000 MHz" not in s and
+     "TSC MHz unknown (the kernel log needs root)" in s,
+     "as nobody: the TSC rate is unknown because the kernel log needs root",
+     s)
+keys("q")
+shutil.rmtree(nobody_dir, ignore_errors=True)
+
 # ---- a terminal type ncurses does not know ---------------------------------
 tmux("kill-server", check=False)
 STARTS[0] += 1

@@ -260,6 +260,8 @@ int dashboard_run(const struct globals *g)
 	d->ui.snap = &d->snap;
 	d->ui.check = &d->check;
 	d->ui.root = d->root;
+	d->ui.not_root =
+		geteuid() != 0 && !strcmp(d->root, "/") && !d->kernel_log;
 	if (d->sys.stage.guard == GUARD_TRIPPED)
 		d->ui.view = V_RECOVERY;
 	loop(d);

@@ -40,6 +40,7 @@ static void header(const struct ui_state *s)
 		snprintf(rate, sizeof(rate), "TSC MHz unknown (%s)",
 			 y->klog_pending ? "reading the log"
 			 : y->have_klog	 ? "not in the kernel log"
+			 : s->not_root	 ? "the kernel log needs root"
 					 : "no kernel log");
 	draw_put(1, 0, A_NORMAL,
 		 "CPU %s family %xh, %u thread%s | %s | invariant %s "
@@ -62,13 +63,20 @@ static void clocksource_line(const struct ui_state *s, int y)
 		strncat(avail, sys->cs.available[i],
 			sizeof(avail) - strlen(avail) - 1);
 	}
-	draw_put(y, 0,
-		 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD : C_OK),
-		 "Clocksource %s (%s)",
-		 sys->cs.current[0] ? sys->cs.current : "?", avail);
+	if (!sys->cs.current[0])
+		draw_put(y, 0, draw_look(s, C_DIM),
+			 "Clocksource unknown (no "
+			 "/sys/devices/system/clocksource)");
+	else
+		draw_put(y, 0,
+			 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD
+								     : C_OK),
+			 "Clocksource %s%s%s%s", sys->cs.current,
+			 avail[0] ? " (" : "", avail, avail[0] ? ")" : "");
 	draw_put(y + 1, 2, A_NORMAL, "%s",
 		 s->diag->kernel_verdict[0] ? s->diag->kernel_verdict
-					    : "kernel log unavailable");
+		 : s->not_root ? "kernel log unavailable: reading it needs root"
+			       : "kernel log unavailable");
 }
 
 static void stage_line(const struct ui_state *s, int y)

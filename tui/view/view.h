@@ -54,6 +54,9 @@ struct ui_state {
 	/* --root other than /: the files are the target's, the cores, the
 	 * rate and the clock's cost this machine's. */
 	const char *root;
+	/* The live kernel log needs root, and this is not: said where a
+	 * fact from it is missing. */
+	bool not_root;
 
 	/* Where the user is. */
 	enum ui_view view;
