@@ -236,8 +236,8 @@ static void draw(const struct ui_state *s)
 	stage_line(s, 4);
 	if (other_root(s)) {
 		draw_put(5, 0, draw_look(s, C_DIM),
-			 "Above: read from %s.  Below: live, measured on "
-			 "this machine, not the target.",
+			 "Above: read from %s. Below: measured on this "
+			 "machine, live.",
 			 s->root);
 	}
 	want = (s->snap && s->snap->ncores ? (int)s->snap->ncores : 1) + 1;
