@@ -59,25 +59,29 @@ FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
 # PREFIX is compiled into tui/ (where install finds the stage, the GRUB
 # drop-in): a stamp that changes with it makes those objects rebuild, so
 # `make && make PREFIX=/usr install` installs a binary that looks in /usr.
+# `sudo make deps` touches no build tree: the `make` after it, run as the
+# user, owns build/.
 PREFIX_STAMP := $(BUILD)/prefix.stamp
+ifneq ($(filter-out deps test-deps,$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(PREFIX_STAMP) 2>/dev/null)" = \
 	"$(PREFIX)" ] || echo "$(PREFIX)" >$(PREFIX_STAMP); })
+endif
 TUI_PATHS := -DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
 	-DTSCTUI_DATADIR='"$(PREFIX)/share/tsctui"'
 
 
-# `make deps`: what building and running tsctui needs.  `make test-deps`:
+# `make deps`: what building and running tsctui needs (dpkg-dev: `make
+# deb`).  `make test-deps`:
 # everything the tests and benchmarks need on top, Debian's kernel for the
 # guests (tests/e2e/fetch) and the TSC rig's QEMU (tests/rig/build).
 DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-dev \
 	libefiboot-dev libkmod-dev libncurses-dev sbsigntool openssl \
-	efibootmgr util-linux
+	efibootmgr util-linux dpkg-dev
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi prometheus man-db e2fsprogs cpio kmod \
 	systemd udev cppcheck clang-format \
-	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev \
-	dpkg-dev
+	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 
 # The UEFI stage, with gnu-efi.
 EFI_INC   := -isystem /usr/include/efi -isystem /usr/include/efi/x86_64
@@ -252,34 +256,89 @@ SBINDIR   := $(PREFIX)/sbin
 LIBDIR    := $(PREFIX)/lib/tsctui
 UNITDIR   := $(PREFIX)/lib/systemd/system
 # systemd-sleep (252) runs hooks from /usr/lib/systemd/system-sleep only.
-SLEEPHOOK := /usr/lib/systemd/system-sleep/tsctui
+SLEEPDIR  := /usr/lib/systemd/system-sleep
 MANDIR    := $(PREFIX)/share/man/man8
 DATADIR   := $(PREFIX)/share/tsctui
-INSTALLED := $(SBINDIR)/tsctui $(LIBDIR)/tsctui.efi $(LIBDIR)/tsctui-driver.efi \
-	$(UNITDIR)/tsctui-boot.service $(SLEEPHOOK) $(MANDIR)/tsctui.8 \
-	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg \
-	/etc/kernel/install.d/95-tsctui.install
 
-install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
-	install -D -m 0755 tui/tsctui $(DESTDIR)$(SBINDIR)/tsctui
-	install -D -m 0644 efi/tsctui.efi $(DESTDIR)$(LIBDIR)/tsctui.efi
-	install -D -m 0644 efi/tsctui-driver.efi $(DESTDIR)$(LIBDIR)/tsctui-driver.efi
-	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-boot.service.in \
-		>$(DESTDIR)$(UNITDIR)/tsctui-boot.service
-	install -d $(DESTDIR)$(dir $(SLEEPHOOK))
-	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-sleep.in \
-		>$(DESTDIR)$(SLEEPHOOK)
-	chmod 0755 $(DESTDIR)$(SLEEPHOOK)
-	install -D -m 0644 docs/tsctui.8 $(DESTDIR)$(MANDIR)/tsctui.8
-	install -D -m 0755 grub.d/05_tsctui $(DESTDIR)/etc/grub.d/05_tsctui
-	install -D -m 0644 grub.d/tsctui-nowatchdog.cfg $(DESTDIR)$(DATADIR)/grub-nowatchdog.cfg
-	install -D -m 0755 kernel-install.d/95-tsctui.install \
-		$(DESTDIR)/etc/kernel/install.d/95-tsctui.install
+# Everything `make install` puts down, one line each: mode, source,
+# destination.  A source ending in .in has @SBINDIR@ replaced.  `make
+# uninstall` and `make deb` go by this list; a new file is one more line.
+INSTALL_LIST := \
+	0755:tui/tsctui:$(SBINDIR)/tsctui \
+	0644:efi/tsctui.efi:$(LIBDIR)/tsctui.efi \
+	0644:efi/tsctui-driver.efi:$(LIBDIR)/tsctui-driver.efi \
+	0644:tui/tsctui-boot.service.in:$(UNITDIR)/tsctui-boot.service \
+	0755:tui/tsctui-sleep.in:$(SLEEPDIR)/tsctui \
+	0644:docs/tsctui.8:$(MANDIR)/tsctui.8 \
+	0755:grub.d/05_tsctui:/etc/grub.d/05_tsctui \
+	0644:grub.d/tsctui-nowatchdog.cfg:$(DATADIR)/grub-nowatchdog.cfg \
+	0755:kernel-install.d/95-tsctui.install:/etc/kernel/install.d/95-tsctui.install
+INSTALL_SOURCES := $(foreach e,$(INSTALL_LIST),$(word 2,$(subst :, ,$(e))))
+INSTALLED := $(foreach e,$(INSTALL_LIST),$(word 3,$(subst :, ,$(e))))
+# The directories install makes for tsctui alone, removed when empty.
+OWN_DIRS  := $(LIBDIR) $(DATADIR)
 
+install: $(INSTALL_SOURCES)
+	@set -e; for e in $(INSTALL_LIST); do \
+		mode=$${e%%:*}; rest=$${e#*:}; src=$${rest%%:*}; \
+		dst=$(DESTDIR)$${rest#*:}; \
+		echo "install $$src -> $$dst"; \
+		install -d "$$(dirname "$$dst")"; \
+		case $$src in \
+		*.in) sed 's|@SBINDIR@|$(SBINDIR)|' "$$src" >"$$dst"; \
+			chmod "$$mode" "$$dst" ;; \
+		*) install -m "$$mode" "$$src" "$$dst" ;; \
+		esac; \
+	done
+
+# What install put down, and nothing else.  Run `tsctui uninstall` first:
+# it takes the stage off the ESP and out of the boot loader, and needs the
+# files removed here to do it.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR) 2>/dev/null
+	-rmdir $(addprefix $(DESTDIR),$(OWN_DIRS)) 2>/dev/null
+
+# `make deb`: a Debian package of what `make install` puts down, with
+# PREFIX=/usr, built with dpkg-deb (dpkg-dev's dpkg-buildflags and
+# dpkg-shlibdeps for the flags and the dependencies).  It builds in a copy
+# of the tree (build/deb/src), so the tree's own build keeps its PREFIX;
+# only tui/tsctui and the two release images are built, no test runs.
+# Debian's hardening flags reach the Linux program only (CFLAGS_EFI takes
+# none).  The maintainer scripts are tui/deb/: prerm runs `tsctui
+# uninstall` before the files go, and refuses the removal if it fails.
+DEB_VERSION := $(shell sed -n 's/^\#define TSCTUI_VERSION "\(.*\)"/\1/p' tui/app.h)
+DEB_ARCH     = $(shell dpkg --print-architecture)
+DEB_DIR     := $(BUILD)/deb
+DEB_FILE     = $(BUILD)/tsctui_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_TREE    := Makefile common efi tui grub.d kernel-install.d docs
+DEB_SCRIPTS := prerm postinst postrm
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src $(DEB_DIR)/root/DEBIAN $(DEB_DIR)/debian
+	tar -c \
+		--exclude='efi/*.efi' --exclude=tui/tsctui --exclude=$(SAN_TSCTUI) \
+		$(DEB_TREE) | tar -x -C $(DEB_DIR)/src
+	$(MAKE) -C $(DEB_DIR)/src BUILD=build PREFIX=/usr \
+		CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
+		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+		DESTDIR=$(abspath $(DEB_DIR)/root) install
+	printf 'Source: tsctui\n\nPackage: tsctui\nArchitecture: any\n' \
+		>$(DEB_DIR)/debian/control
+	cd $(DEB_DIR) && dpkg-shlibdeps -O root/usr/sbin/tsctui \
+		| sed -n 's/^shlibs:Depends=//p' >depends
+	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' \
+		-e "s|@DEPENDS@|$$(cat $(DEB_DIR)/depends)|" tui/deb/control.in \
+		>$(DEB_DIR)/root/DEBIAN/control
+	for f in $(DEB_SCRIPTS); do \
+		install -m 0755 tui/deb/$$f $(DEB_DIR)/root/DEBIAN/$$f; done
+	printf '%s\n' $(filter /etc/%,$(INSTALLED)) \
+		>$(DEB_DIR)/root/DEBIAN/conffiles
+	cd $(DEB_DIR)/root && find . -path ./DEBIAN -prune -o -type f \
+		-printf '%P\0' | sort -z | xargs -0 md5sum >DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_DIR)/root $(DEB_FILE)
+	@echo "deb: $(DEB_FILE)"
 
 clean:
 	rm -rf $(BUILD) tui/tsctui $(SAN_TSCTUI) efi/*.efi

@@ -13,10 +13,10 @@ static const char usage[] =
 	"       tsctui [--root DIR] [--json] COMMAND [OPTIONS]\n"
 	"\n"
 	"Without a command: the dashboard (needs a terminal; actions need\n"
-	"root).  Keys: h help, w why each verdict, r stage report, y history,\n"
-	"m mode, g hang"
-	" guard, k tsc=nowatchdog, i install, u uninstall, s guided setup,\n"
-	"Up/Down/PgUp/PgDn scroll the cores, Esc back, q quit.\n"
+	"root; at least 60x15).  Keys: ? or h help, w why each verdict,\n"
+	"r stage report, y history, m mode, g hang guard, k tsc=nowatchdog,\n"
+	"i install, u uninstall, s guided setup, Up/Down/PgUp/PgDn scroll,\n"
+	"Esc back, q quit.\n"
 	"\n"
 	"Commands available in this version:\n"
 	"  status [--json|--prometheus]\n"
@@ -205,6 +205,29 @@ static int check_globals(const struct globals *g, unsigned given,
 	return 0;
 }
 
+/* `tsctui COMMAND --help`: that command's lines of the usage text (from
+ * its line to the next command's), so there is one text to keep true. */
+static int command_help(const char *cmd)
+{
+	size_t n = strlen(cmd);
+	const char *p = usage, *end;
+
+	for (; (p = strstr(p, "\n  ")); p++)
+		if (!strncmp(p + 3, cmd, n) &&
+		    (p[3 + n] == ' ' || p[3 + n] == '\n'))
+			break;
+	if (!p)
+		return EXIT_OK;
+	p++;
+	for (end = strchr(p, '\n'); end && !strncmp(end + 1, "   ", 3);
+	     end = strchr(end + 1, '\n'))
+		;
+	printf("usage: tsctui %.*s\n",
+	       (int)(end ? end - p : (long)strlen(p)) - 2, p + 2);
+	printf("\nGlobal options and the other commands: tsctui --help\n");
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct globals g = { .root = "/" };
@@ -220,9 +243,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
-			fputs(usage, stdout);
+			if (cmd)
+				rc = command_help(cmd);
+			else
+				rc = fputs(usage, stdout) < 0;
 			free(rest);
-			return EXIT_OK;
+			return rc;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("tsctui %s\n", TSCTUI_VERSION);

@@ -68,4 +68,62 @@ if grep -q 'TSCTUI_LIBDIR=.*"/opt/tsctui-test/lib/tsctui"' <<<"$other"; then
 else
 	not_ok "a new PREFIX rebuilds the objects that have it compiled in"
 fi
+# `make install DESTDIR=` puts down every file of the one list, and `make
+# uninstall` with the same DESTDIR takes exactly those away: the directory
+# is empty again but for the shared directories it made.
+dest=$(mktemp -d)
+make -s install DESTDIR="$dest" PREFIX=/usr/local >/dev/null 2>&1
+n=$(find "$dest" -type f | wc -l)
+if [ -x "$dest/usr/local/sbin/tsctui" ] &&
+	[ -f "$dest/usr/local/lib/systemd/system/tsctui-boot.service" ] &&
+	[ -f "$dest/usr/local/lib/tsctui/tsctui.efi" ] &&
+	grep -q 'ExecStart=/usr/local/sbin/tsctui boot-ok' \
+		"$dest/usr/local/lib/systemd/system/tsctui-boot.service" &&
+	[ "$n" -eq "$(make -s -n -p install 2>/dev/null |
+		sed -n 's/^INSTALLED := //p' | wc -w)" ]; then
+	ok "make install DESTDIR= puts down every file of INSTALL_LIST ($n)"
+else
+	not_ok "make install DESTDIR= puts down every file ($n): $(find "$dest" -type f)"
+fi
+make -s uninstall DESTDIR="$dest" PREFIX=/usr/local >/dev/null 2>&1
+left=$(find "$dest" -type f)
+if [ -z "$left" ] && [ ! -e "$dest/usr/local/lib/tsctui" ] &&
+	[ ! -e "$dest/usr/local/share/tsctui" ]; then
+	ok "make uninstall DESTDIR= removes every file and tsctui's own directories"
+else
+	not_ok "make uninstall DESTDIR= leaves: $left"
+fi
+rm -rf "$dest"
+
+# The package archive: `make deps` only what building and running needs,
+# `make test-deps` the rest; `make check` and `make bench` never reach it.
+deps=$(make -n deps 2>&1)
+tdeps=$(make -n test-deps 2>&1)
+if grep -q 'apt-get install' <<<"$deps" &&
+	grep -qw 'libncurses-dev' <<<"$deps" &&
+	! grep -qwE 'qemu-system-x86|ovmf|prometheus|tests/e2e/fetch' <<<"$deps"; then
+	ok "make deps installs the build and run packages, not the tests' QEMU, OVMF, Prometheus or kernel"
+else
+	not_ok "make deps: $deps"
+fi
+if grep -qw 'qemu-system-x86' <<<"$tdeps" && grep -q 'tests/e2e/fetch' <<<"$tdeps" &&
+	grep -qw 'dpkg-dev' <<<"$deps"; then
+	ok "make test-deps installs the tests' packages and fetches the guests' kernel"
+else
+	not_ok "make test-deps: $tdeps"
+fi
+if ! make -n check bench 2>&1 | grep -qE 'apt-get|tests/e2e/fetch|tests/rig/build'; then
+	ok "make check and make bench never reach a package archive"
+else
+	not_ok "make check or make bench reaches a package archive"
+fi
+# `sudo make deps` makes no build tree (the user's `make` must own it).
+scratch=$(mktemp -d)
+make -n deps BUILD="$scratch/b" >/dev/null 2>&1
+if [ ! -e "$scratch/b" ]; then
+	ok "make deps makes no build directory"
+else
+	not_ok "make deps makes a build directory"
+fi
+rm -rf "$scratch"
 done_testing

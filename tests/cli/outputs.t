@@ -188,4 +188,17 @@ t.ok(r.returncode == 0 and terminal_safe(r.stdout) is None and
      "history text: the record's control characters become '?'",
      terminal_safe(r.stdout) or r.stdout)
 
+# COMMAND --help: that command's own help, not the whole usage text.
+for cmd, words in (("simulate", "sim.offset.N=C"),
+                   ("install", "--loader grub|systemd-boot|efi-entry"),
+                   ("boot-ok", "mark this boot good")):
+    r = run(cmd, "--help", text=True)
+    t.ok(r.returncode == 0 and r.stdout.startswith(f"usage: tsctui {cmd}")
+         and words in r.stdout and "Global options:" not in r.stdout and
+         "  uninstall" not in r.stdout and "--dry-run (after" not in r.stdout,
+         f"{cmd} --help prints {cmd}'s help alone", r.stdout + r.stderr)
+r = run("--help", "simulate", text=True)
+t.ok(r.returncode == 0 and "Global options:" in r.stdout,
+     "--help before a command: the whole usage text", r.stdout)
+
 sys.exit(t.done())

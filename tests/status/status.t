@@ -387,4 +387,17 @@ t.ok(js.returncode == 0 and js.stdout == want,
      "report --json: every field of a full report, exact text",
      js.stdout[:2000] + js.stderr)
 
+# Empty facts: "unknown" and why, and the grammar of one thread.
+bare = os.path.join(BUILD, "status-tests", "bare")
+shutil.rmtree(bare, ignore_errors=True)
+fx.write(bare, "/proc/cpuinfo", fx.CPUINFO_AMD)
+r = subprocess.run([TSCTUI, "--root", bare, "status"], capture_output=True,
+                   text=True)
+t.ok("machine:     unknown (no DMI), BIOS unknown" in r.stdout and
+     "1 thread," in r.stdout and "1 threads" not in r.stdout and
+     "clocksource: unknown (no /sys/devices/system/clocksource)" in
+     r.stdout and "(available:)" not in r.stdout,
+     "status with no DMI and no clocksource: unknown, and why; 1 thread",
+     r.stdout + r.stderr)
+
 sys.exit(t.done())

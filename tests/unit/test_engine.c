@@ -23,6 +23,31 @@ static bool wait_surveys(struct engine *e, unsigned n)
 	return false;
 }
 
+/* The verdict shown is the worst of the window: one unsure survey among
+ * ok ones shows unsure, a bad one bad; unmeasured only when all are. */
+static void worst_of_the_window(void **s)
+{
+	const enum tsc_verdict ok_unsure[] = { TSC_VERDICT_OK,
+					       TSC_VERDICT_UNSURE,
+					       TSC_VERDICT_OK };
+	const enum tsc_verdict bad_first[] = { TSC_VERDICT_BAD, TSC_VERDICT_OK,
+					       TSC_VERDICT_OK, TSC_VERDICT_OK,
+					       TSC_VERDICT_OK };
+	const enum tsc_verdict ok_gap[] = { TSC_VERDICT_UNMEASURED,
+					    TSC_VERDICT_OK };
+
+	(void)s;
+	assert_int_equal(engine_worst_verdict(ok_unsure, 3),
+			 TSC_VERDICT_UNSURE);
+	assert_int_equal(engine_worst_verdict(ok_unsure, 1), TSC_VERDICT_OK);
+	assert_int_equal(engine_worst_verdict(bad_first, 5), TSC_VERDICT_BAD);
+	assert_int_equal(engine_worst_verdict(ok_gap, 2), TSC_VERDICT_OK);
+	assert_int_equal(engine_worst_verdict(ok_gap, 1),
+			 TSC_VERDICT_UNMEASURED);
+	assert_int_equal(engine_worst_verdict(ok_gap, 0),
+			 TSC_VERDICT_UNMEASURED);
+}
+
 static void fills_in(void **s)
 {
 	struct engine_config c = { .simulate = "sim.offset.1=5000",
@@ -40,6 +65,9 @@ static void fills_in(void **s)
 	assert_true(snap.cores[0].offset > 5000 - lim &&
 		    snap.cores[0].offset < 5000 + lim);
 	assert_int_equal(snap.cores[0].verdict, TSC_VERDICT_BAD);
+	assert_int_equal(snap.cores[0].shown, TSC_VERDICT_BAD);
+	assert_true(snap.cores[0].nverdicts >= 3 &&
+		    snap.cores[0].nverdicts <= ENGINE_VERDICTS);
 	assert_true(snap.cores[0].warps_bsp > 0);
 	assert_true(snap.cores[0].nhist >= 3);
 	assert_true(snap.cost_valid && snap.cost.ns_one > 0);
@@ -78,6 +106,7 @@ static void snapshots_do_not_wait(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(worst_of_the_window),
 		cmocka_unit_test(fills_in),
 		cmocka_unit_test(snapshots_do_not_wait),
 	};

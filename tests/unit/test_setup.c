@@ -57,6 +57,21 @@ static void not_installed_installs(void **s)
 	expect(SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
 }
 
+/* A guest: the host's TSC, nothing to install here, installed or not. */
+static void guest_checks_the_host(void **s)
+{
+	(void)s;
+	stage(false, "", false);
+	sys.cpu.hypervisor = true;
+	diag.code = DIAG_VIRTUAL_MACHINE;
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_GUEST, 2, SETUP_ENTER_NOTHING);
+	stage(true, "measure", false);
+	sys.cpu.hypervisor = true;
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_GUEST, 2, SETUP_ENTER_NOTHING);
+}
+
 static void measuring_without_report_boots(void **s)
 {
 	(void)s;
@@ -168,6 +183,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(not_installed_installs),
+		cmocka_unit_test(guest_checks_the_host),
 		cmocka_unit_test(measuring_without_report_boots),
 		cmocka_unit_test(bsp_behind_syncs),
 		cmocka_unit_test(no_lagging_bsp_is_nothing_to_sync),

@@ -247,18 +247,33 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 {
 	int i;
 
-	printf("machine:     %s %s, BIOS %s\n", s->machine.vendor,
-	       s->machine.product, s->machine.bios_version);
-	printf("cpu:         %s family %xh, %u threads, invariant TSC %s, "
+	if (s->machine.vendor[0] || s->machine.product[0])
+		printf("machine:     %s %s, BIOS %s\n", s->machine.vendor,
+		       s->machine.product,
+		       s->machine.bios_version[0] ? s->machine.bios_version
+						  : "unknown");
+	else
+		printf("machine:     unknown (no DMI), BIOS %s\n",
+		       s->machine.bios_version[0] ? s->machine.bios_version
+						  : "unknown");
+	printf("cpu:         %s family %xh, %u thread%s, invariant TSC %s, "
 	       "TSC_ADJUST %s%s\n",
 	       s->cpu.vendor[0] ? s->cpu.vendor : "unknown", s->cpu.family,
-	       s->cpu.threads, s->cpu.invariant_tsc ? "yes" : "no",
+	       s->cpu.threads, s->cpu.threads == 1 ? "" : "s",
+	       s->cpu.invariant_tsc ? "yes" : "no",
 	       s->cpu.tsc_adjust ? "yes" : "no",
 	       s->cpu.hypervisor ? ", virtual machine" : "");
-	printf("clocksource: %s (available:", s->cs.current);
-	for (i = 0; i < s->cs.navailable; i++)
-		printf(" %s", s->cs.available[i]);
-	printf(")\n");
+	if (!s->cs.current[0])
+		printf("clocksource: unknown (no "
+		       "/sys/devices/system/clocksource)\n");
+	else if (!s->cs.navailable)
+		printf("clocksource: %s\n", s->cs.current);
+	else {
+		printf("clocksource: %s (available:", s->cs.current);
+		for (i = 0; i < s->cs.navailable; i++)
+			printf(" %s", s->cs.available[i]);
+		printf(")\n");
+	}
 	if (d->kernel_verdict[0])
 		printf("kernel:      %s\n", d->kernel_verdict);
 	printf("cmdline:     tsc=");

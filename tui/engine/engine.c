@@ -33,6 +33,18 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+enum tsc_verdict engine_worst_verdict(const enum tsc_verdict *v, unsigned n)
+{
+	enum tsc_verdict w = TSC_VERDICT_UNMEASURED;
+	unsigned i;
+
+	/* The enum runs unmeasured, ok, unsure, bad: worse is larger. */
+	for (i = 0; i < n; i++)
+		if (v[i] > w)
+			w = v[i];
+	return w;
+}
+
 /* Folds a finished survey into the snapshot (lock held). */
 static void publish(struct engine *e, double ms)
 {
@@ -58,6 +70,17 @@ static void publish(struct engine *e, double ms)
 		k->warps_ap = c->warps_ap;
 		k->max_warp = c->max_warp;
 		k->verdict = c->verdict;
+		if (k->nverdicts == ENGINE_VERDICTS) {
+			memmove(k->verdicts, k->verdicts + 1,
+				sizeof(k->verdicts[0]) * (ENGINE_VERDICTS - 1));
+			k->nverdicts--;
+		}
+		k->verdicts[k->nverdicts++] = c->verdict;
+		/* A core that stopped answering says so at once. */
+		k->shown = c->verdict == TSC_VERDICT_UNMEASURED
+				   ? c->verdict
+				   : engine_worst_verdict(k->verdicts,
+							  k->nverdicts);
 		k->note = c->note;
 		k->kernel_test = c->kernel_test;
 		k->spread = c->spread;

@@ -16,6 +16,13 @@
 #include "reftick.h"
 
 #define ENGINE_HISTORY 32
+/* A core's verdict as shown is the worst of its last 5 surveys (10 s at
+ * the dashboard's 2 s interval): on a noisy VM one survey's verdict flips
+ * between ok and unsure (offsets of -40 to +141 cycles at round trips of
+ * 700-1130), the worst of five stays put, and a bad one stays in sight
+ * for 10 s. */
+#define ENGINE_VERDICTS 5
+#define ENGINE_VERDICTS_S "5"
 
 struct engine_core {
 	uint32_t cpu;
@@ -25,7 +32,10 @@ struct engine_core {
 	uint64_t rtt;
 	uint32_t warps_bsp, warps_ap;
 	uint64_t max_warp;
-	enum tsc_verdict verdict;
+	enum tsc_verdict verdict; /* this survey's */
+	enum tsc_verdict shown;	  /* the worst of the last ENGINE_VERDICTS */
+	unsigned nverdicts;
+	enum tsc_verdict verdicts[ENGINE_VERDICTS]; /* oldest first */
 	enum tsc_ap_note note;
 	/* The kernel-style test judged it (common/verdict.h), with this
 	 * spread: what the "why" view needs to restate the rule. */
@@ -58,6 +68,10 @@ struct engine_config {
 };
 
 struct engine;
+
+/* The worst of n verdicts (bad, then unsure, then ok; unmeasured only when
+ * all are). */
+enum tsc_verdict engine_worst_verdict(const enum tsc_verdict *v, unsigned n);
 
 struct engine *engine_start(const struct engine_config *c);
 void engine_snapshot(struct engine *e, struct engine_snapshot *out);

@@ -32,7 +32,9 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 	bool measure = s->stage.mode_known && s->stage.mode == TSC_MODE_MEASURE;
 
 	out->behind = 0;
-	if (!s->stage.installed)
+	if (s->cpu.hypervisor)
+		step(out, SETUP_GUEST, 2, SETUP_ENTER_NOTHING);
+	else if (!s->stage.installed)
 		step(out, SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
 	else if (measure && !r)
 		step(out, SETUP_MEASURE_BOOT, 3, SETUP_ENTER_NOTHING);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guided setup's step, a pure function of the system snapshot and the
- * diagnosis: not installed -> install; measuring without a report -> power
- * off and boot; the boot CPU behind -> sync; synced -> check that the kernel
- * kept the TSC.  The setup keeps no state of its own, so it resumes by
- * itself after a reboot.
+ * diagnosis: a virtual machine -> check the host (the stage refuses to sync
+ * in a guest, whose TSC the host makes); not installed -> install; measuring
+ * without a report -> power off and boot; the boot CPU behind -> sync; synced
+ * -> check that the kernel kept the TSC.  The setup keeps no state of its own,
+ * so it resumes by itself after a reboot.
  */
 #ifndef TSCTUI_MODEL_SETUP_H
 #define TSCTUI_MODEL_SETUP_H
@@ -15,6 +16,7 @@
 #include "diagnosis.h"
 
 enum setup_step {
+	SETUP_GUEST,	       /* 2: a virtual machine: check the host */
 	SETUP_INSTALL,	       /* 2: install the stage in measure mode */
 	SETUP_MEASURE_BOOT,    /* 3: measuring, no report: power off, boot */
 	SETUP_SYNC,	       /* 4: the report has the boot CPU behind */

@@ -147,6 +147,37 @@ enum loader detect_loader(const char *root, const char **why)
 	return LOADER_NONE;
 }
 
+int detect_vfat_mounts(const char *root, struct mount_info *out, int max)
+{
+	char *data = mounts(root), *line, *save = NULL;
+	int n = 0;
+
+	if (!data)
+		return 0;
+	for (line = strtok_r(data, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct mount_info *m = &out[n];
+
+		if (sscanf(line, "%255s %255s %31s", m->dev, m->dir, m->type) !=
+			    3 ||
+		    strcmp(m->type, "vfat") != 0)
+			continue;
+		unescape(m->dev);
+		unescape(m->dir);
+		n++;
+	}
+	free(data);
+	return n;
+}
+
+bool detect_efivars(const char *root)
+{
+	char p[PATH_UNDER_MAX];
+
+	path_under(root, "/sys/firmware/efi/efivars", p, sizeof(p));
+	return fsx_is_dir(p);
+}
+
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 {
 	static const char *const places[] = { "/boot/efi", "/efi", "/boot" };

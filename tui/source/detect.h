@@ -29,6 +29,11 @@ bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
 enum loader detect_loader(const char *root, const char **why);
 /* The ESP's mount point on the system (e.g. "/boot/efi"); false if none. */
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why);
+/* Every vfat mount in the root's mount table (ESP candidates, when none
+ * is at the usual places), up to max; how many. */
+int detect_vfat_mounts(const char *root, struct mount_info *out, int max);
+/* Does the system have EFI variables (booted with UEFI)? */
+bool detect_efivars(const char *root);
 /* The grubenv the distribution's grub.cfg loads ("/boot/grub/grubenv" on
  * Debian, "/boot/grub2/grubenv" on Fedora); false if no GRUB directory. */
 bool detect_grubenv(const char *root, char *path, size_t cap);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../action/actions.h"
+#include "../source/detect.h"
 #include "../view/draw.h"
 #include "dashboard.h"
 
@@ -29,9 +30,11 @@ static int act_pending(struct dash *d, struct act *a)
 		return kernel_arg_set(a, "nowatchdog", d->arg);
 	case P_INSTALL:
 		io.loader = d->arg;
+		io.esp = d->esp[0] ? d->esp : NULL;
 		return install_run(a, &io);
 	case P_UNINSTALL:
 		return uninstall_run(a, false);
+	case P_ESP:
 	case P_NONE:
 		break;
 	}
@@ -60,8 +63,12 @@ static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 	size_t i;
 
 	if (rc != 0) {
-		draw_addl(u->confirm, &u->nconfirm, "(this will fail: %s)",
-			  a->error);
+		char said[sizeof(a->error) + 256];
+
+		confirm_words(a->error, said, sizeof(said));
+		draw_addl(u->confirm, &u->nconfirm, "This cannot be done now:");
+		draw_addtext(u->confirm, &u->nconfirm, "", said);
+		u->confirm_fails = true;
 		return;
 	}
 	for (i = 0; i < a->nchanges; i++)
@@ -86,6 +93,8 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	int rc;
 
 	u->nconfirm = 0;
+	u->confirm_fails = false;
+	u->info_scroll = 0;
 	d->pending = p;
 	snprintf(d->arg, sizeof(d->arg), "%s", arg);
 	switch (p) {
@@ -111,6 +120,7 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Uninstall tsctui and restore every file it changed?");
 		break;
+	case P_ESP:
 	case P_NONE:
 		break;
 	}
@@ -119,12 +129,110 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	rc = act_pending(d, &a);
 	plan_lines(u, &a, rc);
 	act_free(&a);
+	if (u->confirm_fails) {
+		u->view = V_CONFIRM;
+		return;
+	}
 	if (p == P_KARG)
 		draw_addl(u->confirm, &u->nconfirm,
 			  "The boot-time warp test still "
 			  "runs; only the clocksource watchdog is off.");
 	if (p == P_UNINSTALL)
 		draw_addl(u->confirm, &u->nconfirm, "the boot history is kept");
+	u->view = V_CONFIRM;
+}
+
+/* The command line's hints, and what to do at the dashboard instead. */
+static const char *const words[][2] = {
+	{ "mount the ESP or give --esp",
+	  "mount the EFI system partition (lsblk -f shows it as vfat) at "
+	  "/boot/efi, then press i again" },
+	{ "; give --loader", ": choose the boot path in the install menu (i)" },
+	{ "; give --next BootXXXX",
+	  ": choose GRUB or systemd-boot in the install menu instead" },
+	{ "and pass --key KEY --cert CERT, or use --loader grub",
+	  "and install from the command line with it (tsctui(8), Secure "
+	  "Boot), or choose GRUB in the install menu" },
+	{ "use `tsctui install --loader efi-entry` instead",
+	  "choose its own firmware boot entry in the install menu instead" },
+	{ "(run as root, or give --kernel-log)",
+	  "(run tsctui as root: reading the kernel log needs it)" },
+	{ "give --kernel-log",
+	  "start tsctui with a saved copy of the target's kernel log "
+	  "(tsctui(8), --root)" },
+};
+
+void confirm_words(const char *msg, char *out, size_t cap)
+{
+	size_t i, o = 0;
+	const char *p = msg;
+
+	while (*p && o + 1 < cap) {
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strncmp(p, words[i][0], strlen(words[i][0])))
+				break;
+		if (i < sizeof(words) / sizeof(words[0])) {
+			o += (size_t)snprintf(out + o, cap - o, "%s",
+					      words[i][1]);
+			if (o >= cap)
+				o = cap - 1;
+			p += strlen(words[i][0]);
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+}
+
+void confirm_install(struct dash *d, const char *loader)
+{
+	struct mount_info m[DASH_ESP_CHOICES];
+	struct ui_state *u = &d->ui;
+	const char *why = NULL;
+	char esp[256];
+	int n, i;
+
+	d->esp[0] = '\0';
+	if (detect_esp(d->root, esp, sizeof(esp), &why)) {
+		confirm_describe(d, P_INSTALL, loader);
+		return;
+	}
+	n = detect_vfat_mounts(d->root, m, DASH_ESP_CHOICES);
+	if (n > 0) {
+		snprintf(d->esp_loader, sizeof(d->esp_loader), "%s", loader);
+		d->menu_for = P_ESP;
+		snprintf(u->menu_title, sizeof(u->menu_title),
+			 "Which is the EFI system partition? (none at "
+			 "/boot/efi, /efi or /boot)");
+		for (i = 0; i < n; i++) {
+			snprintf(d->esp_choices[i], sizeof(d->esp_choices[i]),
+				 "%s", m[i].dir);
+			snprintf(u->menu[i], sizeof(u->menu[i]),
+				 "%.40s (%.30s)", m[i].dir, m[i].dev);
+		}
+		u->nmenu = n;
+		u->menu_sel = 0;
+		u->view = V_MENU;
+		return;
+	}
+	/* No FAT file system mounted anywhere: nothing to choose from. */
+	u->nconfirm = 0;
+	u->info_scroll = 0;
+	u->confirm_fails = true;
+	d->pending = P_NONE;
+	snprintf(u->confirm_title, sizeof(u->confirm_title),
+		 "Install the stage for %s: no EFI system partition found",
+		 loader);
+	draw_addl(u->confirm, &u->nconfirm,
+		  "No FAT file system is mounted, so tsctui cannot find the "
+		  "EFI system partition the firmware boots from.");
+	draw_addl(u->confirm, &u->nconfirm,
+		  "Find it with `lsblk -f` (a small vfat partition), mount it "
+		  "at /boot/efi (`mount /dev/DISKpN /boot/efi`, or add it to "
+		  "/etc/fstab), then press i again.");
+	draw_addl(u->confirm, &u->nconfirm,
+		  "A machine that boots without UEFI (legacy BIOS) has none: "
+		  "the stage cannot run there.");
 	u->view = V_CONFIRM;
 }
 
@@ -138,12 +246,14 @@ bool confirm_needs_root(struct dash *d)
 
 void confirm_run(struct dash *d)
 {
+	static char said[sizeof(((struct act *)0)->message) + 256];
 	struct act a;
 	int rc;
 
 	act_init(&a, d->root, "dashboard");
 	rc = act_pending(d, &a);
-	dashboard_status(d, rc != 0, rc ? a.error : a.message);
+	confirm_words(rc ? a.error : a.message, said, sizeof(said));
+	dashboard_status(d, rc != 0, said);
 	act_free(&a);
 	d->pending = P_NONE;
 	/* The screen shows the system as it now is, not as assumed. */

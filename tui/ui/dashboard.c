@@ -44,6 +44,7 @@ void dashboard_status(struct dash *d, bool error, const char *msg)
 	}
 	d->ui.status[o] = '\0';
 	d->ui.status_error = error;
+	d->status_gen++;
 }
 
 static void load_history(struct dash *d)
@@ -85,8 +86,12 @@ static void derive(struct dash *d)
 {
 	char bios[128] = "";
 
+	char said[sizeof(d->diag.summary)];
+
 	history_last_sync_bios(d->root, bios, sizeof(bios));
 	diagnosis_make(&d->sys, bios, &d->diag);
+	confirm_words(d->diag.summary, said, sizeof(said));
+	snprintf(d->diag.summary, sizeof(d->diag.summary), "%s", said);
 	dashboard_setup_step(d);
 }
 
@@ -190,7 +195,7 @@ static void loop(struct dash *d)
 		/* Once a second whatever happened: the rate, the clock
 		 * read's cost and the check's countdown move by themselves. */
 		if (react & UI_REDRAW || d->ui.now != drawn) {
-			view_draw(&d->ui);
+			d->scroll_max = view_draw(&d->ui);
 			drawn = d->ui.now;
 		}
 		ch = getch();
@@ -207,7 +212,8 @@ int dashboard_run(const struct globals *g)
 {
 	struct dash *d = calloc(1, sizeof(*d));
 	const char *slow = getenv("TSCTUI_ENGINE_EXTRA_MS"),
-		   *slow_log = getenv("TSCTUI_KLOG_EXTRA_MS");
+		   *slow_log = getenv("TSCTUI_KLOG_EXTRA_MS"), *term;
+	SCREEN *scr;
 
 	if (!d)
 		return app_fail("out of memory");
@@ -215,6 +221,18 @@ int dashboard_run(const struct globals *g)
 		free(d);
 		return app_fail("the dashboard needs a terminal; for scripts "
 				"use tsctui status (see tsctui --help)");
+	}
+	/* ncurses' initscr() prints its own message and exits 1 on a
+	 * terminal type it does not know; newterm() returns NULL. */
+	setlocale(LC_ALL, "");
+	term = getenv("TERM");
+	scr = term && term[0] ? newterm(NULL, stdout, stdin) : NULL;
+	if (!scr) {
+		free(d);
+		return app_fail("the terminal type TERM=%s is not known to "
+				"this system's terminfo; run with a known one, "
+				"e.g. TERM=xterm-256color or TERM=linux",
+				term && term[0] ? term : "(unset)");
 	}
 	d->root = g->root;
 	d->kernel_log = g->kernel_log;
@@ -228,8 +246,7 @@ int dashboard_run(const struct globals *g)
 	dashboard_refresh(d);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	setlocale(LC_ALL, "");
-	initscr();
+	set_term(scr);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -242,10 +259,14 @@ int dashboard_run(const struct globals *g)
 	d->ui.diag = &d->diag;
 	d->ui.snap = &d->snap;
 	d->ui.check = &d->check;
+	d->ui.root = d->root;
+	d->ui.not_root =
+		geteuid() != 0 && !strcmp(d->root, "/") && !d->kernel_log;
 	if (d->sys.stage.guard == GUARD_TRIPPED)
 		d->ui.view = V_RECOVERY;
 	loop(d);
 	endwin();
+	delscreen(scr);
 	klog_loader_stop(d->klog);
 	engine_stop(d->engine);
 	system_free(&d->sys);

@@ -24,7 +24,11 @@ enum pending {
 	P_KARG,
 	P_INSTALL,
 	P_UNINSTALL,
+	P_ESP, /* a menu only: which vfat mount is the ESP, then P_INSTALL */
 };
+
+/* The ESP choices a menu offers (the menu's own limit). */
+#define DASH_ESP_CHOICES 8
 
 struct dash {
 	const char *root;
@@ -43,6 +47,11 @@ struct dash {
 	bool installed;
 	enum pending pending, menu_for;
 	char arg[32];
+	char esp[256]; /* install: the ESP chosen in the dashboard, or "" */
+	char esp_loader[32]; /* the loader the ESP menu installs for */
+	char esp_choices[DASH_ESP_CHOICES][256];
+	unsigned status_gen; /* counts dashboard_status() calls */
+	int scroll_max;	     /* how far the screen drawn last can scroll */
 	time_t refreshed;
 	struct setup_check check;
 };
@@ -72,5 +81,12 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg);
 void confirm_run(struct dash *d);
 /* Says so and returns true when the action needs root and we are not. */
 bool confirm_needs_root(struct dash *d);
+/* Install for loader: straight to the confirmation when the ESP is found;
+ * else a menu of the vfat mounts there are, or, with none, a
+ * confirmation that says in words what to do first. */
+void confirm_install(struct dash *d, const char *loader);
+/* msg said for a person at the dashboard: the command line's "give
+ * --esp" and the like become what to do here. */
+void confirm_words(const char *msg, char *out, size_t cap);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../source/detect.h"
+#include "../util/path.h"
 #include "dashboard.h"
 
 #define KEY_ESC 27
@@ -57,6 +58,25 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
 	d->ui.view = V_MENU;
 }
 
+/* The boot paths, in the order of menu_chosen()'s loaders; one this
+ * system cannot have says why. */
+static void install_menu(struct dash *d)
+{
+	char p[PATH_UNDER_MAX];
+	const char *items[3] = {
+		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
+		"its own firmware boot entry (starts the loader after it)"
+	};
+
+	if (!detect_grubenv(d->root, p, sizeof(p)))
+		items[0] = "GRUB (not on this system: no /boot/grub)";
+	if (!detect_efivars(d->root))
+		items[2] = "its own firmware boot entry (not possible: no EFI "
+			   "variables, so no UEFI boot)";
+	menu_open(d, P_INSTALL, "Install the stage for which boot path?", items,
+		  3);
+}
+
 static unsigned menu_chosen(struct dash *d, int i)
 {
 	/* In the order of the install menu's items. */
@@ -64,10 +84,14 @@ static unsigned menu_chosen(struct dash *d, int i)
 					       LOADER_EFI_ENTRY };
 
 	d->ui.view = V_MAIN;
-	if (d->menu_for == P_MODE || d->menu_for == P_GUARD)
+	if (d->menu_for == P_MODE || d->menu_for == P_GUARD) {
 		confirm_describe(d, d->menu_for, tsc_mode_name(modes[i]));
-	else if (d->menu_for == P_INSTALL)
-		confirm_describe(d, P_INSTALL, loader_name(loaders[i]));
+	} else if (d->menu_for == P_INSTALL) {
+		confirm_install(d, loader_name(loaders[i]));
+	} else if (d->menu_for == P_ESP) {
+		snprintf(d->esp, sizeof(d->esp), "%s", d->esp_choices[i]);
+		confirm_describe(d, P_INSTALL, d->esp_loader);
+	}
 	return UI_REDRAW;
 }
 
@@ -110,9 +134,29 @@ static const struct key_binding menu_keys[] = {
 
 /* ---- the confirmation: y runs it, any other key declines ---- */
 
+/* Up/Down/PgUp/PgDn: the text of a screen that does not fit, as far as
+ * the screen drawn last said it can go. */
+static unsigned info_scroll(struct dash *d, int ch)
+{
+	int step = ch == KEY_NPAGE || ch == KEY_PPAGE ? LINES / 2 : 1;
+
+	if (ch == KEY_UP || ch == KEY_PPAGE)
+		step = -step;
+	d->ui.info_scroll += step;
+	if (d->ui.info_scroll > d->scroll_max)
+		d->ui.info_scroll = d->scroll_max;
+	if (d->ui.info_scroll < 0)
+		d->ui.info_scroll = 0;
+	return UI_REDRAW;
+}
+
+static unsigned confirm_no(struct dash *d, int ch);
+
 static unsigned confirm_yes(struct dash *d, int ch)
 {
-	(void)ch;
+	/* A plan that already failed has nothing to say yes to. */
+	if (d->ui.confirm_fails)
+		return confirm_no(d, ch);
 	confirm_run(d);
 	d->pending = P_NONE;
 	d->ui.view = V_MAIN;
@@ -129,8 +173,9 @@ static unsigned confirm_no(struct dash *d, int ch)
 }
 
 static const struct key_binding confirm_keys[] = {
-	{ 'y', confirm_yes },
-	{ 'Y', confirm_yes },
+	{ 'y', confirm_yes },	    { 'Y', confirm_yes },
+	{ KEY_UP, info_scroll },    { KEY_DOWN, info_scroll },
+	{ KEY_PPAGE, info_scroll }, { KEY_NPAGE, info_scroll },
 	{ KEYS_ANY, confirm_no },
 };
 
@@ -149,6 +194,10 @@ static const struct key_binding recovery_keys[] = {
 	{ '3', recovery_choice },
 	{ KEY_ESC, back },
 	{ 'q', back },
+	{ KEY_UP, info_scroll },
+	{ KEY_DOWN, info_scroll },
+	{ KEY_PPAGE, info_scroll },
+	{ KEY_NPAGE, info_scroll },
 	{ KEYS_ANY, ignore },
 };
 
@@ -173,11 +222,12 @@ static unsigned setup_enter(struct dash *d, int ch)
 	if (confirm_needs_root(d))
 		return UI_REDRAW;
 	if (d->ui.setup.enter == SETUP_ENTER_INSTALL) {
+		/* No loader recognised: the user says which, never a guess. */
 		loader = detect_loader(d->root, &why);
-		confirm_describe(d, P_INSTALL,
-				 loader_name(loader != LOADER_NONE
-						     ? loader
-						     : LOADER_GRUB));
+		if (loader == LOADER_NONE)
+			install_menu(d);
+		else
+			confirm_install(d, loader_name(loader));
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
 		confirm_describe(d, P_MODE, tsc_mode_name(TSC_MODE_SYNC));
 	} else {
@@ -187,17 +237,20 @@ static unsigned setup_enter(struct dash *d, int ch)
 }
 
 static const struct key_binding setup_keys[] = {
-	{ '\n', setup_enter }, { KEY_ENTER, setup_enter }, { KEY_ESC, back },
-	{ 'q', back },	       { KEY_BACKSPACE, back },	   { KEYS_ANY, ignore },
+	{ '\n', setup_enter },	    { KEY_ENTER, setup_enter },
+	{ KEY_ESC, back },	    { 'q', back },
+	{ KEY_BACKSPACE, back },    { KEY_UP, info_scroll },
+	{ KEY_DOWN, info_scroll },  { KEY_PPAGE, info_scroll },
+	{ KEY_NPAGE, info_scroll }, { KEYS_ANY, ignore },
 };
 
 /* ---- help, report, history, why: back to the main screen ---- */
 
 static const struct key_binding info_keys[] = {
-	{ KEY_ESC, back },
-	{ 'q', back },
-	{ KEY_BACKSPACE, back },
-	{ KEYS_ANY, ignore },
+	{ KEY_ESC, back },	    { 'q', back },
+	{ KEY_BACKSPACE, back },    { KEY_UP, info_scroll },
+	{ KEY_DOWN, info_scroll },  { KEY_PPAGE, info_scroll },
+	{ KEY_NPAGE, info_scroll }, { KEYS_ANY, ignore },
 };
 
 /* ---- the main screen ---- */
@@ -304,17 +357,9 @@ static unsigned ask_uninstall(struct dash *d, int ch)
 
 static unsigned ask_install(struct dash *d, int ch)
 {
-	static const char *const loaders[] = {
-		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
-		"its own firmware boot entry (starts the loader after it)"
-	};
-
 	(void)ch;
 	if (!confirm_needs_root(d))
-		menu_open(d, P_INSTALL,
-			  "Install the stage for which boot "
-			  "path?",
-			  loaders, 3);
+		install_menu(d);
 	return UI_REDRAW;
 }
 
@@ -349,8 +394,19 @@ static const struct key_binding *const bindings[V_COUNT] = {
 unsigned keys_react(struct dash *d, int ch)
 {
 	const struct key_binding *b = bindings[d->ui.view];
+	enum ui_view was = d->ui.view;
+	unsigned gen = d->status_gen, react;
 
 	while (b->key != KEYS_ANY && b->key != ch)
 		b++;
-	return b->fn(d, ch);
+	react = b->fn(d, ch);
+	if (d->ui.view != was) {
+		/* A message belongs to the screen that said it: the next
+		 * screen starts without it, unless this key said it. */
+		if (d->status_gen == gen)
+			d->ui.status[0] = '\0';
+		if (d->ui.view != V_CONFIRM)
+			d->ui.info_scroll = 0;
+	}
+	return react;
 }

@@ -45,25 +45,34 @@ void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 	attroff(a);
 }
 
+/* The length of text's first row wrapped at width w (at a word boundary
+ * where there is one), and in *next where the row after it starts. */
+static int row_cut(const char *p, int w, const char **next)
+{
+	int len = (int)strlen(p), cut = len;
+
+	if (len > w) {
+		cut = w;
+		while (cut > 0 && p[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			cut = w;
+	}
+	for (*next = p + cut; **next == ' ';)
+		(*next)++;
+	return cut;
+}
+
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
 {
 	int w = COLS - x, i;
-	const char *p = text;
+	const char *p = text, *next;
 
 	for (i = 0; i < n && *p && w > 10; i++) {
-		int len = (int)strlen(p), cut = len;
+		int cut = row_cut(p, w, &next);
 
-		if (len > w) {
-			cut = w;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = w;
-		}
 		draw_put(y + i, x, a, "%.*s", cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
+		p = next;
 	}
 }
 
@@ -72,19 +81,99 @@ void draw_keys(const struct ui_state *s, const char *keys)
 	draw_put(LINES - 1, 0, draw_look(s, C_KEY), "%-*s", COLS, keys);
 }
 
+/* The bar with the entries in `show`, brief or not, into out; its width. */
+static int keybar_text(const struct draw_key *k, int n, const bool *show,
+		       bool brief, char *out, size_t cap)
+{
+	size_t o = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && o < cap; i++)
+		if (show[i])
+			o += (size_t)snprintf(out + o, cap - o, "%s%s %s",
+					      o ? (brief ? " " : "  ") : " ",
+					      k[i].key,
+					      brief ? k[i].brief : k[i].label);
+	return (int)strlen(out);
+}
+
+void draw_keybar(const struct ui_state *s, const struct draw_key *k, int n)
+{
+	bool show[32];
+	char bar[512];
+	int i, drop;
+
+	for (i = 0; i < n && i < 32; i++)
+		show[i] = true;
+	n = i;
+	if (keybar_text(k, n, show, false, bar, sizeof(bar)) > COLS) {
+		for (drop = n - 1;
+		     keybar_text(k, n, show, true, bar, sizeof(bar)) > COLS &&
+		     drop >= 0;
+		     drop--)
+			if (!k[drop].keep)
+				show[drop] = false;
+	}
+	draw_keys(s, bar);
+}
+
+/* What the last draw_lines() calls left below the screen. */
+static int overflow;
+
+void draw_begin(void)
+{
+	overflow = 0;
+}
+
+int draw_overflow(void)
+{
+	return overflow;
+}
+
+static int wrapped_rows(const char *p, int w)
+{
+	int rows = 0;
+
+	while (*p) {
+		row_cut(p, w, &p);
+		rows++;
+	}
+	return rows ? rows : 1;
+}
+
 void draw_lines(const struct ui_state *s, const char *title,
 		const char lines[][UI_LINE], int n, const char *keys)
 {
-	int i, y = 2, w = COLS > 20 ? COLS : 20;
+	int i, rows = 0, row = 0, first = s->info_scroll, y = 2,
+	       fit = LINES - 3 - 2 + 1, w = COLS > 20 ? COLS : 20;
+	char bar[160];
 
 	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "%s", title);
-	for (i = 0; i < n && y < LINES - 2; i++) {
-		int need = (int)strlen(lines[i]) / w + 1;
+	for (i = 0; i < n; i++)
+		rows += wrapped_rows(lines[i], w);
+	/* Scrolled no further than to show the last row at the bottom. */
+	if (first > rows - fit)
+		first = rows - fit;
+	if (first < 0)
+		first = 0;
+	if (rows - fit > overflow)
+		overflow = rows - fit;
+	for (i = 0; i < n && y < 2 + fit; i++) {
+		const char *p = lines[i], *next;
 
-		draw_wrapped(y, 0, need, A_NORMAL, lines[i]);
-		y += need;
+		do {
+			int cut = row_cut(p, w, &next);
+
+			if (row++ >= first && y < 2 + fit)
+				draw_put(y++, 0, A_NORMAL, "%.*s", cut, p);
+			p = next;
+		} while (*p);
 	}
-	draw_keys(s, keys);
+	if (rows > fit)
+		snprintf(bar, sizeof(bar), "%s  %s", keys,
+			 first < rows - fit ? "Down more" : "Up");
+	draw_keys(s, rows > fit ? bar : keys);
 }
 
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
@@ -96,6 +185,31 @@ void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(lines[(*n)++], UI_LINE, fmt, ap);
 	va_end(ap);
+}
+
+void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
+		  const char *text)
+{
+	int pad = (int)strlen(lead), room = UI_LINE - 1 - pad, cut;
+	const char *p = text;
+
+	if (room < 20)
+		return;
+	do {
+		cut = (int)strlen(p);
+		if (cut > room) {
+			cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		draw_addl(lines, n, "%*s%.*s", pad, p == text ? lead : "", cut,
+			  p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	} while (*p && *n < UI_MAX_LINES);
 }
 
 void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,

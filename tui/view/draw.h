@@ -23,14 +23,35 @@ void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Text wrapped at word boundaries into at most n lines from y. */
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text);
-/* A title, then lines, each wrapped to the screen's width, and a key bar. */
+/* A title, then lines, each wrapped to the screen's width, from row
+ * s->info_scroll on, and a key bar (saying Up/Down when they do not all
+ * fit). */
 void draw_lines(const struct ui_state *s, const char *title,
 		const char lines[][UI_LINE], int n, const char *keys);
-/* The bottom line: the keys this screen answers. */
+/* The bottom line: the keys this screen answers (cut to the width). */
 void draw_keys(const struct ui_state *s, const char *keys);
+/* A key bar entry: the key, its label, a shorter label for narrow
+ * screens; keep: shown whatever the width (help, quit). */
+struct draw_key {
+	const char *key, *label, *brief;
+	bool keep;
+};
+/* The key bar fitted to the width: the labels, else the brief labels,
+ * else the brief labels with entries dropped from the end, never one
+ * marked keep. */
+void draw_keybar(const struct ui_state *s, const struct draw_key *k, int n);
+/* The rows a draw_lines() call could not show (its largest useful
+ * scroll), since the last draw_begin(). */
+void draw_begin(void);
+int draw_overflow(void);
 /* Appends a formatted line to lines[*n], up to UI_MAX_LINES. */
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Appends text of any length as lines of up to UI_LINE - 1 bytes, cut at
+ * spaces (each is wrapped to the screen when drawn); the first prefixed
+ * with lead, the others indented as far. */
+void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
+		  const char *text);
 /* A sparkline of the values (Unicode blocks where the locale allows, else
  * ASCII). */
 void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,

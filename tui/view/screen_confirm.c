@@ -6,8 +6,10 @@
 
 static void draw(const struct ui_state *s)
 {
+	/* A plan that already failed offers no yes. */
 	draw_lines(s, s->confirm_title, s->confirm, s->nconfirm,
-		   " y Yes, do it   any other key: No");
+		   s->confirm_fails ? " any key: Back (nothing changes)"
+				    : " y Yes, do it   any other key: No");
 }
 
 const struct screen screen_confirm = { "confirm", draw };

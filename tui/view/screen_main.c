@@ -13,20 +13,41 @@
 #include "draw.h"
 #include "screen.h"
 
+/* A fact the system did not give: "unknown", and why where it is known. */
+static const char *or_unknown(const char *v, const char *why)
+{
+	return v && v[0] ? v : why;
+}
+
 static void header(const struct ui_state *s)
 {
 	const struct sysinfo *y = s->sys;
 	double mhz = y->have_klog ? kernlog_tsc_mhz(y->klog) : 0;
+	char rate[64];
 
-	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "tsctui  %s %s  BIOS %s",
-		 y->machine.vendor[0] ? y->machine.vendor : "?",
-		 y->machine.product,
-		 y->machine.bios_version[0] ? y->machine.bios_version : "?");
+	if (y->machine.vendor[0] || y->machine.product[0])
+		draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD,
+			 "tsctui  %s %s  BIOS %s", y->machine.vendor,
+			 y->machine.product,
+			 or_unknown(y->machine.bios_version, "unknown"));
+	else
+		draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD,
+			 "tsctui  machine unknown (no DMI)  BIOS %s",
+			 or_unknown(y->machine.bios_version, "unknown"));
+	if (mhz > 0)
+		snprintf(rate, sizeof(rate), "TSC %.3f MHz", mhz);
+	else
+		snprintf(rate, sizeof(rate), "TSC MHz unknown (%s)",
+			 y->klog_pending ? "reading the log"
+			 : y->have_klog	 ? "not in the kernel log"
+			 : s->not_root	 ? "the kernel log needs root"
+					 : "no kernel log");
 	draw_put(1, 0, A_NORMAL,
-		 "CPU %s family %xh, %u threads | TSC %.3f MHz | invariant %s "
+		 "CPU %s family %xh, %u thread%s | %s | invariant %s "
 		 "| TSC_ADJUST %s%s",
-		 y->cpu.vendor[0] ? y->cpu.vendor : "?", y->cpu.family,
-		 y->cpu.threads, mhz, y->cpu.invariant_tsc ? "yes" : "no",
+		 or_unknown(y->cpu.vendor, "unknown"), y->cpu.family,
+		 y->cpu.threads, y->cpu.threads == 1 ? "" : "s", rate,
+		 y->cpu.invariant_tsc ? "yes" : "no",
 		 y->cpu.tsc_adjust ? "yes" : "no",
 		 y->cpu.hypervisor ? " | virtual machine" : "");
 }
@@ -42,13 +63,20 @@ static void clocksource_line(const struct ui_state *s, int y)
 		strncat(avail, sys->cs.available[i],
 			sizeof(avail) - strlen(avail) - 1);
 	}
-	draw_put(y, 0,
-		 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD : C_OK),
-		 "Clocksource %s (%s)",
-		 sys->cs.current[0] ? sys->cs.current : "?", avail);
+	if (!sys->cs.current[0])
+		draw_put(y, 0, draw_look(s, C_DIM),
+			 "Clocksource unknown (no "
+			 "/sys/devices/system/clocksource)");
+	else
+		draw_put(y, 0,
+			 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD
+								     : C_OK),
+			 "Clocksource %s%s%s%s", sys->cs.current,
+			 avail[0] ? " (" : "", avail, avail[0] ? ")" : "");
 	draw_put(y + 1, 2, A_NORMAL, "%s",
 		 s->diag->kernel_verdict[0] ? s->diag->kernel_verdict
-					    : "kernel log unavailable");
+		 : s->not_root ? "kernel log unavailable: reading it needs root"
+			       : "kernel log unavailable");
 }
 
 static void stage_line(const struct ui_state *s, int y)
@@ -77,16 +105,21 @@ static void cores(const struct ui_state *s, int y, int rows)
 	const struct engine_snapshot *n = s->snap;
 	bool uni = draw_unicode_ok();
 	char spark[160];
-	unsigned i, first = (unsigned)s->scroll, shown = 0;
+	unsigned i, first = (unsigned)s->scroll, shown = 0, fit;
 
 	draw_put(y, 0, draw_look(s, C_TITLE),
 		 "%-5s %12s %9s %7s %11s  %-10s %s", "CPU", "offset cyc", "ns",
-		 "rtt", "warps b/a", "verdict", "recent");
+		 "rtt", "warps b/a", "worst of " ENGINE_VERDICTS_S, "recent");
 	if (!n || n->surveys == 0) {
 		draw_put(y + 1, 0, A_NORMAL, "measuring...");
 		return;
 	}
-	for (i = first; i < n->ncores && (int)shown < rows - 1; i++, shown++) {
+	/* The rows under the title; the last says what is below, when
+	 * something is. */
+	fit = (unsigned)(rows - 1);
+	if (n->ncores - first > fit && fit > 1)
+		fit--;
+	for (i = first; i < n->ncores && shown < fit; i++, shown++) {
 		const struct engine_core *c = &n->cores[i];
 		int row = y + 1 + (int)shown;
 
@@ -94,12 +127,12 @@ static void cores(const struct ui_state *s, int y, int rows)
 		draw_put(row, 0, A_NORMAL, "%-5u %12lld %9.1f %7llu %5u/%-5u",
 			 c->cpu, (long long)c->offset, c->offset_ns,
 			 (unsigned long long)c->rtt, c->warps_bsp, c->warps_ap);
-		draw_put(row, 50, draw_verdict_look(s, c->verdict), "%-10s",
-			 tsc_verdict_name(c->verdict));
+		draw_put(row, 50, draw_verdict_look(s, c->shown), "%-10s",
+			 tsc_verdict_name(c->shown));
 		draw_put(row, 61, A_NORMAL, "%s", spark);
 	}
 	if (first + shown < n->ncores)
-		draw_put(y + rows - 1, 0, draw_look(s, C_DIM),
+		draw_put(y + 1 + (int)shown, 0, draw_look(s, C_DIM),
 			 "... %u more (Down/PgDn)", n->ncores - first - shown);
 }
 
@@ -109,6 +142,8 @@ static int rate_lines(const struct ui_state *s, int y, int rows)
 	const struct engine_snapshot *n = s->snap;
 	int used = 0;
 
+	if (rows <= 0)
+		return 0;
 	if (n && n->rate.kept) {
 		double cum = rate_cumulative_mhz(&n->rate),
 		       w = n->rate.mhz[n->rate.kept - 1];
@@ -147,7 +182,7 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 	int used = rate_lines(s, y, rows);
 	size_t i;
 
-	if (n && n->cost_valid)
+	if (n && n->cost_valid && used < rows)
 		draw_put(y + used++, 0, A_NORMAL,
 			 "Clock read: %.0f ns one thread, %.0f ns on all %u "
 			 "CPUs",
@@ -167,32 +202,58 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 	}
 }
 
+static const struct draw_key main_keys[] = {
+	{ "?", "Help", "Help", true },
+	{ "w", "Why", "Why", false },
+	{ "r", "Report", "Rep", false },
+	{ "y", "History", "Hist", false },
+	{ "m", "Mode", "Mode", false },
+	{ "g", "Guard", "Grd", false },
+	{ "k", "tsc=nowatchdog", "Nowd", false },
+	{ "i", "Install", "Inst", false },
+	{ "u", "Uninstall", "Uninst", false },
+	{ "s", "Setup", "Setup", false },
+	{ "q", "Quit", "Quit", true },
+};
+
+/* Under --root the files are the target's; what the engine shows is
+ * measured on this machine: said on the panel's title. */
+static bool other_root(const struct ui_state *s)
+{
+	return s->root && strcmp(s->root, "/") != 0;
+}
+
 static void draw(const struct ui_state *s)
 {
-	int free_rows = LINES - 6 - 6, rows, want;
+	/* The diagnosis' summary gets 3 lines where there is room, else 1;
+	 * then the status line and the keys. */
+	int sum = LINES >= 20 ? 3 : 1, diag_y = LINES - 3 - sum;
+	int free_rows = diag_y - 6, rows, want;
+	const int top = 6;
 
 	header(s);
 	clocksource_line(s, 2);
 	stage_line(s, 4);
+	if (other_root(s)) {
+		draw_put(5, 0, draw_look(s, C_DIM),
+			 "Above: read from %s. Below: measured on this "
+			 "machine, live.",
+			 s->root);
+	}
 	want = (s->snap && s->snap->ncores ? (int)s->snap->ncores : 1) + 1;
 	rows = free_rows * 2 / 3;
 	if (want < rows)
 		rows = want;
 	if (rows < 2)
 		rows = 2;
-	cores(s, 6, rows);
-	lower_panels(s, 6 + rows + 1, free_rows - rows - 1);
-	draw_put(LINES - 6, 0, draw_look(s, C_TITLE),
-		 "Diagnosis: %s  (next: %s)",
+	cores(s, top, rows);
+	lower_panels(s, top + rows + 1, free_rows - rows - 1);
+	draw_put(diag_y, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
 		 diagnosis_code_name(s->diag->code),
 		 s->diag->nrecs ? s->diag->recs[0] : "none");
-	draw_wrapped(LINES - 5, 2, 3, A_NORMAL, s->diag->summary);
-	/* Short labels where the screen is narrow: all keys stay visible. */
-	draw_keys(s, COLS >= 100 ? " h Help  w Why  r Report  y History  "
-				   "m Mode  g Guard  k tsc=nowatchdog  "
-				   "i Install  u Uninstall  s Setup  q Quit"
-				 : " h Help w Why r Rep y Hist m Mode g Grd "
-				   "k Nowd i Inst u Uninst s Setup q");
+	draw_wrapped(diag_y + 1, 2, sum, A_NORMAL, s->diag->summary);
+	draw_keybar(s, main_keys,
+		    (int)(sizeof(main_keys) / sizeof(main_keys[0])));
 }
 
 const struct screen screen_main = { "main", draw };

@@ -44,7 +44,10 @@ static void draw(const struct ui_state *s)
 		  "the ESP, or set tsctui_tripped=0 tsctui_strikes=0 in the "
 		  "grubenv (RECOVERY.md).");
 	draw_lines(s, "Recovery: the hang guard disabled the stage", l, n,
-		   " 1 Stay off  2 Back to measure  3 Retry sync  Esc Later");
+		   COLS >= 80
+			   ? " 1 Stay off  2 Back to measure  3 Retry sync  "
+			     "Esc Later"
+			   : " 1 Stay off  2 Measure  3 Retry sync  Esc Later");
 }
 
 const struct screen screen_recovery = { "recovery", draw };

@@ -38,6 +38,18 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 	const struct sysinfo *y = s->sys;
 
 	switch (s->setup.step) {
+	case SETUP_GUEST:
+		draw_addl(l, n,
+			  "2. This is a virtual machine (a guest): its TSC is "
+			  "the host's, and the stage never syncs in a guest. "
+			  "Nothing to install here.");
+		draw_addl(
+			l, n,
+			"   On the host: run tsctui there (its clocksource "
+			"should be tsc; a boot warp there is what to fix); "
+			"check the guest is given an invariant TSC (QEMU/KVM: "
+			"-cpu host or +invtsc) and uses kvm-clock or tsc.");
+		break;
 	case SETUP_INSTALL:
 		draw_addl(l, n,
 			  "2. Install the stage in measure mode: it only "
@@ -96,10 +108,10 @@ static void draw(const struct ui_state *s)
 		l, &n,
 		"1. Is this machine affected? clocksource %s; %s; CPU "
 		"%s family %xh; TSC_ADJUST %s",
-		y->cs.current,
+		y->cs.current[0] ? y->cs.current : "unknown",
 		s->diag->kernel_verdict[0] ? s->diag->kernel_verdict : "no log",
 		y->cpu.vendor, y->cpu.family, y->cpu.tsc_adjust ? "yes" : "no");
-	draw_addl(l, &n, "   %s", s->diag->summary);
+	draw_addtext(l, &n, "   ", s->diag->summary);
 	step(s, l, &n);
 	draw_lines(s, "Guided setup", l, n,
 		   s->setup.enter != SETUP_ENTER_NOTHING

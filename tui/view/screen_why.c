@@ -17,10 +17,10 @@ static void draw(const struct ui_state *s)
 	for (i = 0; s->snap && i < s->snap->ncores && y < LINES - 2; i++) {
 		const struct engine_core *c = &s->snap->cores[i];
 
-		if (c->verdict == TSC_VERDICT_OK)
+		if (c->shown == TSC_VERDICT_OK)
 			continue;
 		why_line(c, line, sizeof(line));
-		draw_wrapped(y, 0, 2, draw_verdict_look(s, c->verdict), line);
+		draw_wrapped(y, 0, 2, draw_verdict_look(s, c->shown), line);
 		y += (int)strlen(line) / (COLS > 20 ? COLS : 20) + 1;
 	}
 	if (y == 2)

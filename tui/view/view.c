@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The dashboard's drawing: colours, and the screen being shown. */
+#include <stdio.h>
+
 #include "draw.h"
 #include "screen.h"
 
@@ -35,10 +37,23 @@ static void statusline(const struct ui_state *s)
 			 s->status);
 }
 
-void view_draw(const struct ui_state *s)
+int view_draw(const struct ui_state *s)
 {
+	char small[96];
+
 	erase();
+	draw_begin();
+	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES) {
+		snprintf(small, sizeof(small),
+			 "Enlarge the window: tsctui needs at least %d "
+			 "columns and %d lines (this one is %dx%d).",
+			 UI_MIN_COLS, UI_MIN_LINES, COLS, LINES);
+		draw_wrapped(0, 0, LINES, A_BOLD, small);
+		refresh();
+		return 0;
+	}
 	screens[s->view]->draw(s);
 	statusline(s);
 	refresh();
+	return draw_overflow();
 }

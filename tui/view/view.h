@@ -32,6 +32,11 @@ enum ui_view {
 
 #define UI_MAX_LINES 24
 #define UI_LINE 160
+/* The smallest terminal every screen is drawn whole on (the main screen's
+ * header, one core, the diagnosis, status and keys; the other screens
+ * scroll); below it one line asks for a larger window. */
+#define UI_MIN_COLS 60
+#define UI_MIN_LINES 15
 
 struct ui_state {
 	/* What the system says (refreshed, never assumed). */
@@ -46,10 +51,17 @@ struct ui_state {
 	time_t now; /* the loop's clock, for what counts down */
 	/* The guard tripped on unconfirmed sync boots, not on a hang. */
 	bool struck_out;
+	/* --root other than /: the files are the target's, the cores, the
+	 * rate and the clock's cost this machine's. */
+	const char *root;
+	/* The live kernel log needs root, and this is not: said where a
+	 * fact from it is missing. */
+	bool not_root;
 
 	/* Where the user is. */
 	enum ui_view view;
-	int scroll;
+	int scroll;	 /* the cores panel's first row */
+	int info_scroll; /* help, history, setup, confirmation: first row */
 	char status[UI_LINE];
 	bool status_error;
 	bool color;
@@ -63,6 +75,7 @@ struct ui_state {
 	char confirm_title[120];
 	int nconfirm;
 	char confirm[UI_MAX_LINES][UI_LINE];
+	bool confirm_fails; /* its dry run failed: there is nothing to do */
 
 	/* The guided setup: its step (model/setup.h) and the five-minute
 	 * check's count (model/setup_check.h). */
@@ -71,6 +84,8 @@ struct ui_state {
 };
 
 void view_init_colors(struct ui_state *s);
-void view_draw(const struct ui_state *s);
+/* Draws the screen shown; returns how far its text can scroll (0 when it
+ * all fits). */
+int view_draw(const struct ui_state *s);
 
 #endif

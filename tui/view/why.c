@@ -119,6 +119,13 @@ void why_line(const struct engine_core *c, char *out, size_t cap)
 			 (unsigned long long)w.ok_limit);
 		break;
 	}
+	/* The panel shows the worst of the last surveys; this one's clause
+	 * may be milder. */
+	n = strlen(out);
+	if (c->nverdicts && c->shown != c->verdict && n < cap)
+		snprintf(out + n, cap - n,
+			 "; shown %s: the worst of its last %u surveys",
+			 tsc_verdict_name(c->shown), c->nverdicts);
 	/* A note the clause has not already said. */
 	if (c->note == TSC_NOTE_NONE ||
 	    (c->note == TSC_NOTE_WARP_CUT && w.clause == TSC_CLAUSE_CUT) ||

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""`make deb`: the package is built (dpkg-deb, from a copy of the tree,
+no test run), holds exactly what `make install PREFIX=/usr` puts down, its
+Linux program takes Debian's hardening flags and the UEFI objects none;
+installed into a fixture root with dpkg --root, `tsctui install` works from
+it, and removing the package runs `tsctui uninstall` first (the ESP and
+the grubenv as before), or refuses when that fails."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import fixtures as fx  # noqa: E402
+from tap import Tap  # noqa: E402
+from paths import BUILD, TOP  # noqa: E402
+
+t = Tap()
+WORK = os.path.join(BUILD, "deb-tests")
+os.makedirs(WORK, exist_ok=True)
+
+
+def run(*cmd, env=None, **kw):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(list(cmd), capture_output=True, text=True,
+                          env=e, **kw)
+
+
+b = run("make", "-C", TOP, f"BUILD={BUILD}", "deb")
+log = b.stdout + b.stderr
+debs = [f for f in os.listdir(BUILD) if re.match(r"tsctui_.*\.deb$", f)]
+t.ok(b.returncode == 0 and len(debs) == 1, "make deb builds one package",
+     log[-3000:])
+if b.returncode != 0 or len(debs) != 1:
+    sys.exit(t.done())
+deb = os.path.join(BUILD, debs[0])
+
+# Flags: Debian's hardening for tui/, none for the UEFI objects; nothing
+# of the tests (no QEMU, no test suite) in the package build.
+lines = re.sub(r"\\\n", "", log).splitlines()
+tui_cc = [x for x in lines if re.search(r"\s-c tui/main\.c\s", x)]
+efi_cc = [x for x in lines if re.search(r"\s-c (efi|common)/\S+\.c -o "
+                                        r"build/efi/", x)]
+t.ok(tui_cc and "-fstack-protector-strong" in tui_cc[0] and efi_cc and
+     not any("-fstack-protector-strong" in x or "-D_FORTIFY_SOURCE" in x
+             for x in efi_cc),
+     "dpkg-buildflags reach the Linux program, never the UEFI objects",
+     "\n".join(tui_cc + efi_cc[:2]))
+t.ok(not any(re.search(r"qemu|tests/run|tsctui-sim|cmocka", x)
+             for x in lines),
+     "the package build runs no test and builds no sim image", log[-2000:])
+
+info = run("dpkg-deb", "-I", deb).stdout
+t.ok(re.search(r"^ Package: tsctui$", info, re.M) and
+     re.search(r"^ Depends: .*libncursesw6", info, re.M) and
+     all(re.search(rf"^ +\d+ bytes, +\d+ lines +\* +{s} ", info, re.M)
+         for s in ("prerm", "postinst", "postrm")),
+     "dpkg-deb -I: the control fields and executable maintainer scripts",
+     info)
+
+# The package's files are make install's, PREFIX=/usr.
+listed = sorted(
+    line.split()[-1].lstrip(".")
+    for line in run("dpkg-deb", "-c", deb).stdout.splitlines()
+    if line.startswith("-"))
+dest = os.path.join(WORK, "destdir")
+shutil.rmtree(dest, ignore_errors=True)
+run("make", "-s", "-C", os.path.join(BUILD, "deb", "src"), "BUILD=build",
+    "PREFIX=/usr",
+    f"DESTDIR={dest}", "install", check=True)
+installed = sorted("/" + os.path.relpath(os.path.join(d, f), dest)
+                   for d, _, fs in os.walk(dest) for f in fs)
+t.ok(listed == installed and "/usr/sbin/tsctui" in listed and
+     "/usr/lib/tsctui/tsctui.efi" in listed,
+     "dpkg-deb -c: exactly what make install PREFIX=/usr puts down",
+     f"deb: {listed}\ninstall: {installed}")
+conf = run("dpkg-deb", "-I", deb, "conffiles").stdout.split()
+t.ok(sorted(conf) == sorted(x for x in installed if x.startswith("/etc/")),
+     "the files under /etc are conffiles", conf)
+
+
+def fixture(name):
+    """A Debian GRUB root without make install's files, and an empty dpkg
+    database."""
+    root = fx.debian_grub(os.path.join(WORK, name))
+    for p in ("usr/local", "etc/grub.d", "etc/kernel", "usr/lib"):
+        shutil.rmtree(os.path.join(root, p), ignore_errors=True)
+    for d in ("var/lib/dpkg/updates", "var/lib/dpkg/info"):
+        os.makedirs(os.path.join(root, d))
+    open(os.path.join(root, "var/lib/dpkg/status"), "w").close()
+    return root
+
+
+def dpkg(root, *args):
+    # Without chroot: the scripts find the root in DPKG_ROOT.
+    return run("dpkg", f"--root={root}", "--force-script-chrootless",
+               "--force-depends", *args)
+
+
+def snapshot(root):
+    return {p: open(os.path.join(root, p), "rb").read()
+            for p in ("boot/grub/grubenv",)} | {
+        "esp": sorted(os.listdir(os.path.join(root, "boot/efi/EFI")))}
+
+
+root = fixture("root")
+before = snapshot(root)
+r = dpkg(root, "-i", deb)
+t.ok(r.returncode == 0 and
+     os.access(os.path.join(root, "usr/sbin/tsctui"), os.X_OK) and
+     not os.path.exists(os.path.join(root, "boot/efi/EFI/tsctui")),
+     "dpkg --root -i: installed, and nothing on the ESP until tsctui "
+     "install", r.stdout + r.stderr)
+tsctui = os.path.join(root, "usr/sbin/tsctui")
+env = {"TSCTUI_EFI_DIR": os.path.join(root, "usr/lib/tsctui")}
+r = run(tsctui, "--root", root, "install", env=env)
+t.ok(r.returncode == 0 and os.path.exists(
+    os.path.join(root, "boot/efi/EFI/tsctui/tsctui.efi")),
+    "the packaged tsctui installs the stage (it finds its unit in "
+    "/usr/lib/systemd/system)", r.stdout + r.stderr)
+r = dpkg(root, "-r", "tsctui")
+t.ok(r.returncode == 0 and "running tsctui uninstall first" in r.stdout and
+     snapshot(root) == before and
+     not os.path.exists(os.path.join(root, "etc/tsctui")) and
+     not os.path.exists(os.path.join(root, "usr/sbin/tsctui")),
+     "dpkg -r runs tsctui uninstall first: the ESP and the grubenv as "
+     "before, the package gone", r.stdout + r.stderr)
+
+# An uninstall that fails keeps the package (and the stage's way back).
+root = fixture("refuse")
+dpkg(root, "-i", deb)
+run(tsctui.replace("/root/", "/refuse/"), "--root", root, "install",
+    env={"TSCTUI_EFI_DIR": os.path.join(root, "usr/lib/tsctui")})
+with open(os.path.join(root, "etc/tsctui/tsctui.conf"), "a") as f:
+    f.write("loader=nonsense\n")
+r = dpkg(root, "-r", "tsctui")
+st = dpkg(root, "-s", "tsctui").stdout
+t.ok(r.returncode != 0 and "uninstall failed; the package stays" in
+     r.stderr and "ok installed" in st and
+     os.path.exists(os.path.join(root, "usr/sbin/tsctui")) and
+     os.path.exists(os.path.join(root, "boot/efi/EFI/tsctui/tsctui.efi")),
+     "dpkg -r refuses when tsctui uninstall fails: the package stays",
+     r.stdout + r.stderr + st)
+sys.exit(t.done())
