@@ -74,7 +74,7 @@ DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-d
 	efibootmgr util-linux
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi prometheus man-db e2fsprogs cpio kmod \
+	grub-common systemd-boot-efi prometheus prometheus-node-exporter man-db e2fsprogs cpio kmod \
 	systemd udev cppcheck clang-format \
 	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev \
 	dpkg-dev
@@ -247,7 +247,8 @@ bench: all $(BUILD)/bench/kernlog_parse
 
 # Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
 # and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
-# prefix.  The generator is inert until `tsctui install` enables it.
+# prefix.  The generator is inert until `tsctui install` enables it; the
+# metrics timer (tsctui-textfile.timer) until the operator enables it.
 SBINDIR   := $(PREFIX)/sbin
 LIBDIR    := $(PREFIX)/lib/tsctui
 UNITDIR   := $(PREFIX)/lib/systemd/system
@@ -256,7 +257,9 @@ SLEEPHOOK := /usr/lib/systemd/system-sleep/tsctui
 MANDIR    := $(PREFIX)/share/man/man8
 DATADIR   := $(PREFIX)/share/tsctui
 INSTALLED := $(SBINDIR)/tsctui $(LIBDIR)/tsctui.efi $(LIBDIR)/tsctui-driver.efi \
-	$(UNITDIR)/tsctui-boot.service $(SLEEPHOOK) $(MANDIR)/tsctui.8 \
+	$(LIBDIR)/tsctui-textfile $(UNITDIR)/tsctui-boot.service \
+	$(UNITDIR)/tsctui-textfile.service $(UNITDIR)/tsctui-textfile.timer \
+	$(SLEEPHOOK) $(MANDIR)/tsctui.8 \
 	/etc/grub.d/05_tsctui $(DATADIR)/grub-nowatchdog.cfg \
 	/etc/kernel/install.d/95-tsctui.install
 
@@ -267,6 +270,12 @@ install: tui/tsctui efi/tsctui.efi efi/tsctui-driver.efi
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-boot.service.in \
 		>$(DESTDIR)$(UNITDIR)/tsctui-boot.service
+	sed 's|@LIBDIR@|$(LIBDIR)|' tui/tsctui-textfile.service.in \
+		>$(DESTDIR)$(UNITDIR)/tsctui-textfile.service
+	install -m 0644 tui/tsctui-textfile.timer $(DESTDIR)$(UNITDIR)/
+	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-textfile.in \
+		>$(DESTDIR)$(LIBDIR)/tsctui-textfile
+	chmod 0755 $(DESTDIR)$(LIBDIR)/tsctui-textfile
 	install -d $(DESTDIR)$(dir $(SLEEPHOOK))
 	sed 's|@SBINDIR@|$(SBINDIR)|' tui/tsctui-sleep.in \
 		>$(DESTDIR)$(SLEEPHOOK)
