@@ -74,7 +74,8 @@ DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-d
 	efibootmgr util-linux
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi prometheus prometheus-node-exporter man-db e2fsprogs cpio kmod \
+	grub-common systemd-boot-efi prometheus prometheus-node-exporter man-db \
+	python3-yaml e2fsprogs cpio kmod \
 	systemd udev cppcheck clang-format \
 	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev \
 	dpkg-dev
