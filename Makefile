@@ -245,6 +245,7 @@ bench: all $(BUILD)/bench/kernlog_parse
 	@BUILD=$(BUILD) tests/bench/rig
 	@BUILD=$(BUILD) tests/bench/stage
 	@BUILD=$(BUILD) tests/bench/engine
+	@BUILD=$(BUILD) tests/bench/textfile
 
 # Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
 # and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
