@@ -42,16 +42,15 @@ with open(RULES) as f:
              for x in g["rules"]}
 
 
-def check(*extra):
-    c = prom.tsctui("--root", prom.host(WORK, "live"), *extra, "check",
-                    "--prometheus", "--samples", "2", "--interval", "1")
-    return c.stdout
-
-
 # What each host prints.  status on fixture roots; check is a live survey
 # of this machine's cores (with CPU 1 100000 cycles behind for "warps").
-healthy_check = check()
-warps_check = check("--simulate", "sim.offset.1=-100000")
+live = prom.host(WORK, "live")
+healthy_check = prom.tsctui("--root", live, "check", "--prometheus",
+                            "--samples", "2", "--interval", "1").stdout
+c, runs = prom.check_behind("--root", live)
+warps_check = c.stdout
+if runs > 1:
+    t.diag(f"the survey saw CPU 1 on run {runs}")
 hw, _ = prom.parse(healthy_check)
 ww, _ = prom.parse(warps_check)
 t.ok(prom.value(hw, "tsctui_warps_all_samples") == 0 and

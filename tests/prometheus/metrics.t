@@ -155,10 +155,11 @@ t.ok('machine="ACME \\"Best\\"\\\\Co 20NECTO1WW"' in r.stdout,
 
 # The live survey, with CPU 1's TSC 100000 cycles behind (--simulate).
 root = prom.host(WORK, "live")
-c = prom.tsctui("--root", root, "--kernel-log",
-                os.path.join(prom.LOGS, "e595-bios128-warp.dmesg"),
-                "--simulate", "sim.offset.1=-100000", "check",
-                "--prometheus", "--samples", "2", "--interval", "1")
+c, runs = prom.check_behind("--root", root, "--kernel-log",
+                            os.path.join(prom.LOGS,
+                                         "e595-bios128-warp.dmesg"))
+if runs > 1:
+    t.diag(f"the survey saw CPU 1 on run {runs}")
 good, said = prom.promtool_check(c.stdout)
 cs, bad = prom.parse(c.stdout)
 t.ok(c.returncode == 1 and good and not bad,
