@@ -8,12 +8,14 @@ port, the textfile collector alone, pointed at a test directory) serving
 the file, and a second run replacing it while /metrics is scraped in a
 loop: every scrape holds the first file's series or the second's, whole,
 never part of one.  A writer that writes in place is caught by the same
-loop.  Bad input: exit 2, one line, the file untouched, nothing left."""
+loop.  Stopped halfway, or given bad input: exit 2, the file untouched,
+nothing left."""
 import os
 import pwd
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -256,6 +258,22 @@ try:
     r = subprocess.run(command(TEXTDIR, *B), capture_output=True, text=True,
                        env=env)
     last = open(prom_file).read()
+
+    # ---- stopped halfway, as systemd stops a unit (SIGTERM to them all) --
+    p = subprocess.Popen(command(TEXTDIR, *A), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env,
+                         start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(os.listdir(TEXTDIR)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    during = sorted(os.listdir(TEXTDIR))
+    os.killpg(p.pid, signal.SIGTERM)
+    p.communicate(timeout=30)
+    t.ok(len(during) == 2 and p.returncode == 2 and
+         open(prom_file).read() == last and
+         os.listdir(TEXTDIR) == ["tsctui.prom"],
+         "stopped while it runs: exit 2, the file as it was, the temporary "
+         "one (not *.prom) removed", (during, p.returncode))
 
     # ---- bad input -------------------------------------------------------
     r = subprocess.run(command(TEXTDIR, "--root", os.path.join(WORK, "nope"),
