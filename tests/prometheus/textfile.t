@@ -296,6 +296,14 @@ try:
     t.ok(r.returncode == 2 and r.stderr.startswith("tsctui-textfile: usage")
          and r.stderr.count("\n") == 1,
          "no directory: exit 2, the usage line", r.stderr)
+
+    r = subprocess.run(["make", "-s", "-C", TOP, "uninstall",
+                        f"DESTDIR={DEST}", "PREFIX=/usr/local"],
+                       capture_output=True, text=True)
+    t.ok(r.returncode == 0 and not any(
+        os.path.exists(f) for f in (service, timer, script)),
+        "make uninstall removes the service, the timer and the script",
+        r.stderr)
 finally:
     if exporter is not None:
         exporter.terminate()
