@@ -79,7 +79,8 @@ DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-d
 	efibootmgr util-linux dpkg-dev
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
-	grub-common systemd-boot-efi prometheus man-db e2fsprogs cpio kmod \
+	grub-common systemd-boot-efi prometheus prometheus-node-exporter man-db \
+	python3-yaml e2fsprogs cpio kmod \
 	systemd udev cppcheck clang-format \
 	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 
@@ -248,10 +249,12 @@ bench: all $(BUILD)/bench/kernlog_parse
 	@BUILD=$(BUILD) tests/bench/rig
 	@BUILD=$(BUILD) tests/bench/stage
 	@BUILD=$(BUILD) tests/bench/engine
+	@BUILD=$(BUILD) tests/bench/textfile
 
 # Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
 # and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
-# prefix.  The generator is inert until `tsctui install` enables it.
+# prefix.  The generator is inert until `tsctui install` enables it; the
+# metrics timer (tsctui-textfile.timer) until the operator enables it.
 SBINDIR   := $(PREFIX)/sbin
 LIBDIR    := $(PREFIX)/lib/tsctui
 UNITDIR   := $(PREFIX)/lib/systemd/system
@@ -261,13 +264,17 @@ MANDIR    := $(PREFIX)/share/man/man8
 DATADIR   := $(PREFIX)/share/tsctui
 
 # Everything `make install` puts down, one line each: mode, source,
-# destination.  A source ending in .in has @SBINDIR@ replaced.  `make
-# uninstall` and `make deb` go by this list; a new file is one more line.
+# destination.  A source ending in .in has @SBINDIR@ and @LIBDIR@
+# replaced.  `make uninstall` and `make deb` go by this list; a new file is
+# one more line.
 INSTALL_LIST := \
 	0755:tui/tsctui:$(SBINDIR)/tsctui \
 	0644:efi/tsctui.efi:$(LIBDIR)/tsctui.efi \
 	0644:efi/tsctui-driver.efi:$(LIBDIR)/tsctui-driver.efi \
 	0644:tui/tsctui-boot.service.in:$(UNITDIR)/tsctui-boot.service \
+	0755:tui/tsctui-textfile.in:$(LIBDIR)/tsctui-textfile \
+	0644:tui/tsctui-textfile.service.in:$(UNITDIR)/tsctui-textfile.service \
+	0644:tui/tsctui-textfile.timer:$(UNITDIR)/tsctui-textfile.timer \
 	0755:tui/tsctui-sleep.in:$(SLEEPDIR)/tsctui \
 	0644:docs/tsctui.8:$(MANDIR)/tsctui.8 \
 	0755:grub.d/05_tsctui:/etc/grub.d/05_tsctui \
@@ -285,7 +292,8 @@ install: $(INSTALL_SOURCES)
 		echo "install $$src -> $$dst"; \
 		install -d "$$(dirname "$$dst")"; \
 		case $$src in \
-		*.in) sed 's|@SBINDIR@|$(SBINDIR)|' "$$src" >"$$dst"; \
+		*.in) sed -e 's|@SBINDIR@|$(SBINDIR)|' \
+			-e 's|@LIBDIR@|$(LIBDIR)|' "$$src" >"$$dst"; \
 			chmod "$$mode" "$$dst" ;; \
 		*) install -m "$$mode" "$$src" "$$dst" ;; \
 		esac; \

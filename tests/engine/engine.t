@@ -64,7 +64,7 @@ r = subprocess.run([TSCTUI, "--simulate", "sim.offset.1=-900", "check",
                     "--prometheus"], capture_output=True, text=True)
 chk = subprocess.run(["promtool", "check", "metrics"], input=r.stdout,
                      capture_output=True, text=True)
-t.ok(chk.returncode == 0 and 'tsctui_core_offset_cycles{cpu="1"}' in
+t.ok(chk.returncode == 0 and 'tsctui_core_offset_seconds{cpu="1"}' in
      r.stdout, "check --prometheus passes promtool check metrics",
      chk.stderr + r.stdout[:300])
 

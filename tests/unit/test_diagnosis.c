@@ -189,7 +189,8 @@ static void no_invariant_tsc(void **st)
 	done(s);
 }
 
-/* A new BIOS since the last sync boot: measure again. */
+/* A new BIOS since the last sync boot: measure again, and say so in
+ * bios_changed (tsctui_bios_changed_since_sync); no sync boot: no change. */
 static void bios_update_asks_to_remeasure(void **st)
 {
 	struct sysinfo *s = laptop("tsc", "");
@@ -200,8 +201,12 @@ static void bios_update_asks_to_remeasure(void **st)
 		 "R11ET36W (1.30 )");
 	diagnosis_make(s, "R11ET36W (1.28 )", &d);
 	assert_true(has_rec(&d, "remeasure-after-bios-update"));
+	assert_true(d.bios_changed);
 	diagnosis_make(s, "R11ET36W (1.30 )", &d);
 	assert_false(has_rec(&d, "remeasure-after-bios-update"));
+	assert_false(d.bios_changed);
+	diagnosis_make(s, "", &d);
+	assert_false(d.bios_changed);
 	done(s);
 }
 

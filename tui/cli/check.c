@@ -22,6 +22,7 @@
 #include "../source/modules.h"
 #include "../source/system.h"
 #include "cli.h"
+#include "metrics.h"
 
 #define CHECK_INTERVAL_MAX 86400
 #define CHECK_SAMPLES_MAX 1000000
@@ -128,42 +129,48 @@ static void sample_text(unsigned i, const char *cs, const struct tsc_report *r,
 	fflush(stdout);
 }
 
-static void sample_prometheus(const char *cs, const struct tsc_report *r,
+/* The live survey's families (metrics.c); the clocksource is status's
+ * (tsctui-textfile prints both, and a family appears once). */
+static void sample_prometheus(const struct tsc_report *r,
+			      const struct reftick *ref,
 			      const struct rate *rate, uint32_t warps,
 			      uint64_t samples, uint64_t total_warps)
 {
+	uint64_t most = 0;
+	char cpu[16];
 	uint32_t k;
 
-	printf("# HELP tsctui_core_offset_cycles TSC offset of a CPU against "
-	       "CPU 0\n# TYPE tsctui_core_offset_cycles gauge\n");
-	for (k = 0; k < r->nap; k++)
-		printf("tsctui_core_offset_cycles{cpu=\"%u\"} %lld\n",
-		       r->ap[k].index, (long long)r->ap[k].final_offset);
-	printf("# HELP tsctui_core_warps Warps seen in the last sample\n"
-	       "# TYPE tsctui_core_warps gauge\n");
-	for (k = 0; k < r->nap; k++)
-		printf("tsctui_core_warps{cpu=\"%u\"} %u\n", r->ap[k].index,
-		       r->ap[k].warps_bsp + r->ap[k].warps_ap);
-	printf("# HELP tsctui_warps Warps seen in the last sample, all CPUs\n"
-	       "# TYPE tsctui_warps gauge\ntsctui_warps %u\n",
-	       warps);
-	printf("# HELP tsctui_samples Samples this check took\n"
-	       "# TYPE tsctui_samples gauge\ntsctui_samples %llu\n",
-	       (unsigned long long)samples);
-	printf("# HELP tsctui_warps_all_samples Warps seen in all the "
-	       "samples, all CPUs\n"
-	       "# TYPE tsctui_warps_all_samples gauge\n"
-	       "tsctui_warps_all_samples %llu\n",
-	       (unsigned long long)total_warps);
-	printf("# HELP tsctui_clocksource_tsc 1 when the clocksource is tsc\n"
-	       "# TYPE tsctui_clocksource_tsc gauge\n"
-	       "tsctui_clocksource_tsc %d\n",
-	       !strcmp(cs, "tsc"));
-	if (rate->kept)
-		printf("# HELP tsctui_rate_ppm Cumulative TSC rate against the "
-		       "reference, ppm from the kernel's calibration\n"
-		       "# TYPE tsctui_rate_ppm gauge\ntsctui_rate_ppm %.1f\n",
-		       rate_ppm(rate, rate_cumulative_mhz(rate)));
+	metrics_head(METRIC_CORE_OFFSET_SECONDS);
+	for (k = 0; k < r->nap; k++) {
+		int64_t o = r->ap[k].final_offset;
+
+		snprintf(cpu, sizeof(cpu), "%u", r->ap[k].index);
+		metrics_labelled(METRIC_CORE_OFFSET_SECONDS,
+				 survey_cycles_ns(o, r) / 1e9, "cpu", cpu,
+				 (const char *)NULL);
+		if ((uint64_t)llabs(o) > most)
+			most = (uint64_t)llabs(o);
+	}
+	metrics_gauge(METRIC_CORE_OFFSET_MAX_SECONDS,
+		      survey_cycles_ns((int64_t)most, r) / 1e9);
+	metrics_head(METRIC_CORE_WARPS);
+	for (k = 0; k < r->nap; k++) {
+		snprintf(cpu, sizeof(cpu), "%u", r->ap[k].index);
+		metrics_labelled(METRIC_CORE_WARPS,
+				 r->ap[k].warps_bsp + r->ap[k].warps_ap, "cpu",
+				 cpu, (const char *)NULL);
+	}
+	metrics_gauge(METRIC_WARPS, warps);
+	metrics_gauge(METRIC_SAMPLES, (double)samples);
+	metrics_gauge(METRIC_WARPS_ALL_SAMPLES, (double)total_warps);
+	if (rate->kept) {
+		metrics_head(METRIC_TSC_RATE_DEVIATION_RATIO);
+		metrics_labelled(METRIC_TSC_RATE_DEVIATION_RATIO,
+				 rate_ppm(rate, rate_cumulative_mhz(rate)) /
+					 1e6,
+				 "reference", reftick_name(ref->kind),
+				 (const char *)NULL);
+	}
 }
 
 /* --load-rtc: the rate needs the RTC; load rtc_cmos if it is missing. */
@@ -291,7 +298,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 		 * metric family appears once in a scrape). */
 		if (prom) {
 			if (i + 1 == samples)
-				sample_prometheus(cs.current, r, &rate, warps,
+				sample_prometheus(r, &ref, &rate, warps,
 						  samples, total_warps);
 		} else if (json) {
 			sample_json((unsigned)i, cs.current, r, &ref, &rate,

@@ -8,6 +8,7 @@
 #include "../model/diagnosis.h"
 #include "../source/history.h"
 #include "cli.h"
+#include "metrics.h"
 
 static void event_json(struct json *j, const struct klog_event *e, double mhz,
 		       const char *watchdog)
@@ -185,62 +186,73 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_end(&j);
 }
 
-/* Label values escape backslash, quote and newline (exposition format). */
-static void label(const char *v)
+/* "LENOVO 20NECTO1WW": the DMI vendor and product, either alone when the
+ * other is empty. */
+static void status_machine(const struct sys_machine *m, char *out, size_t cap)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			printf("\\%c", *v);
-		else if (*v == '\n')
-			printf("\\n");
-		else
-			putchar(*v);
-	}
+	snprintf(out, cap, "%s%s%s", m->vendor,
+		 m->vendor[0] && m->product[0] ? " " : "", m->product);
 }
 
-static void metric(const char *name, const char *type, const char *help)
-{
-	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
+/* The families and names are metrics.c's; this says what each one holds. */
 static void status_prometheus(const struct sysinfo *s,
 			      const struct diagnosis *d)
 {
 	const struct klog *k = s->have_klog ? s->klog : NULL;
 	const struct klog_event *w = kernlog_first(k, KLOG_WARP),
 				*wd = kernlog_first(k, KLOG_WATCHDOG_SKEW);
+	const struct sys_stage *st = &s->stage;
+	double mhz = k ? kernlog_tsc_mhz(k) : 0;
+	char machine[sizeof(s->machine.vendor) + sizeof(s->machine.product)];
+	int i;
 
-	metric("tsctui_clocksource_tsc", "gauge",
-	       "1 when the kernel's current clocksource is tsc");
-	printf("tsctui_clocksource_tsc %d\n", !strcmp(s->cs.current, "tsc"));
-	metric("tsctui_clocksource_info", "gauge",
-	       "The current clocksource, as a label");
-	printf("tsctui_clocksource_info{clocksource=\"");
-	label(s->cs.current);
-	printf("\"} 1\n");
-	metric("tsctui_boot_warp_cycles", "gauge",
-	       "TSC warp the kernel measured at boot (0: none)");
-	printf("tsctui_boot_warp_cycles %lld\n", w ? (long long)w->cycles : 0);
-	metric("tsctui_watchdog_skew_ppm", "gauge",
-	       "Skew for which the clocksource watchdog dropped the TSC");
-	printf("tsctui_watchdog_skew_ppm %.1f\n",
-	       wd && wd->has_intervals ? kernlog_ppm(wd) : 0.0);
-	metric("tsctui_tsc_mhz", "gauge", "The kernel's TSC calibration");
-	printf("tsctui_tsc_mhz %.3f\n",
-	       s->have_klog ? kernlog_tsc_mhz(s->klog) : 0.0);
-	metric("tsctui_stage_installed", "gauge",
-	       "1 when the tsctui UEFI stage is installed");
-	printf("tsctui_stage_installed %d\n", s->stage.installed);
-	metric("tsctui_guard_tripped", "gauge",
-	       "1 when the hang guard disabled the stage");
-	printf("tsctui_guard_tripped %d\n", s->stage.guard == GUARD_TRIPPED);
-	metric("tsctui_diagnosis", "gauge",
-	       "The diagnosis code, as a label; 1 for the current one");
-	printf("tsctui_diagnosis{code=\"%s\"} 1\n",
-	       diagnosis_code_name(d->code));
-	metric("tsctui_unhealthy", "gauge",
-	       "1 when the TSC is not usable as the clocksource and could be");
-	printf("tsctui_unhealthy %d\n", d->unhealthy);
+	status_machine(&s->machine, machine, sizeof(machine));
+	metrics_head(METRIC_INFO);
+	metrics_labelled(METRIC_INFO, 1, "machine", machine, "product_version",
+			 s->machine.product_version, "bios_version",
+			 s->machine.bios_version, "version", TSCTUI_VERSION,
+			 (const char *)NULL);
+	metrics_gauge(METRIC_CLOCKSOURCE_TSC, !strcmp(s->cs.current, "tsc"));
+	metrics_head(METRIC_CLOCKSOURCE_INFO);
+	metrics_labelled(METRIC_CLOCKSOURCE_INFO, 1, "clocksource",
+			 s->cs.current, (const char *)NULL);
+	metrics_gauge(METRIC_INVARIANT_TSC, s->cpu.invariant_tsc);
+	metrics_gauge(METRIC_VIRTUAL_MACHINE, s->cpu.hypervisor);
+	metrics_gauge(METRIC_KERNEL_LOG_READ, k != NULL);
+	if (k) {
+		metrics_gauge(METRIC_BOOT_WARP_CYCLES,
+			      w ? (double)w->cycles : 0);
+		if (mhz > 0) {
+			metrics_gauge(METRIC_BOOT_WARP_SECONDS,
+				      w ? (double)w->cycles / (mhz * 1e6) : 0);
+			metrics_gauge(METRIC_TSC_FREQUENCY_HERTZ, mhz * 1e6);
+		}
+		metrics_gauge(METRIC_WATCHDOG_SKEW_RATIO,
+			      wd && wd->has_intervals ? kernlog_ppm(wd) / 1e6
+						      : 0);
+	}
+	metrics_gauge(METRIC_BIOS_CHANGED_SINCE_SYNC, d->bios_changed);
+	metrics_gauge(METRIC_STAGE_INSTALLED, st->installed);
+	metrics_head(METRIC_STAGE_MODE);
+	for (i = TSC_MODE_OFF; i <= TSC_MODE_SYNC; i++)
+		metrics_state(METRIC_STAGE_MODE, "mode", tsc_mode_name(i),
+			      st->has_state && st->mode_known &&
+				      (int)st->mode == i);
+	metrics_head(METRIC_STAGE_GUARD);
+	for (i = GUARD_CLEAR; i <= GUARD_TRIPPED; i++)
+		metrics_state(METRIC_STAGE_GUARD, "state",
+			      stage_state_guard_name(i),
+			      st->has_state && (int)st->guard == i);
+	metrics_head(METRIC_STAGE_RESULT);
+	for (i = TSC_RESULT_IN_SYNC; i <= TSC_RESULT_ERROR; i++)
+		metrics_state(METRIC_STAGE_RESULT, "result", tsc_result_name(i),
+			      st->has_report && (int)st->report->result == i);
+	metrics_state(METRIC_STAGE_RESULT, "result", "none", !st->has_report);
+	metrics_head(METRIC_DIAGNOSIS);
+	for (i = DIAG_HEALTHY; i <= DIAG_UNKNOWN; i++)
+		metrics_state(METRIC_DIAGNOSIS, "code", diagnosis_code_name(i),
+			      (int)d->code == i);
+	metrics_gauge(METRIC_UNHEALTHY, d->unhealthy);
 }
 
 static void status_text(const struct sysinfo *s, const struct diagnosis *d)

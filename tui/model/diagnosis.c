@@ -304,6 +304,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	}
 	if (last_sync_bios && last_sync_bios[0] && s->machine.bios_version[0] &&
 	    strcmp(last_sync_bios, s->machine.bios_version)) {
+		d->bios_changed = true;
 		say(d,
 		    " The BIOS changed (%s, was %s at the last sync boot): "
 		    "measure again before syncing.",

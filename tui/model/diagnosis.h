@@ -36,6 +36,8 @@ struct diagnosis {
 	 * boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2". */
 	char kernel_verdict[192];
 	bool unhealthy; /* status and check exit 1 */
+	/* The BIOS version differs from the last sync boot's. */
+	bool bios_changed;
 };
 
 /* The stage measured the BSP behind every AP, beyond each estimate's
