@@ -35,14 +35,41 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 			json_i64(j, "wd_interval_ns", e->wd_ns);
 			json_i64(j, "cs_interval_ns", e->cs_ns);
 			json_num(j, "ppm", kernlog_ppm(e), 1);
+		} else {
+			/* the log does not give it: not 0, not made up */
+			json_null(j, "ppm");
 		}
-		if (watchdog[0])
-			json_str(j, "watchdog", watchdog);
+		if (e->has_delta)
+			json_i64(j, "delta_ns", e->delta_ns);
+		if (e->clocksource[0])
+			json_str(j, "clocksource", e->clocksource);
+		if (e->watchdog[0] || watchdog[0])
+			json_str(j, "watchdog",
+				 e->watchdog[0] ? e->watchdog : watchdog);
 		if (e->cpus[0] >= 0)
 			json_i64(j, "cpu", e->cpus[0]);
 		break;
 	case KLOG_UNSTABLE:
 		json_str(j, "reason", e->text);
+		json_str(j, "cause", kernlog_cause_name(e->cause));
+		break;
+	case KLOG_READBACK_DELAY:
+		json_i64(j, "delay_ns", e->delay_ns);
+		if (e->limit_ns > 0)
+			json_i64(j, "limit_ns", e->limit_ns);
+		if (e->attempt > 0)
+			json_i64(j, "attempt", e->attempt);
+		json_bool(j, "dropped", e->dropped);
+		json_bool(j, "skipped", e->skipped);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		json_str(j, "text", e->text);
+		break;
+	case KLOG_LONG_READOUT:
+		json_i64(j, "cs_interval_ns", e->cs_ns);
+		json_i64(j, "wd_interval_ns", e->wd_ns);
 		break;
 	case KLOG_SWITCH:
 		json_str(j, "to", e->text);
@@ -96,7 +123,11 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_bool(&j, "hypervisor", s->cpu.hypervisor);
 	json_obj_end(&j);
 	json_obj_end(&j);
-	json_bool(&j, "virtual_machine", s->cpu.hypervisor);
+	json_bool(&j, "virtual_machine", d->vm.virtual_machine);
+	json_arr(&j, "virtual_machine_evidence");
+	for (i = 0; i < d->vm.n; i++)
+		json_str(&j, NULL, d->vm.what[i]);
+	json_arr_end(&j);
 	json_obj(&j, "clocksource");
 	json_str(&j, "current", s->cs.current[0] ? s->cs.current : NULL);
 	json_arr(&j, "available");
@@ -176,6 +207,22 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	for (i = 0; i < d->nrecs; i++)
 		json_str(&j, NULL, d->recs[i]);
 	json_arr_end(&j);
+	/* What the watchdog advice went by: the TSC's rate against the RTC
+	 * (none until a measurement is kept) and its bound. */
+	json_obj(&j, "rate_check");
+	json_str(&j, "result",
+		 s->rate_check.measured
+			 ? (watchdog_advice_rate(&s->rate_check) ==
+					    WATCHDOG_RATE_WITHIN
+				    ? "within"
+				    : "outside")
+			 : "none");
+	if (s->rate_check.measured)
+		json_num(&j, "ppm", s->rate_check.ppm, 1);
+	else
+		json_null(&j, "ppm");
+	json_num(&j, "bound_ppm", WATCHDOG_RATE_GOOD_PPM, 0);
+	json_obj_end(&j);
 	json_obj_end(&j);
 	json_arr(&j, "notes");
 	for (i = 0; i < s->nnotes; i++)
@@ -254,7 +301,11 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	       s->cpu.vendor[0] ? s->cpu.vendor : "unknown", s->cpu.family,
 	       s->cpu.threads, s->cpu.invariant_tsc ? "yes" : "no",
 	       s->cpu.tsc_adjust ? "yes" : "no",
-	       s->cpu.hypervisor ? ", virtual machine" : "");
+	       d->vm.virtual_machine ? ", virtual machine" : "");
+	for (i = 0; i < d->vm.n; i++)
+		printf("%s%s", i ? "; " : "virtual:     ", d->vm.what[i]);
+	if (d->vm.n)
+		printf("\n");
 	printf("clocksource: %s (available:", s->cs.current);
 	for (i = 0; i < s->cs.navailable; i++)
 		printf(" %s", s->cs.available[i]);
