@@ -426,6 +426,14 @@ static void watchdog_without_intervals(void **s)
 	assert_string_equal(w->watchdog, "acpi_pm");
 	assert_true(fabs(w->time - 384.258940) < 1e-9);
 	assert_int_equal(k.n, 1);
+	/* 4.1-4.2: a comma, and no "clocksource: " prefix */
+	parse_text("[271095.072610] timekeeping watchdog: Marking clocksource "
+		   "'tsc' as unstable, because the skew is too large:\n"
+		   "[271095.072619]         'xen' wd_now: f6aa707c0c8f wd_last: "
+		   "f6a8d4762faa mask: ffffffffffffffff\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_string_equal(w->watchdog, "xen");
 }
 
 /* 3.x, RHEL 6 and 7: the old message, with or without RHEL's suffix. */

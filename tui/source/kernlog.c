@@ -507,8 +507,10 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		e->cause = cause_of(e->text);
 		return;
 	}
+	/* 4.1-4.2 wrote "as unstable, because the skew is too large" */
 	if (quoted(m, n, "Marking clocksource '", name) &&
-	    find(m, n, "as unstable because the skew is too large")) {
+	    find(m, n, "' as unstable") &&
+	    find(m, n, "because the skew is too large")) {
 		if (is_tsc(name) && (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
 			put(e->clocksource, sizeof(e->clocksource), name);
 			if ((p = after(m, n, "watchdog on CPU")))
@@ -705,7 +707,7 @@ static bool may_matter(const char *m, size_t n)
 				return true;
 			break;
 		case 'c':
-			if (AT("clocksource"))
+			if (AT("clocksource") || AT("cs_now"))
 				return true;
 			break;
 		case 'M':
@@ -717,7 +719,7 @@ static bool may_matter(const char *m, size_t n)
 				return true;
 			break;
 		case 'w':
-			if (AT("watchdog"))
+			if (AT("watchdog") || AT("wd_now"))
 				return true;
 			break;
 		case 'D':
