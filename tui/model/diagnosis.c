@@ -231,10 +231,10 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 static const char *host_doubt(const struct sysinfo *s)
 {
 	if (find(s, KLOG_WARP) || unstable_because(s, "check_tsc_sync_source"))
-		return "the guest's warp test failed on its TSC";
+		return "The guest's warp test failed on its TSC";
 	if (find(s, KLOG_WATCHDOG_SKEW) || find(s, KLOG_FREQUENCY_SKEW) ||
 	    unstable_because(s, "clocksource watchdog"))
-		return "the guest's watchdog dropped its TSC";
+		return "The guest's watchdog dropped its TSC";
 	return NULL;
 }
 
@@ -310,8 +310,11 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		    " for a difference of %lld ns over an interval the log "
 		    "does not give (so its ppm is not known)",
 		    (long long)wd->delta_ns);
+	else if (wd && wd->watchdog[0])
+		say(d, " against %s, in a wording without the intervals that "
+		       "give its size", wd->watchdog);
 	else
-		say(d, " (the log does not give the skew)");
+		say(d, " (the log does not give its size)");
 	watchdog_advice_decide(&c, &d->watchdog);
 	d->has_watchdog_advice = true;
 	if (c.nowatchdog_set)
@@ -495,8 +498,12 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		}
 	} else {
 		d->code = DIAG_UNKNOWN;
-		say(d, "The clocksource is %s, not tsc, %s.",
-		    current_cs(s)[0] ? current_cs(s) : "unknown",
+		if (current_cs(s)[0])
+			say(d, "The clocksource is %s, not tsc, ", current_cs(s));
+		else
+			say(d, "The current clocksource is not known (neither "
+			       "sysfs nor the log's switches say), ");
+		say(d, "%s.",
 		    !s->have_klog ? "and without the kernel log tsctui cannot "
 				    "say why (run as root, or give "
 				    "--kernel-log)"

@@ -71,10 +71,10 @@ void watchdog_advice_decide(const struct watchdog_case *c,
 	} else if (!c->skew_known) {
 		a->row = WATCHDOG_ROW_UNKNOWN;
 		snprintf(a->why, sizeof(a->why),
-			 "The log does not give the skew's size, so whether "
-			 "the TSC or the watchdog's reference was wrong is "
-			 "not known: measure the TSC's rate against the RTC "
-			 "(`tsctui check`) before turning the watchdog off.");
+			 "Without the skew's size, whether the TSC or the "
+			 "watchdog's reference was wrong is not known: "
+			 "measure the TSC's rate against the RTC (`tsctui "
+			 "check`) before turning the watchdog off.");
 	} else if (skew >= WATCHDOG_STALL_PPM) {
 		a->row = WATCHDOG_ROW_STALLED;
 		snprintf(a->why, sizeof(a->why),
