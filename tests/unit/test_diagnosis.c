@@ -257,7 +257,8 @@ static void laptop_strings_are_never_virtual(void **st)
 	static const char log[] =
 		"[    0.000000] [Firmware Bug]: TSC doesn't count with P0 "
 		"frequency!\n"
-		"[    0.000000] DMI: LENOVO 20NECTO1WW/20NECTO1WW, BIOS R11ET36W "
+		"[    0.000000] DMI: LENOVO 20NECTO1WW/20NECTO1WW, BIOS "
+		"R11ET36W "
 		"(1.28 ) 11/19/2019\n"
 		"[    0.000000] Booting paravirtualized kernel on bare "
 		"hardware\n";
@@ -318,7 +319,8 @@ static void firmware_bug_is_not_no_trouble(void **st)
 static void readback_drop_blames_the_reference(void **st)
 {
 	static const char log[] =
-		"[    6.101234] clocksource: timekeeping watchdog on CPU2: hpet "
+		"[    6.101234] clocksource: timekeeping watchdog on CPU2: "
+		"hpet "
 		"read-back delay of 174213ns, attempt 4, marking unstable\n"
 		"[    6.101240] tsc: Marking TSC unstable due to clocksource "
 		"watchdog\n"
@@ -454,7 +456,8 @@ int main(void)
 		cmocka_unit_test(boot_warp_measured_behind_asks_for_sync),
 		cmocka_unit_test(watchdog_skew_suggests_nowatchdog),
 		cmocka_unit_test(watchdog_skew_with_nowatchdog_set),
-		cmocka_unit_test(virtual_machine_checks_the_host_only_when_slow),
+		cmocka_unit_test(
+			virtual_machine_checks_the_host_only_when_slow),
 		cmocka_unit_test(guest_with_a_warp_checks_the_host),
 		cmocka_unit_test(guest_told_by_other_evidence),
 		cmocka_unit_test(laptop_strings_are_never_virtual),

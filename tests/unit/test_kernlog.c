@@ -354,7 +354,6 @@ static void big_log_late_messages(void **s)
 	free(text);
 }
 
-
 /* One log from lines, parsed into k. */
 static void parse_text(const char *text)
 {
@@ -427,10 +426,11 @@ static void watchdog_without_intervals(void **s)
 	assert_true(fabs(w->time - 384.258940) < 1e-9);
 	assert_int_equal(k.n, 1);
 	/* 4.1-4.2: a comma, and no "clocksource: " prefix */
-	parse_text("[271095.072610] timekeeping watchdog: Marking clocksource "
-		   "'tsc' as unstable, because the skew is too large:\n"
-		   "[271095.072619]         'xen' wd_now: f6aa707c0c8f wd_last: "
-		   "f6a8d4762faa mask: ffffffffffffffff\n");
+	parse_text(
+		"[271095.072610] timekeeping watchdog: Marking clocksource "
+		"'tsc' as unstable, because the skew is too large:\n"
+		"[271095.072619]         'xen' wd_now: f6aa707c0c8f wd_last: "
+		"f6a8d4762faa mask: ffffffffffffffff\n");
 	w = first(KLOG_WATCHDOG_SKEW);
 	assert_non_null(w);
 	assert_string_equal(w->watchdog, "xen");
@@ -449,10 +449,11 @@ static void watchdog_old_delta(void **s)
 	assert_int_equal(w->delta_ns, -131624372);
 	assert_false(w->has_intervals);
 	assert_string_equal(w->clocksource, "tsc");
-	parse_text("2013-07-16T05:00:05.181538-04:00 xxxxxx kernel: "
-		   "Clocksource tsc unstable (delta = -95170507948 ns).  Enable "
-		   "clocksource failover by adding clocksource_failover kernel "
-		   "parameter.\n");
+	parse_text(
+		"2013-07-16T05:00:05.181538-04:00 xxxxxx kernel: "
+		"Clocksource tsc unstable (delta = -95170507948 ns).  Enable "
+		"clocksource failover by adding clocksource_failover kernel "
+		"parameter.\n");
 	w = first(KLOG_WATCHDOG_SKEW);
 	assert_non_null(w);
 	assert_int_equal(w->delta_ns, -95170507948LL);
@@ -571,8 +572,7 @@ static void unstable_causes(void **s)
 		{ "running on Hyper-V", KLOG_CAUSE_HYPERV },
 		{ "cpufreq changes", KLOG_CAUSE_CPUFREQ },
 		{ "TSC halts in idle", KLOG_CAUSE_IDLE },
-		{ "TSC halts in idle states deeper than C2",
-		  KLOG_CAUSE_IDLE },
+		{ "TSC halts in idle states deeper than C2", KLOG_CAUSE_IDLE },
 		{ "boot parameter", KLOG_CAUSE_PARAMETER },
 		{ "backwards TSC", KLOG_CAUSE_BACKWARDS },
 		{ "something new", KLOG_CAUSE_OTHER },
@@ -599,11 +599,12 @@ static void unstable_causes(void **s)
 static void guest_lines(void **s)
 {
 	(void)s;
-	parse_text("[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), "
-		   "BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
-		   "[    0.000000] Hypervisor detected: KVM\n"
-		   "[    0.000000] kvm-clock: Using msrs 4b564d01 and 4b564d00\n"
-		   "[    0.000000] Booting paravirtualized kernel on KVM\n");
+	parse_text(
+		"[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), "
+		"BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
+		"[    0.000000] Hypervisor detected: KVM\n"
+		"[    0.000000] kvm-clock: Using msrs 4b564d01 and 4b564d00\n"
+		"[    0.000000] Booting paravirtualized kernel on KVM\n");
 	assert_string_equal(first(KLOG_HYPERVISOR)->text, "KVM");
 	assert_string_equal(first(KLOG_PARAVIRT)->text, "KVM");
 	assert_string_equal(k.dmi, "QEMU Standard PC (Q35 + ICH9, 2009), "

@@ -207,12 +207,15 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 			verdict_add(d, " %.0f s after boot", rb->time);
 		if (wd && wd->has_intervals)
 			verdict_add(d, ": %+.0f ppm against %s",
-				    kernlog_ppm(wd), wd_name(s, "the watchdog"));
+				    kernlog_ppm(wd),
+				    wd_name(s, "the watchdog"));
 		else if (wd && wd->has_delta)
-			verdict_add(d, ": %lld ns off over an unlogged interval",
+			verdict_add(d,
+				    ": %lld ns off over an unlogged interval",
 				    (long long)wd->delta_ns);
 		else if (rb)
-			verdict_add(d, ": its reference %s read slowly (%lld ns)",
+			verdict_add(d,
+				    ": its reference %s read slowly (%lld ns)",
 				    rb->watchdog[0] ? rb->watchdog : "clock",
 				    (long long)rb->delay_ns);
 		else if (wd)
@@ -311,8 +314,10 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		    "does not give (so its ppm is not known)",
 		    (long long)wd->delta_ns);
 	else if (wd && wd->watchdog[0])
-		say(d, " against %s, in a wording without the intervals that "
-		       "give its size", wd->watchdog);
+		say(d,
+		    " against %s, in a wording without the intervals that "
+		    "give its size",
+		    wd->watchdog);
 	else
 		say(d, " (the log does not give its size)");
 	watchdog_advice_decide(&c, &d->watchdog);
@@ -408,7 +413,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	const struct tsc_report *r =
 		s->stage.has_report ? s->stage.report : NULL;
 	bool warp = w || unstable_because(s, "check_tsc_sync_source");
-	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) || readback_drop(s) ||
+	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) ||
+			readback_drop(s) ||
 			unstable_because(s, "clocksource watchdog");
 	bool amd = !strcmp(s->cpu.vendor, "amd") ||
 		   !strcmp(s->cpu.vendor, "hygon");
@@ -499,7 +505,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	} else {
 		d->code = DIAG_UNKNOWN;
 		if (current_cs(s)[0])
-			say(d, "The clocksource is %s, not tsc, ", current_cs(s));
+			say(d, "The clocksource is %s, not tsc, ",
+			    current_cs(s));
 		else
 			say(d, "The current clocksource is not known (neither "
 			       "sysfs nor the log's switches say), ");

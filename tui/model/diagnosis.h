@@ -38,8 +38,8 @@ struct diagnosis {
 	/* The kernel's verdict for this boot, in words, e.g. "TSC dropped at
 	 * boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2". */
 	char kernel_verdict[192];
-	bool unhealthy; /* status and check exit 1 */
-	struct virt_evidence vm; /* whether a guest, and why */
+	bool unhealthy;		  /* status and check exit 1 */
+	struct virt_evidence vm;  /* whether a guest, and why */
 	bool has_watchdog_advice; /* the watchdog dropped the TSC */
 	struct watchdog_advice watchdog;
 };

@@ -12,9 +12,9 @@
  * give them.  Microsoft is also a laptop maker: only its product "Virtual
  * Machine" counts. */
 static const char *const dmi_words[] = {
-	"QEMU",	     "KVM",	  "VMware", "VirtualBox", "innotek",
-	"Xen",	     "Bochs",	  "BHYVE",  "bhyve",	  "Parallels",
-	"OpenStack", "Google Compute Engine",
+	"QEMU",	   "KVM",	"VMware",    "VirtualBox",
+	"innotek", "Xen",	"Bochs",     "BHYVE",
+	"bhyve",   "Parallels", "OpenStack", "Google Compute Engine",
 };
 
 /* word in s as a whole word (not "Xenon" for "Xen"). */

@@ -10,7 +10,7 @@ enum watchdog_rate watchdog_advice_rate(const struct tsc_rate_check *r)
 	if (!r || !r->measured)
 		return WATCHDOG_RATE_NONE;
 	return fabs(r->ppm) <= WATCHDOG_RATE_GOOD_PPM ? WATCHDOG_RATE_WITHIN
-						       : WATCHDOG_RATE_OUTSIDE;
+						      : WATCHDOG_RATE_OUTSIDE;
 }
 
 static void rec(struct watchdog_advice *a, const char *r)
@@ -21,9 +21,9 @@ static void rec(struct watchdog_advice *a, const char *r)
 
 /* What a change of the TSC's rate comes from, said where the rate is in
  * doubt. */
-#define RATE_CAUSES                                                         \
-	"a TSC's rate changes when its reference clock does: on AMD the "  \
-	"TSC follows the base clock (BCLK), so a tool or BIOS setting that " \
+#define RATE_CAUSES                                                            \
+	"a TSC's rate changes when its reference clock does: on AMD the "      \
+	"TSC follows the base clock (BCLK), so a tool or BIOS setting that "   \
 	"lowers it slows the TSC"
 
 void watchdog_advice_decide(const struct watchdog_case *c,

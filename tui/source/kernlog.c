@@ -274,8 +274,8 @@ static const char *message(const char *line, size_t *len, struct stamp *t)
 	}
 	/* A syslog prefix ends in " kernel: " (or starts with "kernel: ",
 	 * kern.log without its date), unless the line starts with a time. */
-	if (end - p >= (ptrdiff_t)klen - 1 && !memcmp(p, JOURNAL_KERNEL + 1,
-						      klen - 1)) {
+	if (end - p >= (ptrdiff_t)klen - 1 &&
+	    !memcmp(p, JOURNAL_KERNEL + 1, klen - 1)) {
 		p += klen - 1;
 	} else if (p < end && *p != '[') {
 		lim = nul_or(p, end);
@@ -352,8 +352,7 @@ static bool quoted(const char *m, size_t n, const char *needle, char *out)
 
 /* The quoted name that starts the watchdog's continuation lines
  * ("'hpet' wd_nsec: ..."), when field follows it. */
-static bool leading_name(const char *m, size_t n, const char *field,
-			 char *out)
+static bool leading_name(const char *m, size_t n, const char *field, char *out)
 {
 	const char *q = memchr(m, '\'', n);
 	char name[32];
@@ -412,8 +411,7 @@ static bool skew_detail(struct klog_parser *s, const char *m, size_t n)
 /* The read-back family of the watchdog (5.14 on): a slow read of the
  * watchdog's reference, not a skew of the TSC.  True when the line was
  * one. */
-static bool readback(struct klog_parser *s, const char *m, size_t n,
-		     double t)
+static bool readback(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;
 	const char *p;

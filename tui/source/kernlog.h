@@ -30,12 +30,12 @@ enum klog_kind {
 	KLOG_FW_BUG_ADJUST,    /* [FW BUG] TSC ADJUST ... */
 	KLOG_ADJUST_COMPENSATE, /* TSC ADJUST compensate: CPUn observed N */
 	KLOG_ADJUST_DIFFERS,	/* [Firmware Bug]: TSC ADJUST differs ... */
-	KLOG_FW_BUG_P0,	       /* [Firmware Bug]: TSC doesn't count with P0
-				  frequency! (AMD; informational) */
-	KLOG_LONG_READOUT,     /* Long readout interval, skipping watchdog
-				  check (informational) */
-	KLOG_HYPERVISOR,       /* Hypervisor detected: X */
-	KLOG_PARAVIRT,	       /* Booting paravirtualized kernel on X */
+	KLOG_FW_BUG_P0,		/* [Firmware Bug]: TSC doesn't count with P0
+				   frequency! (AMD; informational) */
+	KLOG_LONG_READOUT,	/* Long readout interval, skipping watchdog
+				   check (informational) */
+	KLOG_HYPERVISOR,	/* Hypervisor detected: X */
+	KLOG_PARAVIRT,		/* Booting paravirtualized kernel on X */
 	KLOG_KINDS
 };
 
@@ -72,10 +72,10 @@ struct klog_event {
 	int64_t delay_ns, limit_ns;
 	int attempt;
 	bool dropped, skipped;
-	enum klog_cause cause;	/* unstable */
-	char watchdog[32];	/* watchdog skew, read-back: the reference */
-	char clocksource[32];	/* watchdog skew: tsc or tsc-early */
-	char text[96]; /* reason, clocksource name, or the line */
+	enum klog_cause cause; /* unstable */
+	char watchdog[32];     /* watchdog skew, read-back: the reference */
+	char clocksource[32];  /* watchdog skew: tsc or tsc-early */
+	char text[96];	       /* reason, clocksource name, or the line */
 };
 
 #define KLOG_MAX_EVENTS 128
@@ -105,8 +105,8 @@ void kernlog_parse(const char *text, size_t len, struct klog *out);
 /* The same, a line at a time, for a log that comes in pieces. */
 struct klog_parser {
 	struct klog *k;
-	int sync_from, sync_to;	 /* the last TSC synchronization [a -> b] */
-	struct klog_event *skew; /* a watchdog event still taking lines */
+	int sync_from, sync_to;	  /* the last TSC synchronization [a -> b] */
+	struct klog_event *skew;  /* a watchdog event still taking lines */
 	struct klog_event *delay; /* a read-back delay its next line ends */
 };
 void kernlog_begin(struct klog_parser *p, struct klog *out);
