@@ -516,6 +516,14 @@ static void readback_family(void **s)
 		   "of 125000ns, wd-wd read-back delay only 41ns, attempt 3, "
 		   "marking hpet unstable\n");
 	assert_false(first(KLOG_READBACK_DELAY)->dropped);
+	/* 5.16 to 6.2: the clocksource named in "wd-tsc-wd" */
+	parse_text("[ 6.3] clocksource: timekeeping watchdog on CPU13: "
+		   "wd-tsc-wd read-back delay of 1000614ns, attempt 3, "
+		   "marking unstable\n");
+	r = first(KLOG_READBACK_DELAY);
+	assert_true(r->dropped);
+	assert_int_equal(r->delay_ns, 1000614);
+	assert_string_equal(r->watchdog, "");
 	/* retried and succeeded (5.14 on) */
 	parse_text("[ 7.0] clocksource: timekeeping watchdog on CPU0: hpet "
 		   "retried 2 times before success\n");
@@ -531,6 +539,16 @@ static void readback_family(void **s)
 	assert_int_equal(r->cs_ns, 1123456789);
 	assert_int_equal(r->wd_ns, 1123450000);
 	assert_null(first(KLOG_WATCHDOG_SKEW));
+	/* 6.2's form of it */
+	parse_text("[ 9.0] clocksource: timekeeping watchdog on CPU3: Watchdog "
+		   "clocksource 'hpet' advanced an excessive 7000000000 ns "
+		   "during 500-jiffy time interval, probable CPU "
+		   "overutilization, skipping watchdog check.\n");
+	r = first(KLOG_LONG_READOUT);
+	assert_non_null(r);
+	assert_int_equal(r->wd_ns, 7000000000LL);
+	assert_string_equal(r->watchdog, "hpet");
+	assert_int_equal(k.n, 1);
 }
 
 /* Firmware lines: typed, with their CPU. */

@@ -68,8 +68,11 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 		json_str(j, "text", e->text);
 		break;
 	case KLOG_LONG_READOUT:
-		json_i64(j, "cs_interval_ns", e->cs_ns);
+		if (e->cs_ns)
+			json_i64(j, "cs_interval_ns", e->cs_ns);
 		json_i64(j, "wd_interval_ns", e->wd_ns);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
 		break;
 	case KLOG_SWITCH:
 		json_str(j, "to", e->text);

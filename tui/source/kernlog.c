@@ -586,6 +586,17 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 	}
 	if (readback(s, m, n, t))
 		return;
+	/* 6.2: "Watchdog clocksource 'hpet' advanced an excessive N ns
+	 * during 500-jiffy time interval, ... skipping watchdog check." */
+	if (find(m, n, "advanced an excessive") &&
+	    (e = add(s, KLOG_LONG_READOUT, t))) {
+		if ((p = after(m, n, "advanced an excessive ")) &&
+		    sscanf(p, "%lld", &v) == 1)
+			e->wd_ns = v;
+		if (quoted(m, n, "Watchdog clocksource '", name))
+			put(e->watchdog, sizeof(e->watchdog), name);
+		return;
+	}
 	if ((p = after(m, n, "Long readout interval")) &&
 	    (e = add(s, KLOG_LONG_READOUT, t))) {
 		if ((p = after(m, n, "cs_nsec: ")) &&
