@@ -592,7 +592,6 @@ static void unstable_causes(void **s)
 		{ "TSC halts in idle", KLOG_CAUSE_IDLE },
 		{ "TSC halts in idle states deeper than C2", KLOG_CAUSE_IDLE },
 		{ "boot parameter", KLOG_CAUSE_PARAMETER },
-		{ "backwards TSC", KLOG_CAUSE_BACKWARDS },
 		{ "something new", KLOG_CAUSE_OTHER },
 	};
 	char line[160];

@@ -48,7 +48,6 @@ static const struct {
 	{ "cpufreq changes", KLOG_CAUSE_CPUFREQ, "cpufreq" },
 	{ "TSC halts in idle", KLOG_CAUSE_IDLE, "halts-in-idle" },
 	{ "boot parameter", KLOG_CAUSE_PARAMETER, "boot-parameter" },
-	{ "backwards TSC", KLOG_CAUSE_BACKWARDS, "backwards" },
 };
 
 const char *kernlog_cause_name(enum klog_cause c)

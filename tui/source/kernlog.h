@@ -50,7 +50,6 @@ enum klog_cause {
 	KLOG_CAUSE_CPUFREQ,	   /* cpufreq changes (no constant TSC) */
 	KLOG_CAUSE_IDLE,	   /* TSC halts in idle (no nonstop TSC) */
 	KLOG_CAUSE_PARAMETER,	   /* boot parameter (tsc=unstable) */
-	KLOG_CAUSE_BACKWARDS,	   /* backwards TSC */
 	KLOG_CAUSES
 };
 
