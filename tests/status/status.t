@@ -378,6 +378,16 @@ t.ok(chk.returncode == 0 and "tsctui_boot_warp_cycles 6601281288" in text
      "status --prometheus passes promtool check metrics",
      chk.stdout + chk.stderr + text[:400])
 
+# A watchdog drop whose wording gives no intervals: the skew is not known,
+# and Prometheus is told so (NaN), not given a 0 that reads as "no skew".
+rc, text = status(root, "real/sungju-rhel-rsyslog.log", fmt="--prometheus")
+chk = subprocess.run(["promtool", "check", "metrics"], input=text,
+                     capture_output=True, text=True)
+t.ok(chk.returncode == 0 and "tsctui_watchdog_skew_ppm NaN\n" in text and
+     'tsctui_diagnosis{code="watchdog-skew"} 1' in text,
+     "status --prometheus: a skew the log does not size is NaN, and passes "
+     "promtool", chk.stdout + chk.stderr + text[:600])
+
 # A report naming what the firmware said about two APs: a start MP services
 # refused, and a processor it disabled (an unnamed status).  Both views
 # show it; the CPU line says the stage read with RDTSCP.

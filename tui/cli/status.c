@@ -272,9 +272,12 @@ static void status_prometheus(const struct sysinfo *s,
 	       "TSC warp the kernel measured at boot (0: none)");
 	printf("tsctui_boot_warp_cycles %lld\n", w ? (long long)w->cycles : 0);
 	metric("tsctui_watchdog_skew_ppm", "gauge",
-	       "Skew for which the clocksource watchdog dropped the TSC");
-	printf("tsctui_watchdog_skew_ppm %.1f\n",
-	       wd && wd->has_intervals ? kernlog_ppm(wd) : 0.0);
+	       "Skew for which the clocksource watchdog dropped the TSC (NaN: "
+	       "dropped, but the kernel's wording gives no intervals)");
+	if (wd && wd->has_intervals)
+		printf("tsctui_watchdog_skew_ppm %.1f\n", kernlog_ppm(wd));
+	else
+		printf("tsctui_watchdog_skew_ppm %s\n", wd ? "NaN" : "0");
 	metric("tsctui_tsc_mhz", "gauge", "The kernel's TSC calibration");
 	printf("tsctui_tsc_mhz %.3f\n",
 	       s->have_klog ? kernlog_tsc_mhz(s->klog) : 0.0);
