@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -213,7 +214,8 @@ static bool same_klog(const struct klog *a, const struct klog *b)
 	if (a->n != b->n || a->detected_mhz != b->detected_mhz ||
 	    a->detected_tsc_mhz != b->detected_tsc_mhz ||
 	    a->refined_mhz != b->refined_mhz ||
-	    strcmp(a->watchdog, b->watchdog))
+	    strcmp(a->watchdog, b->watchdog) || strcmp(a->dmi, b->dmi) ||
+	    strcmp(a->paravirt_cs, b->paravirt_cs))
 		return false;
 	for (i = 0; i < a->n; i++) {
 		const struct klog_event *x = &a->ev[i], *y = &b->ev[i];
@@ -223,6 +225,13 @@ static bool same_klog(const struct klog *a, const struct klog *b)
 		    x->cycles != y->cycles || x->wd_ns != y->wd_ns ||
 		    x->cs_ns != y->cs_ns ||
 		    x->has_intervals != y->has_intervals ||
+		    x->delta_ns != y->delta_ns ||
+		    x->has_delta != y->has_delta ||
+		    x->delay_ns != y->delay_ns || x->limit_ns != y->limit_ns ||
+		    x->attempt != y->attempt || x->dropped != y->dropped ||
+		    x->skipped != y->skipped || x->cause != y->cause ||
+		    strcmp(x->watchdog, y->watchdog) ||
+		    strcmp(x->clocksource, y->clocksource) ||
 		    strcmp(x->text, y->text))
 			return false;
 	}
@@ -286,6 +295,51 @@ static void each_line_within_itself(void **s)
 		assert_true(same_klog(&ref, &k));
 		free(d);
 	}
+}
+
+/* The real logs (tests/fixtures/kernlog/real/), each line handed alone at
+ * the end of readable memory, give what the whole text gives: every new
+ * wording reads within its line too. */
+static void real_logs_within_their_lines(void **s)
+{
+	static struct klog ref;
+	struct klog_parser p;
+	char dir[512], name[600];
+	struct dirent *de;
+	size_t len, maplen, n;
+	int files = 0;
+	void *map;
+	char *d, *g, *line, *eol;
+	DIR *dh;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/kernlog/real",
+		 getenv("TOP") ? getenv("TOP") : ".");
+	dh = opendir(dir);
+	assert_non_null(dh);
+	while ((de = readdir(dh))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "README") ||
+		    strstr(de->d_name, ".json"))
+			continue;
+		snprintf(name, sizeof(name), "real/%s", de->d_name);
+		d = read_fixture(name, &len);
+		kernlog_parse(d, len, &ref);
+		kernlog_begin(&p, &k);
+		for (line = d; line < d + len; line = eol + 1) {
+			eol = memchr(line, '\n', (size_t)(d + len - line));
+			if (!eol)
+				eol = d + len;
+			n = (size_t)(eol - line);
+			g = guarded(line, n, &map, &maplen);
+			kernlog_line(&p, g, n);
+			munmap(map, maplen);
+		}
+		assert_true(same_klog(&ref, &k));
+		free(d);
+		files++;
+	}
+	closedir(dh);
+	assert_true(files >= 20);
 }
 
 /* What one line says is its own: a message cut by a newline does not
@@ -739,6 +793,7 @@ int main(void)
 		cmocka_unit_test(garbage),
 		cmocka_unit_test(reads_only_its_text),
 		cmocka_unit_test(each_line_within_itself),
+		cmocka_unit_test(real_logs_within_their_lines),
 		cmocka_unit_test(lines_do_not_run_together),
 		cmocka_unit_test(big_log_late_messages),
 		cmocka_unit_test(watchdog_tsc_early),
