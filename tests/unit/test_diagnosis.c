@@ -358,6 +358,36 @@ static void old_delta_is_measured_first(void **st)
 	done(s);
 }
 
+/* The watchdog's cross-CPU check found CPUs apart: the TSCs disagree
+ * between CPUs, and turning the watchdog off would hide it. */
+static void cpus_apart_keeps_the_watchdog(void **st)
+{
+	static const char log[] =
+		"[    5.842001] clocksource: timekeeping watchdog on CPU6: "
+		"Marking "
+		"clocksource 'tsc' as unstable because the skew is too large:\n"
+		"[    5.842010] clocksource:                       'hpet' "
+		"wd_nsec: "
+		"495136113 wd_now: 4c6fb9a wd_last: 4551262 mask: ffffffff\n"
+		"[    5.842015] clocksource:                       'tsc' "
+		"cs_nsec: "
+		"496026671 cs_now: 9b2b4c28f5 cs_last: 9aefc6e4c5 mask: "
+		"ffffffffffffffff\n"
+		"[    5.842100] clocksource: CPUs 0,2-3 ahead of CPU 6 for "
+		"clocksource tsc.\n";
+	struct sysinfo *s = laptop("hpet", log);
+	struct diagnosis d;
+
+	(void)st;
+	s->rate_check.measured = true;
+	s->rate_check.ppm = 2;
+	diagnosis_make(s, NULL, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
+	assert_false(has_rec(&d, "add-nowatchdog"));
+	assert_non_null(strstr(d.summary, "apart between CPUs"));
+	done(s);
+}
+
 /* A measured rate (issue 17 will keep one) decides: within the bound
  * add-nowatchdog alone, outside never. */
 static void a_measured_rate_decides(void **st)
@@ -465,6 +495,7 @@ int main(void)
 		cmocka_unit_test(readback_drop_blames_the_reference),
 		cmocka_unit_test(old_delta_is_measured_first),
 		cmocka_unit_test(a_measured_rate_decides),
+		cmocka_unit_test(cpus_apart_keeps_the_watchdog),
 		cmocka_unit_test(no_invariant_tsc),
 		cmocka_unit_test(bios_update_asks_to_remeasure),
 		cmocka_unit_test(reliable_is_warned_never_recommended),

@@ -759,24 +759,54 @@ static void prefixes_and_times(void **s)
 	assert_true(first(KLOG_FW_BUG_ADJUST)->time < 0);
 }
 
+/* The watchdog's cross-CPU check (5.14 on): CPUs whose TSC is ahead of
+ * or behind the CPU it ran on. */
+static void cpus_apart(void **s)
+{
+	(void)s;
+	parse_text(
+		"[18921.469191] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 5 to CPUs 0,2-3,6,8,10.\n"
+		"[18921.469200] clocksource: CPUs 0,2-3 ahead of CPU 5 for "
+		"clocksource tsc.\n"
+		"[18921.469201] clocksource: CPUs 6 behind CPU 5 for "
+		"clocksource tsc.\n"
+		"[18921.469202] clocksource: CPU 5 check durations 1ns - 2ns "
+		"for clocksource tsc.\n"
+		"[18921.469203] clocksource: CPUs 6 ahead of CPU 5 for "
+		"clocksource hpet.\n");
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.ev[0].kind, KLOG_CPUS_APART);
+	assert_int_equal(k.ev[0].cpus[0], 5);
+	assert_string_equal(k.ev[0].text,
+			    "CPUs 0,2-3 ahead of CPU 5 for clocksource tsc");
+	assert_int_equal(k.ev[1].kind, KLOG_CPUS_APART);
+}
+
 /* Lines of the same files that tsctui passes by on purpose: context,
  * not events. */
 static void context_lines_are_not_events(void **s)
 {
 	(void)s;
-	parse_text("[ 8996.145058] clocksource: Checking clocksource tsc "
-		   "synchronization from CPU 5.\n"
-		   "[ 9.0] clocksource: Checking clocksource tsc "
-		   "synchronization from CPU 0 to CPUs 1-3,7.\n"
-		   "[ 9.1] clocksource: Override clocksource tsc is unstable "
-		   "and not HRT compatible - cannot switch while in HRT/NOHZ "
-		   "mode\n"
-		   "[ 9.2] clocksource:                       'tsc' is current "
-		   "clocksource.\n"
-		   "[ 9.3] sched_clock: Marking unstable (8996101633485, "
-		   "42749061)<-(8996259532949, -115136521)\n"
-		   "[ 0.0] tsc: Fast TSC calibration using PIT\n"
-		   "[ 0.0] TSC deadline timer enabled\n");
+	parse_text(
+		"[ 8996.145058] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 5.\n"
+		"[ 9.0] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 0 to CPUs 1-3,7.\n"
+		"[ 9.1] clocksource: Override clocksource tsc is unstable "
+		"and not HRT compatible - cannot switch while in HRT/NOHZ "
+		"mode\n"
+		"[ 9.2] clocksource:                       'tsc' is current "
+		"clocksource.\n"
+		"[ 9.2] clocksource:                       'hpet' (not 'tsc') "
+		"is current clocksource.\n"
+		"[ 9.2] Override clocksource tsc is not HRT compatible. "
+		"Cannot switch while in HRT/NOHZ mode\n"
+		"[ 0.2] TSC ADJUST synchronize: Reference CPU0: 0 CPU1: 5\n"
+		"[ 9.3] sched_clock: Marking unstable (8996101633485, "
+		"42749061)<-(8996259532949, -115136521)\n"
+		"[ 0.0] tsc: Fast TSC calibration using PIT\n"
+		"[ 0.0] TSC deadline timer enabled\n");
 	assert_int_equal(k.n, 0);
 }
 
@@ -804,6 +834,7 @@ int main(void)
 		cmocka_unit_test(unstable_causes),
 		cmocka_unit_test(guest_lines),
 		cmocka_unit_test(prefixes_and_times),
+		cmocka_unit_test(cpus_apart),
 		cmocka_unit_test(context_lines_are_not_events),
 	};
 	return cmocka_run_group_tests_name("kernlog", tests, NULL, NULL);

@@ -106,6 +106,22 @@ static void reference_slow(void **s)
 	assert_false(has("add-nowatchdog"));
 }
 
+/* The cross-CPU check found the TSCs apart: never add-nowatchdog, even
+ * with a good rate. */
+static void cpus_apart_never_nowatchdog(void **s)
+{
+	struct watchdog_case c = { .skew_known = true,
+				   .skew_ppm = 900,
+				   .cpus_apart = true,
+				   .rate = { .measured = true, .ppm = 3 } };
+
+	(void)s;
+	watchdog_advice_decide(&c, &a);
+	assert_int_equal(a.row, WATCHDOG_ROW_CPUS_APART);
+	assert_false(has("add-nowatchdog"));
+	assert_true(has("measure-rate"));
+}
+
 /* tsc=nowatchdog already on: not advised again. */
 static void nowatchdog_already_set(void **s)
 {
@@ -129,6 +145,7 @@ int main(void)
 		cmocka_unit_test(rate_changed_never_nowatchdog),
 		cmocka_unit_test(unmeasured),
 		cmocka_unit_test(reference_slow),
+		cmocka_unit_test(cpus_apart_never_nowatchdog),
 		cmocka_unit_test(nowatchdog_already_set),
 	};
 

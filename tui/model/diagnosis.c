@@ -290,6 +290,7 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		.skew_known = wd && wd->has_intervals,
 		.skew_ppm = wd && wd->has_intervals ? kernlog_ppm(wd) : 0,
 		.reference_slow = rb && !(wd && wd->has_intervals),
+		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
 		.rate = s->rate_check,
 		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
 	};

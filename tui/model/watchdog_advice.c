@@ -34,6 +34,18 @@ void watchdog_advice_decide(const struct watchdog_case *c,
 
 	memset(a, 0, sizeof(*a));
 	a->rate = watchdog_advice_rate(&c->rate);
+	if (c->cpus_apart) {
+		/* A rate can be right on every CPU while their TSCs disagree:
+		 * no rate measurement clears that. */
+		a->row = WATCHDOG_ROW_CPUS_APART;
+		snprintf(a->why, sizeof(a->why),
+			 "The watchdog's cross-CPU check found CPUs whose TSC "
+			 "is ahead of or behind the others: the TSCs are "
+			 "apart between CPUs, which tsc=nowatchdog would "
+			 "hide; measure the offsets (`tsctui check`).");
+		rec(a, "measure-rate");
+		return;
+	}
 	if (a->rate == WATCHDOG_RATE_WITHIN) {
 		a->row = WATCHDOG_ROW_RATE_GOOD;
 		snprintf(a->why, sizeof(a->why),

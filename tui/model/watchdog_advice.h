@@ -42,6 +42,9 @@ struct watchdog_case {
 	/* The kernel dropped the TSC because its reference read slowly
 	 * (5.14-5.15's read-back delay), not for a skew. */
 	bool reference_slow;
+	/* The watchdog's cross-CPU check found CPUs ahead of or behind the
+	 * one it ran on: the TSCs are apart, whatever the reference. */
+	bool cpus_apart;
 	struct tsc_rate_check rate; /* sysinfo.rate_check */
 	bool nowatchdog_set;	    /* tsc=nowatchdog already on */
 };
@@ -56,6 +59,8 @@ enum watchdog_row {
 	WATCHDOG_ROW_TOO_LARGE,	   /* not measured, beyond a bad reference */
 	WATCHDOG_ROW_STALLED,	   /* not measured, tens of per cent */
 	WATCHDOG_ROW_UNKNOWN,	   /* not measured, the skew not logged */
+	WATCHDOG_ROW_CPUS_APART,   /* the cross-CPU check found the TSCs
+				      apart */
 };
 
 struct watchdog_advice {

@@ -26,6 +26,7 @@ static const char *const names[KLOG_KINDS] = {
 	"long-readout",
 	"hypervisor",
 	"paravirt",
+	"cpus-apart",
 };
 
 const char *kernlog_kind_name(enum klog_kind k)
@@ -653,6 +654,20 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 	if ((p = after(m, n, "Hypervisor detected: ")) &&
 	    (e = add(s, KLOG_HYPERVISOR, t))) {
 		copy_text(e, p, n - (size_t)(p - m));
+		return;
+	}
+	/* "clocksource: CPUs 1-3,7 ahead of CPU 0 for clocksource tsc." */
+	p = strncmp(m, "clocksource: ", 13) ? m : m + 13;
+	if (!strncmp(p, "CPUs ", 5) &&
+	    (find(m, n, " ahead of CPU ") || find(m, n, " behind CPU "))) {
+		const char *c = p, *q = after(m, n, "for clocksource ");
+
+		if (q && sscanf(q, "%31[^. ]", name) == 1 && is_tsc(name) &&
+		    (e = add(s, KLOG_CPUS_APART, t))) {
+			copy_text(e, c, n - (size_t)(c - m));
+			if ((q = after(m, n, " CPU ")))
+				sscanf(q, "%d", &e->cpus[0]);
+		}
 		return;
 	}
 	if ((p = after(m, n, "Booting paravirtualized kernel on ")) &&

@@ -36,6 +36,9 @@ enum klog_kind {
 				   check (informational) */
 	KLOG_HYPERVISOR,	/* Hypervisor detected: X */
 	KLOG_PARAVIRT,		/* Booting paravirtualized kernel on X */
+	KLOG_CPUS_APART,	/* CPUs L ahead of / behind CPU n for
+				   clocksource tsc (the watchdog's
+				   cross-CPU check, 5.14 on) */
 	KLOG_KINDS
 };
 
