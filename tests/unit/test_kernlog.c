@@ -783,6 +783,24 @@ static void cpus_apart(void **s)
 	assert_int_equal(k.ev[1].kind, KLOG_CPUS_APART);
 }
 
+/* Every kind has its own word (status prints it; a kind added without
+ * one would print nothing). */
+static void every_kind_named(void **s)
+{
+	int i, j;
+
+	(void)s;
+	for (i = 0; i < KLOG_KINDS; i++) {
+		assert_non_null(kernlog_kind_name(i));
+		assert_string_not_equal(kernlog_kind_name(i), "?");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(kernlog_kind_name(i),
+						kernlog_kind_name(j));
+	}
+	assert_string_equal(kernlog_kind_name(KLOG_CPUS_APART), "cpus-apart");
+	assert_string_equal(kernlog_kind_name(KLOG_KINDS), "?");
+}
+
 /* Lines of the same files that tsctui passes by on purpose: context,
  * not events. */
 static void context_lines_are_not_events(void **s)
@@ -835,6 +853,7 @@ int main(void)
 		cmocka_unit_test(guest_lines),
 		cmocka_unit_test(prefixes_and_times),
 		cmocka_unit_test(cpus_apart),
+		cmocka_unit_test(every_kind_named),
 		cmocka_unit_test(context_lines_are_not_events),
 	};
 	return cmocka_run_group_tests_name("kernlog", tests, NULL, NULL);
