@@ -194,6 +194,9 @@ static double stamp_time(const struct stamp *st)
  * in, " kernel: " is part of the message. */
 #define SYSLOG_PREFIX_SPAN 160
 
+/* How far a bracketed prefix may reach for its "]". */
+#define BRACKET_SPAN 40
+
 /* A dmesg time, "    3.149285": blanks, digits, one dot, digits. */
 static bool is_boot_time(const char *s, size_t n)
 {
@@ -238,6 +241,7 @@ static const char *message(const char *line, size_t *len, struct stamp *t)
 {
 	const char *p = line, *end = line + *len, *q, *lim;
 	size_t klen = strlen(JOURNAL_KERNEL);
+	bool boot_time = false;
 	int groups;
 
 	t->t = -1;
@@ -258,24 +262,34 @@ static const char *message(const char *line, size_t *len, struct stamp *t)
 	}
 	if (p < end && p[0] == '<' && (q = memchr(p, '>', (size_t)(end - p))))
 		p = q + 1;
-	/* A wall clock in brackets, and the tags chained to it with no
+	/* A dmesg time first (most lines): no other prefix to look for.
+	 * Else a wall clock in brackets, and the tags chained to it with no
 	 * blank between ("[01:13:22.717][Moby][Info] "). */
-	if (p < end && *p == '[' && (q = memchr(p, ']', (size_t)(end - p))) &&
-	    q - p < 40 && is_wall_clock(p, (size_t)(q - p))) {
-		p = q + 1;
-		for (groups = 0; groups < 4 && p < end && *p == '['; groups++) {
-			q = memchr(p, ']', (size_t)(end - p));
-			if (!q || q - p > 40)
-				break;
+	if (p < end && *p == '[' &&
+	    (q = memchr(p, ']',
+			(size_t)(end - p) < BRACKET_SPAN ? (size_t)(end - p)
+							 : BRACKET_SPAN))) {
+		if (q - p < 32 && is_boot_time(p + 1, (size_t)(q - p - 1))) {
+			boot_time = true;
+		} else if (is_wall_clock(p, (size_t)(q - p))) {
 			p = q + 1;
+			for (groups = 0; groups < 4 && p < end && *p == '[';
+			     groups++) {
+				q = memchr(p, ']', (size_t)(end - p));
+				if (!q || q - p > BRACKET_SPAN)
+					break;
+				p = q + 1;
+			}
+			while (p < end && *p == ' ')
+				p++;
 		}
-		while (p < end && *p == ' ')
-			p++;
 	}
 	/* A syslog prefix ends in " kernel: " (or starts with "kernel: ",
 	 * kern.log without its date), unless the line starts with a time. */
-	if (end - p >= (ptrdiff_t)klen - 1 &&
-	    !memcmp(p, JOURNAL_KERNEL + 1, klen - 1)) {
+	if (boot_time) {
+		/* the time is read below */
+	} else if (end - p >= (ptrdiff_t)klen - 1 &&
+		   !memcmp(p, JOURNAL_KERNEL + 1, klen - 1)) {
 		p += klen - 1;
 	} else if (p < end && *p != '[') {
 		lim = nul_or(p, end);
@@ -324,6 +338,22 @@ static double mhz_after(const char *s, size_t n, const char *needle)
 
 	return p ? strtod(p, NULL) : 0;
 }
+
+/* The words a message names (words()), which decide the wordings
+ * line() tries. */
+enum {
+	W_TSC = 1u << 0,
+	W_TSC_LOWER = 1u << 1,
+	W_NSEC = 1u << 2,
+	W_WATCHDOG = 1u << 3,
+	W_READBACK = 1u << 4,
+	W_CLOCKSOURCE = 1u << 5,
+	W_MHZ = 1u << 6,
+	W_CLOCKSOURCE_UPPER = 1u << 7,
+	W_WD_NOW = 1u << 8,
+	W_GUEST = 1u << 9, /* DMI:, Hypervisor detected, Booting
+			      paravirtualized, kvm-clock */
+};
 
 /* src into dst[cap], cut to fit. */
 static void put(char *dst, size_t cap, const char *src)
@@ -471,40 +501,86 @@ static void note_clock(struct klog_parser *s, const char *name)
 		put(s->k->paravirt_cs, sizeof(s->k->paravirt_cs), name);
 }
 
-/* One message (NUL-terminated copy in m). */
-static void line(struct klog_parser *s, const char *m, size_t n, double t)
+/* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
+static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;
 	const char *p;
-	char name[32];
 	long long v;
 	int a, b;
 
-	if (s->skew && skew_detail(s, m, n))
-		return;
 	if ((p = find(m, n, "TSC synchronization [CPU#")) &&
 	    sscanf(p, "TSC synchronization [CPU#%d -> CPU#%d]", &a, &b) == 2) {
 		s->sync_from = a;
 		s->sync_to = b;
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Measured ")) && find(m, n, "cycles TSC warp") &&
 	    sscanf(p, "%lld", &v) == 1 && (e = add(s, KLOG_WARP, t))) {
 		e->cycles = v;
 		e->cpus[0] = s->sync_from;
 		e->cpus[1] = s->sync_to;
-		return;
+		return true;
 	}
 	if (find(m, n, "TSC warped randomly between CPUs")) {
 		add(s, KLOG_WARP_RANDOM, t);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Marking TSC unstable due to ")) &&
 	    (e = add(s, KLOG_UNSTABLE, t))) {
 		copy_text(e, p, n - (size_t)(p - m));
 		e->cause = cause_of(e->text);
-		return;
+		return true;
 	}
+
+	if (find(m, n, "TSC found unstable after boot")) {
+		add(s, KLOG_FOUND_UNSTABLE, t);
+		return true;
+	}
+	if (find(m, n, "TSC doesn't count with P0 frequency")) {
+		add(s, KLOG_FW_BUG_P0, t);
+		return true;
+	}
+	/* "[Firmware Bug]: TSC ADJUST differs: Reference CPU0: ..." (4.10)
+	 * and "... differs: CPU3 0 --> 78394770. Restoring" (4.11 on) */
+	if (find(m, n, "TSC ADJUST differs")) {
+		if ((e = add(s, KLOG_ADJUST_DIFFERS, t))) {
+			copy_text(e, m, n);
+			p = after(m, n, "differs: ");
+			if (p && !strncmp(p, "Reference CPU", 13) &&
+			    (p = strstr(p + 13, " CPU")))
+				sscanf(p + 4, "%d", &e->cpus[0]);
+			else if (p && !strncmp(p, "CPU", 3))
+				sscanf(p + 3, "%d", &e->cpus[0]);
+		}
+		return true;
+	}
+	if (find(m, n, "TSC ADJUST: CPU") && find(m, n, "force to 0")) {
+		if ((e = add(s, KLOG_FW_BUG_ADJUST, t))) {
+			copy_text(e, m, n);
+			if ((p = after(m, n, "TSC ADJUST: CPU")))
+				sscanf(p, "%d", &e->cpus[0]);
+		}
+		return true;
+	}
+	if ((p = after(m, n, "TSC ADJUST compensate: CPU")) &&
+	    (e = add(s, KLOG_ADJUST_COMPENSATE, t))) {
+		if (sscanf(p, "%d observed %lld", &e->cpus[0], &v) == 2)
+			e->cycles = v;
+		return true;
+	}
+	return false;
+}
+
+/* The wordings of the clocksource watchdog and the clocksource core. */
+static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
+			  double t)
+{
+	struct klog_event *e;
+	const char *p;
+	char name[32];
+	long long v;
+
 	/* 4.1-4.2 wrote "as unstable, because the skew is too large" */
 	if (quoted(m, n, "Marking clocksource '", name) &&
 	    find(m, n, "' as unstable") &&
@@ -515,7 +591,7 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 				sscanf(p, "%d", &e->cpus[0]);
 			s->skew = e;
 		}
-		return;
+		return true;
 	}
 	/* 5.x/6.x: one line with the skew and the watchdog interval. */
 	if (quoted(m, n, "Clocksource '", name) && is_tsc(name) &&
@@ -534,7 +610,7 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		}
 		if (e && quoted(m, n, "over watchdog '", name))
 			set_watchdog(s, e, name);
-		return;
+		return true;
 	}
 	/* 3.x and RHEL 6/7: "Clocksource tsc unstable (delta = N ns)",
 	 * sometimes with RHEL's clocksource_failover advice after it. */
@@ -544,7 +620,7 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		e->delta_ns = v;
 		e->has_delta = true;
 		s->skew = NULL;
-		return;
+		return true;
 	}
 	/* The field report's pair. */
 	if ((p = after(m, n, "Watchdog ")) && find(m, n, " interval: ") &&
@@ -560,14 +636,14 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 			e->wd_ns = v;
 		if (e && sscanf(p, "%31s", name) == 1)
 			set_watchdog(s, e, name);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Clocksource tsc interval: ")) && s->skew &&
 	    sscanf(p, "%lld", &v) == 1) {
 		s->skew->cs_ns = v;
 		s->skew->has_intervals = s->skew->wd_ns > 0;
 		put(s->skew->clocksource, sizeof(s->skew->clocksource), "tsc");
-		return;
+		return true;
 	}
 	if (find(m, n,
 		 "Marking clocksource tsc unstable due to frequency "
@@ -576,16 +652,16 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		 "Marking clocksource 'tsc' unstable due to frequency "
 		 "skew")) {
 		add(s, KLOG_FREQUENCY_SKEW, t);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Watchdog remote CPU ")) &&
 	    find(m, n, "read timed out") &&
 	    (e = add(s, KLOG_WATCHDOG_TIMEOUT, t))) {
 		sscanf(p, "%d", &e->cpus[0]);
-		return;
+		return true;
 	}
 	if (readback(s, m, n, t))
-		return;
+		return true;
 	/* 6.2: "Watchdog clocksource 'hpet' advanced an excessive N ns
 	 * during 500-jiffy time interval, ... skipping watchdog check." */
 	if (find(m, n, "advanced an excessive") &&
@@ -595,7 +671,7 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 			e->wd_ns = v;
 		if (quoted(m, n, "Watchdog clocksource '", name))
 			put(e->watchdog, sizeof(e->watchdog), name);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Long readout interval")) &&
 	    (e = add(s, KLOG_LONG_READOUT, t))) {
@@ -605,7 +681,7 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		if ((p = after(m, n, "wd_nsec: ")) &&
 		    sscanf(p, "%lld", &v) == 1)
 			e->wd_ns = v;
-		return;
+		return true;
 	}
 	if (((p = after(m, n, "Switched to clocksource ")) ||
 	     (p = after(m, n, "Switching to clocksource "))) &&
@@ -613,49 +689,9 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		sscanf(p, "%95s", e->text);
 		note_clock(s, e->text);
 		s->skew = NULL;
-		return;
+		return true;
 	}
-	if (find(m, n, "TSC found unstable after boot")) {
-		add(s, KLOG_FOUND_UNSTABLE, t);
-		return;
-	}
-	if (find(m, n, "TSC doesn't count with P0 frequency")) {
-		add(s, KLOG_FW_BUG_P0, t);
-		return;
-	}
-	/* "[Firmware Bug]: TSC ADJUST differs: Reference CPU0: ..." (4.10)
-	 * and "... differs: CPU3 0 --> 78394770. Restoring" (4.11 on) */
-	if (find(m, n, "TSC ADJUST differs")) {
-		if ((e = add(s, KLOG_ADJUST_DIFFERS, t))) {
-			copy_text(e, m, n);
-			p = after(m, n, "differs: ");
-			if (p && !strncmp(p, "Reference CPU", 13) &&
-			    (p = strstr(p + 13, " CPU")))
-				sscanf(p + 4, "%d", &e->cpus[0]);
-			else if (p && !strncmp(p, "CPU", 3))
-				sscanf(p + 3, "%d", &e->cpus[0]);
-		}
-		return;
-	}
-	if (find(m, n, "TSC ADJUST: CPU") && find(m, n, "force to 0")) {
-		if ((e = add(s, KLOG_FW_BUG_ADJUST, t))) {
-			copy_text(e, m, n);
-			if ((p = after(m, n, "TSC ADJUST: CPU")))
-				sscanf(p, "%d", &e->cpus[0]);
-		}
-		return;
-	}
-	if ((p = after(m, n, "TSC ADJUST compensate: CPU")) &&
-	    (e = add(s, KLOG_ADJUST_COMPENSATE, t))) {
-		if (sscanf(p, "%d observed %lld", &e->cpus[0], &v) == 2)
-			e->cycles = v;
-		return;
-	}
-	if ((p = after(m, n, "Hypervisor detected: ")) &&
-	    (e = add(s, KLOG_HYPERVISOR, t))) {
-		copy_text(e, p, n - (size_t)(p - m));
-		return;
-	}
+
 	/* "clocksource: CPUs 1-3,7 ahead of CPU 0 for clocksource tsc." */
 	p = strncmp(m, "clocksource: ", 13) ? m : m + 13;
 	if (!strncmp(p, "CPUs ", 5) &&
@@ -668,29 +704,66 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 			if ((q = after(m, n, " CPU ")))
 				sscanf(q, "%d", &e->cpus[0]);
 		}
-		return;
+		return true;
 	}
-	if ((p = after(m, n, "Booting paravirtualized kernel on ")) &&
-	    (e = add(s, KLOG_PARAVIRT, t))) {
-		copy_text(e, p, n - (size_t)(p - m));
-		return;
-	}
-	if (!strncmp(m, "DMI: ", 5) && !s->k->dmi[0]) {
-		put(s->k->dmi, sizeof(s->k->dmi), m + 5);
-		return;
-	}
-	if (!strncmp(m, "kvm-clock: ", 11)) {
-		note_clock(s, "kvm-clock");
-		return;
-	}
+
 	/* "clocksource: kvm-clock: mask: ..." (4.x on), "clocksource
 	 * kvm-clock: mask: ..." (3.x) */
 	if (((p = after(m, n, "clocksource: ")) ||
 	     (p = after(m, n, "clocksource "))) &&
 	    sscanf(p, "%31[^: ]: mask:", name) == 1 && find(m, n, ": mask:")) {
 		note_clock(s, name);
-		return;
+		return true;
 	}
+	return false;
+}
+
+/* What a guest's log says of its hypervisor. */
+static bool line_guest(struct klog_parser *s, const char *m, size_t n, double t)
+{
+	struct klog_event *e;
+	const char *p;
+
+	if ((p = after(m, n, "Hypervisor detected: ")) &&
+	    (e = add(s, KLOG_HYPERVISOR, t))) {
+		copy_text(e, p, n - (size_t)(p - m));
+		return true;
+	}
+	if ((p = after(m, n, "Booting paravirtualized kernel on ")) &&
+	    (e = add(s, KLOG_PARAVIRT, t))) {
+		copy_text(e, p, n - (size_t)(p - m));
+		return true;
+	}
+
+	if (!strncmp(m, "DMI: ", 5) && !s->k->dmi[0]) {
+		put(s->k->dmi, sizeof(s->k->dmi), m + 5);
+		return true;
+	}
+	if (!strncmp(m, "kvm-clock: ", 11)) {
+		note_clock(s, "kvm-clock");
+		return true;
+	}
+	return false;
+}
+
+/* One message (NUL-terminated copy in m), whose words are w: only the
+ * wordings that name one of them are tried. */
+static void line(struct klog_parser *s, const char *m, size_t n, double t,
+		 unsigned w)
+{
+	if (s->skew && (w & (W_NSEC | W_WD_NOW | W_TSC_LOWER)) &&
+	    skew_detail(s, m, n))
+		return;
+	if ((w & W_TSC) && line_tsc(s, m, n, t))
+		return;
+	if ((w &
+	     (W_CLOCKSOURCE | W_CLOCKSOURCE_UPPER | W_WATCHDOG | W_READBACK)) &&
+	    line_watchdog(s, m, n, t))
+		return;
+	if ((w & W_GUEST) && line_guest(s, m, n, t))
+		return;
+	if (!(w & W_MHZ))
+		return;
 	if (find(m, n, "Refined TSC clocksource calibration: "))
 		s->k->refined_mhz = mhz_after(m, n, "calibration: ");
 	else if (find(m, n, "MHz TSC") && find(m, n, "Detected "))
@@ -700,77 +773,77 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 }
 
 /* Every message line() acts on names one of these words: a line without
- * any is passed by after one look (most of a log).  One pass, by the
- * word's first letter. */
-static bool may_matter(const char *m, size_t n)
+ * any is passed by after one look (most of a log), and line() tries only
+ * the wordings whose word the line has.  One pass, by the word's first
+ * letter. */
+static unsigned words(const char *m, size_t n)
 {
+	unsigned w = 0;
 	size_t i;
 
-#define AT(w) (n - i >= sizeof(w) - 1 && memcmp(m + i, w, sizeof(w) - 1) == 0)
+#define AT(x) (n - i >= sizeof(x) - 1 && memcmp(m + i, x, sizeof(x) - 1) == 0)
 	for (i = 0; i < n; i++) {
 		switch (m[i]) {
 		case 'T':
 			if (AT("TSC"))
-				return true;
+				w |= W_TSC;
 			break;
 		case 't':
 			if (AT("tsc"))
-				return true;
+				w |= W_TSC_LOWER;
 			break;
 		case 'n':
 			if (AT("nsec"))
-				return true;
+				w |= W_NSEC;
 			break;
 		case 'W':
 			if (AT("Watchdog"))
-				return true;
+				w |= W_WATCHDOG;
 			break;
 		case 'r':
 			if (AT("read-back"))
-				return true;
+				w |= W_READBACK;
 			break;
 		case 'c':
-			if (AT("clocksource") || AT("cs_now"))
-				return true;
+			if (AT("clocksource"))
+				w |= W_CLOCKSOURCE;
 			break;
 		case 'M':
 			if (AT("MHz"))
-				return true;
+				w |= W_MHZ;
 			break;
 		case 'C':
 			if (AT("Clocksource"))
-				return true;
+				w |= W_CLOCKSOURCE_UPPER;
 			break;
 		case 'w':
-			if (AT("watchdog") || AT("wd_now"))
-				return true;
+			/* every watchdog line says clocksource (its prefix
+			 * since 4.x, its text before), but 4.2's wd_now line */
+			if (AT("wd_now"))
+				w |= W_WD_NOW;
 			break;
 		case 'D':
 			if (AT("DMI: "))
-				return true;
+				w |= W_GUEST;
 			break;
 		case 'H':
 			if (AT("Hypervisor detected"))
-				return true;
+				w |= W_GUEST;
 			break;
 		case 'B':
 			if (AT("Booting paravirtualized"))
-				return true;
-			break;
-		case 'L':
-			if (AT("Long readout"))
-				return true;
+				w |= W_GUEST;
 			break;
 		case 'k':
 			if (AT("kvm-clock"))
-				return true;
+				w |= W_GUEST;
 			break;
 		default:
 			break;
 		}
 	}
 #undef AT
-	return false;
+	return w;
 }
 
 void kernlog_begin(struct klog_parser *p, struct klog *out)
@@ -788,15 +861,16 @@ void kernlog_line(struct klog_parser *p, const char *text, size_t len)
 	struct stamp t;
 	const char *m = message(text, &n, &t);
 	char copy[512];
+	unsigned w;
 
 	if (n >= sizeof(copy))
 		n = sizeof(copy) - 1;
-	if (!may_matter(m, n))
+	if (!(w = words(m, n)))
 		return;
 	memcpy(copy, m, n);
 	copy[n] = '\0';
 	/* A NUL inside garbage ends the message early: fine. */
-	line(p, copy, strlen(copy), stamp_time(&t));
+	line(p, copy, strlen(copy), stamp_time(&t), w);
 }
 
 void kernlog_parse(const char *text, size_t len, struct klog *out)
