@@ -306,6 +306,12 @@ static void firmware_bug_is_not_no_trouble(void **st)
 	assert_non_null(strstr(d.summary, "firmware bug"));
 	assert_non_null(strstr(d.summary, "CPU 0"));
 	done(s);
+	s = laptop("tsc", "[    0.160302] TSC ADJUST compensate: CPU2 observed "
+			  "86522 warp. Adjust: 86522\n");
+	diagnosis_make(s, NULL, &d);
+	assert_null(strstr(d.summary, "no TSC trouble"));
+	assert_non_null(strstr(d.summary, "CPU 2's TSC 86522 cycles off"));
+	done(s);
 	s = laptop("tsc", "[  327.445302] [Firmware Bug]: TSC ADJUST differs: "
 			  "CPU15 45960750 --> 78394770. Restoring\n");
 	diagnosis_make(s, NULL, &d);

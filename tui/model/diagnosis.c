@@ -352,6 +352,17 @@ static bool kept_but(const struct sysinfo *s, struct diagnosis *d)
 		    e->cpus[0], e->text);
 		any = true;
 	}
+	if (find(s, KLOG_ADJUST_COMPENSATE)) {
+		const struct klog_event *c = find(s, KLOG_ADJUST_COMPENSATE);
+
+		say(d,
+		    "%s the kernel found CPU %d's TSC %lld cycles off and "
+		    "corrected it through TSC_ADJUST (\"TSC ADJUST "
+		    "compensate\"), so the firmware left the TSCs apart",
+		    any ? "; also," : ", but", c->cpus[0],
+		    (long long)c->cycles);
+		any = true;
+	}
 	if (find(s, KLOG_FW_BUG_P0)) {
 		say(d,
 		    "%s the kernel logged \"[Firmware Bug]: TSC doesn't count "
