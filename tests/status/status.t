@@ -113,8 +113,12 @@ t.ok(rc == 1 and len(wd) == 1 and wd[0]["wd_interval_ns"] == 495136113 and
      "E595 1.30 (journalctl -k): watchdog skew +1798.6 ppm, refined "
      "2096.073 MHz", out["kernel"])
 t.ok(out["diagnosis"]["code"] == "watchdog-skew" and
-     out["diagnosis"]["recommendations"] == ["add-nowatchdog"],
-     "E595 1.30: watchdog-skew, add-nowatchdog", out["diagnosis"])
+     out["diagnosis"]["recommendations"] == ["measure-rate", "add-nowatchdog"]
+     and out["diagnosis"]["rate_check"] == {"result": "none", "ppm": None,
+                                            "bound_ppm": 250},
+     "E595 1.30, no rate measured: watchdog-skew, measure-rate then "
+     "add-nowatchdog (+1799 ppm is what a bad reference makes)",
+     out["diagnosis"])
 rc, out = status(root, "e595-bios130-watchdog2.dmesg")
 wd = events(out, "watchdog-skew")
 t.ok(wd and wd[0]["ppm"] == -848.9 and
@@ -187,9 +191,45 @@ root = machine("guest", current="kvm-clock", available="kvm-clock tsc hpet",
                                               "nonstop_tsc hypervisor"))
 rc, out = status(root, "kvm-guest.dmesg")
 t.ok(rc == 0 and out["virtual_machine"] and
+     out["virtual_machine_evidence"] == [
+         "cpuinfo: hypervisor flag", "log: Hypervisor detected: KVM",
+         "clocksource: kvm-clock"] and
      out["diagnosis"]["code"] == "virtual-machine" and
-     out["diagnosis"]["recommendations"] == ["check-host"],
-     "KVM guest: virtual-machine, check-host", out["diagnosis"])
+     out["diagnosis"]["recommendations"] == ["none"],
+     "KVM guest on kvm-clock: virtual-machine, the evidence named, no "
+     "check-host (its clock is the paravirtual one)", out)
+root = machine("guest-hpet", current="hpet", available="hpet acpi_pm",
+               cpuinfo=fx.CPUINFO_AMD.replace("nonstop_tsc",
+                                              "nonstop_tsc hypervisor"))
+rc, out = status(root, "kvm-guest.dmesg")
+t.ok(out["diagnosis"]["recommendations"] == ["check-host"] and
+     "slow" in out["diagnosis"]["summary"],
+     "a guest on hpet: check-host", out["diagnosis"])
+# A rescue: --root on a disk image (no cpuinfo flag, no sysfs clocksource)
+# with the guest's log from elsewhere; the text output names the evidence.
+root = machine("guest-rescue", current="", available="")
+rc, out = status(root, "kvm-guest.dmesg")
+r = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
+                    os.path.join(LOGS, "kvm-guest.dmesg")],
+                   capture_output=True, text=True)
+t.ok(out["virtual_machine"] and not out["cpu"]["flags"]["hypervisor"] and
+     out["virtual_machine_evidence"] == [
+         "log: Hypervisor detected: KVM", "log: clocksource kvm-clock"] and
+     out["diagnosis"]["code"] == "virtual-machine" and
+     "virtual:     log: Hypervisor detected: KVM; log: clocksource "
+     "kvm-clock\n" in r.stdout,
+     "a rescue with the guest's log: virtual, told by the log alone "
+     "(JSON and text)", r.stdout)
+# The TSC rig's guests: a laptop's SMBIOS strings, no hypervisor bit,
+# TCG's P0 firmware line: not virtual.
+root = machine("rig-like", current="tsc")
+rc, out = status(root, "rig-tcg-epyc.dmesg")
+t.ok(rc == 0 and out["virtual_machine"] is False and
+     out["virtual_machine_evidence"] == [] and
+     out["diagnosis"]["code"] == "healthy" and
+     "no TSC trouble" not in out["diagnosis"]["summary"],
+     "a laptop's SMBIOS strings and no hypervisor bit: never virtual; the "
+     "P0 firmware line is not 'no TSC trouble'", out["diagnosis"])
 
 # tsc=reliable is warned about, never recommended; a KVM host's guests pay.
 root = machine("reliable", cmdline="quiet tsc=reliable")
@@ -337,6 +377,16 @@ t.ok(chk.returncode == 0 and "tsctui_boot_warp_cycles 6601281288" in text
      and 'tsctui_diagnosis{code="boot-warp"} 1' in text,
      "status --prometheus passes promtool check metrics",
      chk.stdout + chk.stderr + text[:400])
+
+# A watchdog drop whose wording gives no intervals: the skew is not known,
+# and Prometheus is told so (NaN), not given a 0 that reads as "no skew".
+rc, text = status(root, "real/sungju-rhel-rsyslog.log", fmt="--prometheus")
+chk = subprocess.run(["promtool", "check", "metrics"], input=text,
+                     capture_output=True, text=True)
+t.ok(chk.returncode == 0 and "tsctui_watchdog_skew_ppm NaN\n" in text and
+     'tsctui_diagnosis{code="watchdog-skew"} 1' in text,
+     "status --prometheus: a skew the log does not size is NaN, and passes "
+     "promtool", chk.stdout + chk.stderr + text[:600])
 
 # A report naming what the firmware said about two APs: a start MP services
 # refused, and a processor it disabled (an unnamed status).  Both views

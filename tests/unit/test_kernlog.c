@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -213,7 +214,8 @@ static bool same_klog(const struct klog *a, const struct klog *b)
 	if (a->n != b->n || a->detected_mhz != b->detected_mhz ||
 	    a->detected_tsc_mhz != b->detected_tsc_mhz ||
 	    a->refined_mhz != b->refined_mhz ||
-	    strcmp(a->watchdog, b->watchdog))
+	    strcmp(a->watchdog, b->watchdog) || strcmp(a->dmi, b->dmi) ||
+	    strcmp(a->paravirt_cs, b->paravirt_cs))
 		return false;
 	for (i = 0; i < a->n; i++) {
 		const struct klog_event *x = &a->ev[i], *y = &b->ev[i];
@@ -223,6 +225,13 @@ static bool same_klog(const struct klog *a, const struct klog *b)
 		    x->cycles != y->cycles || x->wd_ns != y->wd_ns ||
 		    x->cs_ns != y->cs_ns ||
 		    x->has_intervals != y->has_intervals ||
+		    x->delta_ns != y->delta_ns ||
+		    x->has_delta != y->has_delta ||
+		    x->delay_ns != y->delay_ns || x->limit_ns != y->limit_ns ||
+		    x->attempt != y->attempt || x->dropped != y->dropped ||
+		    x->skipped != y->skipped || x->cause != y->cause ||
+		    strcmp(x->watchdog, y->watchdog) ||
+		    strcmp(x->clocksource, y->clocksource) ||
 		    strcmp(x->text, y->text))
 			return false;
 	}
@@ -286,6 +295,51 @@ static void each_line_within_itself(void **s)
 		assert_true(same_klog(&ref, &k));
 		free(d);
 	}
+}
+
+/* The real logs (tests/fixtures/kernlog/real/), each line handed alone at
+ * the end of readable memory, give what the whole text gives: every new
+ * wording reads within its line too. */
+static void real_logs_within_their_lines(void **s)
+{
+	static struct klog ref;
+	struct klog_parser p;
+	char dir[512], name[600];
+	struct dirent *de;
+	size_t len, maplen, n;
+	int files = 0;
+	void *map;
+	char *d, *g, *line, *eol;
+	DIR *dh;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/kernlog/real",
+		 getenv("TOP") ? getenv("TOP") : ".");
+	dh = opendir(dir);
+	assert_non_null(dh);
+	while ((de = readdir(dh))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "README") ||
+		    strstr(de->d_name, ".json"))
+			continue;
+		snprintf(name, sizeof(name), "real/%s", de->d_name);
+		d = read_fixture(name, &len);
+		kernlog_parse(d, len, &ref);
+		kernlog_begin(&p, &k);
+		for (line = d; line < d + len; line = eol + 1) {
+			eol = memchr(line, '\n', (size_t)(d + len - line));
+			if (!eol)
+				eol = d + len;
+			n = (size_t)(eol - line);
+			g = guarded(line, n, &map, &maplen);
+			kernlog_line(&p, g, n);
+			munmap(map, maplen);
+		}
+		assert_true(same_klog(&ref, &k));
+		free(d);
+		files++;
+	}
+	closedir(dh);
+	assert_true(files >= 20);
 }
 
 /* What one line says is its own: a message cut by a newline does not
@@ -354,6 +408,426 @@ static void big_log_late_messages(void **s)
 	free(text);
 }
 
+/* One log from lines, parsed into k. */
+static void parse_text(const char *text)
+{
+	kernlog_parse(text, strlen(text), &k);
+}
+
+/* The watchdog names the clocksource it drops; early in boot that is
+ * tsc-early (4.16 on), in every form of the message. */
+static void watchdog_tsc_early(void **s)
+{
+	const struct klog_event *w;
+
+	(void)s;
+	parse_text("[    4.019019] clocksource: timekeeping watchdog on CPU3: "
+		   "Marking clocksource 'tsc-early' as unstable because the "
+		   "skew is too large:\n"
+		   "[    4.019025] clocksource:                       "
+		   "'hpet' wd_nsec: 500294126 wd_now: 4c6fb9a wd_last: "
+		   "4551262 mask: ffffffff\n"
+		   "[    4.019025] clocksource:                       "
+		   "'tsc-early' cs_nsec: 501194232 cs_now: 4208573b47b76a "
+		   "cs_last: 42085716e25bb4 mask: ffffffffffffffff\n"
+		   "[    4.019025] tsc: Marking TSC unstable due to "
+		   "clocksource watchdog\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_string_equal(w->clocksource, "tsc-early");
+	assert_int_equal(w->cpus[0], 3);
+	assert_true(w->has_intervals);
+	assert_int_equal(w->cs_ns - w->wd_ns, 900106);
+	assert_string_equal(w->watchdog, "hpet");
+	assert_int_equal(first(KLOG_UNSTABLE)->cause, KLOG_CAUSE_WATCHDOG);
+	/* 6.x's one-line form names tsc-early too */
+	parse_text("[    1.5] clocksource:                       Clocksource "
+		   "'tsc-early' skewed 900106 ns (0 ms) over watchdog 'hpet' "
+		   "interval of 500294126 ns (500 ms)\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_int_equal(w->wd_ns, 500294126);
+	assert_int_equal(w->cs_ns, 500294126 + 900106);
+	assert_string_equal(k.watchdog, "hpet");
+	/* another clocksource dropped is not the TSC's trouble */
+	parse_text("[ 9.0] clocksource: timekeeping watchdog on CPU1: Marking "
+		   "clocksource 'kvm-clock' as unstable because the skew is "
+		   "too large:\n");
+	assert_null(first(KLOG_WATCHDOG_SKEW));
+}
+
+/* 4.x to 5.x before the nsec lines: the watchdog's name and raw counter
+ * values, no interval: a skew whose ppm is not known (not 0, not made
+ * up).  4.3's first form had no "on CPUn". */
+static void watchdog_without_intervals(void **s)
+{
+	const struct klog_event *w;
+
+	(void)s;
+	parse_text("kernel: [  384.258940] clocksource: timekeeping watchdog: "
+		   "Marking clocksource 'tsc' as unstable because the skew is "
+		   "too large:\n"
+		   "kernel: [  384.261201] clocksource: 'acpi_pm' wd_now: "
+		   "8d5199 wd_last: 60e92e mask: ffffff\n"
+		   "kernel: [  384.263168] clocksource: 'tsc' cs_now: "
+		   "1981c973dc9 cs_last: 1940283c820 mask: ffffffffffffffff\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_false(w->has_intervals);
+	assert_false(w->has_delta);
+	assert_int_equal(w->cpus[0], -1);
+	assert_string_equal(w->watchdog, "acpi_pm");
+	assert_true(fabs(w->time - 384.258940) < 1e-9);
+	assert_int_equal(k.n, 1);
+	/* 4.1-4.2: a comma, and no "clocksource: " prefix */
+	parse_text(
+		"[271095.072610] timekeeping watchdog: Marking clocksource "
+		"'tsc' as unstable, because the skew is too large:\n"
+		"[271095.072619]         'xen' wd_now: f6aa707c0c8f wd_last: "
+		"f6a8d4762faa mask: ffffffffffffffff\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_string_equal(w->watchdog, "xen");
+}
+
+/* 3.x, RHEL 6 and 7: the old message, with or without RHEL's suffix. */
+static void watchdog_old_delta(void **s)
+{
+	const struct klog_event *w;
+
+	(void)s;
+	parse_text("[ 1.0] Clocksource tsc unstable (delta = -131624372 ns)\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_true(w->has_delta);
+	assert_int_equal(w->delta_ns, -131624372);
+	assert_false(w->has_intervals);
+	assert_string_equal(w->clocksource, "tsc");
+	parse_text(
+		"2013-07-16T05:00:05.181538-04:00 xxxxxx kernel: "
+		"Clocksource tsc unstable (delta = -95170507948 ns).  Enable "
+		"clocksource failover by adding clocksource_failover kernel "
+		"parameter.\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_int_equal(w->delta_ns, -95170507948LL);
+	assert_true(w->time < 0); /* a wall clock, not a boot time */
+	/* another clocksource's old message is not the TSC's */
+	parse_text("[ 1.0] Clocksource hpet unstable (delta = 4242 ns)\n");
+	assert_int_equal(k.n, 0);
+}
+
+/* The read-back family: a slow read of the watchdog's reference, its
+ * own kind, never a skew; dropped where the kernel marked the TSC for
+ * it (5.14-5.15, 6.x "marking tsc unstable"), skipped otherwise. */
+static void readback_family(void **s)
+{
+	const struct klog_event *r;
+
+	(void)s;
+	/* 5.14-5.15 */
+	parse_text("[ 6.1] clocksource: timekeeping watchdog on CPU2: hpet "
+		   "read-back delay of 174213ns, attempt 4, marking unstable\n"
+		   "[ 6.1] tsc: Marking TSC unstable due to clocksource "
+		   "watchdog\n");
+	r = first(KLOG_READBACK_DELAY);
+	assert_non_null(r);
+	assert_null(first(KLOG_WATCHDOG_SKEW));
+	assert_true(r->dropped);
+	assert_false(r->skipped);
+	assert_int_equal(r->delay_ns, 174213);
+	assert_int_equal(r->attempt, 4);
+	assert_int_equal(r->cpus[0], 2);
+	assert_string_equal(r->watchdog, "hpet");
+	/* 5.15.y and 5.16 on: informational, the round skipped; one event
+	 * for the pair of lines */
+	parse_text("Tue Mar  8 13:19:34 2022 kern.info kernel: [14669.048261] "
+		   "clocksource: timekeeping watchdog on CPU1: acpi_pm wd-wd "
+		   "read-back delay of 144431ns\n"
+		   "Tue Mar  8 13:19:34 2022 kern.info kernel: [14669.056895] "
+		   "clocksource: wd-tsc-wd read-back delay of 124876ns, "
+		   "clock-skew test skipped!\n");
+	assert_int_equal(k.n, 1);
+	r = first(KLOG_READBACK_DELAY);
+	assert_true(r->skipped);
+	assert_false(r->dropped);
+	assert_int_equal(r->delay_ns, 124876);
+	assert_string_equal(r->watchdog, "acpi_pm");
+	assert_true(fabs(r->time - 14669.048261) < 1e-9);
+	/* 6.x: excessive, with the limit, marking the TSC */
+	parse_text("[ 6.2] clocksource: timekeeping watchdog on CPU2: "
+		   "wd-tsc-wd excessive read-back delay of 251043ns vs. limit "
+		   "of 125000ns, wd-wd read-back delay only 41ns, attempt 3, "
+		   "marking tsc unstable\n");
+	r = first(KLOG_READBACK_DELAY);
+	assert_true(r->dropped);
+	assert_int_equal(r->delay_ns, 251043);
+	assert_int_equal(r->limit_ns, 125000);
+	assert_int_equal(r->attempt, 3);
+	/* ... or another clocksource */
+	parse_text("[ 6.2] clocksource: timekeeping watchdog on CPU2: "
+		   "wd-hpet-wd excessive read-back delay of 251043ns vs. limit "
+		   "of 125000ns, wd-wd read-back delay only 41ns, attempt 3, "
+		   "marking hpet unstable\n");
+	assert_false(first(KLOG_READBACK_DELAY)->dropped);
+	/* 5.16 to 6.2: the clocksource named in "wd-tsc-wd" */
+	parse_text("[ 6.3] clocksource: timekeeping watchdog on CPU13: "
+		   "wd-tsc-wd read-back delay of 1000614ns, attempt 3, "
+		   "marking unstable\n");
+	r = first(KLOG_READBACK_DELAY);
+	assert_true(r->dropped);
+	assert_int_equal(r->delay_ns, 1000614);
+	assert_string_equal(r->watchdog, "");
+	/* retried and succeeded (5.14 on) */
+	parse_text("[ 7.0] clocksource: timekeeping watchdog on CPU0: hpet "
+		   "retried 2 times before success\n");
+	r = first(KLOG_READBACK_DELAY);
+	assert_non_null(r);
+	assert_false(r->dropped);
+	assert_int_equal(r->attempt, 2);
+	/* 6.x: a stretched interval, the check skipped */
+	parse_text("[ 8.0] clocksource: Long readout interval, skipping "
+		   "watchdog check: cs_nsec: 1123456789 wd_nsec: 1123450000\n");
+	r = first(KLOG_LONG_READOUT);
+	assert_non_null(r);
+	assert_int_equal(r->cs_ns, 1123456789);
+	assert_int_equal(r->wd_ns, 1123450000);
+	assert_null(first(KLOG_WATCHDOG_SKEW));
+	/* 6.2's form of it */
+	parse_text("[ 9.0] clocksource: timekeeping watchdog on CPU3: Watchdog "
+		   "clocksource 'hpet' advanced an excessive 7000000000 ns "
+		   "during 500-jiffy time interval, probable CPU "
+		   "overutilization, skipping watchdog check.\n");
+	r = first(KLOG_LONG_READOUT);
+	assert_non_null(r);
+	assert_int_equal(r->wd_ns, 7000000000LL);
+	assert_string_equal(r->watchdog, "hpet");
+	assert_int_equal(k.n, 1);
+}
+
+/* Firmware lines: typed, with their CPU. */
+static void firmware_lines(void **s)
+{
+	const struct klog_event *e;
+
+	(void)s;
+	parse_text("[    0.000000] [Firmware Bug]: TSC doesn't count with P0 "
+		   "frequency!\n");
+	assert_non_null(first(KLOG_FW_BUG_P0));
+	parse_text("[  327.445302] [Firmware Bug]: TSC ADJUST differs: CPU15 "
+		   "45960750 --> 78394770. Restoring\n");
+	e = first(KLOG_ADJUST_DIFFERS);
+	assert_non_null(e);
+	assert_int_equal(e->cpus[0], 15);
+	assert_null(first(KLOG_FW_BUG_ADJUST));
+	/* 4.10's wording */
+	parse_text("[ 0.2] [Firmware Bug]: TSC ADJUST differs: Reference CPU0: "
+		   "-2147483648 CPU4: 0\n");
+	assert_int_equal(first(KLOG_ADJUST_DIFFERS)->cpus[0], 4);
+	parse_text("[ 0.1] [Firmware Bug]: TSC ADJUST: CPU3: -1073741824 force "
+		   "to 0\n");
+	e = first(KLOG_FW_BUG_ADJUST);
+	assert_non_null(e);
+	assert_int_equal(e->cpus[0], 3);
+}
+
+/* Every reason mark_tsc_unstable() has been given, typed. */
+static void unstable_causes(void **s)
+{
+	static const struct {
+		const char *reason;
+		enum klog_cause cause;
+	} c[] = {
+		{ "check_tsc_sync_source failed", KLOG_CAUSE_SYNC_CHECK },
+		{ "clocksource watchdog", KLOG_CAUSE_WATCHDOG },
+		{ "TSCs unsynchronized", KLOG_CAUSE_UNSYNCHRONIZED },
+		{ "running on Hyper-V", KLOG_CAUSE_HYPERV },
+		{ "cpufreq changes", KLOG_CAUSE_CPUFREQ },
+		{ "TSC halts in idle", KLOG_CAUSE_IDLE },
+		{ "TSC halts in idle states deeper than C2", KLOG_CAUSE_IDLE },
+		{ "boot parameter", KLOG_CAUSE_PARAMETER },
+		{ "something new", KLOG_CAUSE_OTHER },
+	};
+	char line[160];
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(line, sizeof(line),
+			 "[    0.5] tsc: Marking TSC unstable due to %s\n",
+			 c[i].reason);
+		parse_text(line);
+		assert_int_equal(k.n, 1);
+		assert_string_equal(k.ev[0].text, c[i].reason);
+		assert_int_equal(k.ev[0].cause, c[i].cause);
+	}
+	assert_string_equal(kernlog_cause_name(KLOG_CAUSE_HYPERV), "hyper-v");
+}
+
+/* What a guest's log says of its hypervisor: the detection line, the
+ * paravirt banner (bare hardware too: it is not a hypervisor), the DMI
+ * line, the paravirtual clocks it registered (3.x and 4.x forms). */
+static void guest_lines(void **s)
+{
+	(void)s;
+	parse_text(
+		"[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), "
+		"BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"
+		"[    0.000000] Hypervisor detected: KVM\n"
+		"[    0.000000] kvm-clock: Using msrs 4b564d01 and 4b564d00\n"
+		"[    0.000000] Booting paravirtualized kernel on KVM\n");
+	assert_string_equal(first(KLOG_HYPERVISOR)->text, "KVM");
+	assert_string_equal(first(KLOG_PARAVIRT)->text, "KVM");
+	assert_string_equal(k.dmi, "QEMU Standard PC (Q35 + ICH9, 2009), "
+				   "BIOS 1.16.2-debian-1.16.2-1 04/01/2014");
+	assert_string_equal(k.paravirt_cs, "kvm-clock");
+	parse_text("[    0.000000] clocksource: hyperv_clocksource_tsc_page: "
+		   "mask: 0xffffffffffffffff max_cycles: 0x24e6a1710, "
+		   "max_idle_ns: 440795202120 ns\n");
+	assert_string_equal(k.paravirt_cs, "hyperv_clocksource_tsc_page");
+	parse_text("[    0.000000] clocksource xen: mask: 0xffffffffffffffff "
+		   "max_cycles: 0x1cd42e4dffb, max_idle_ns: 881590591483 ns\n");
+	assert_string_equal(k.paravirt_cs, "xen");
+	parse_text("[    0.000000] Booting paravirtualized kernel on bare "
+		   "hardware\n"
+		   "[    0.000000] clocksource: tsc-early: mask: "
+		   "0xffffffffffffffff max_cycles: 0x2e09cc5255e, max_idle_ns: "
+		   "440795261586 ns\n"
+		   "[    0.000000] DMI not present or invalid.\n");
+	assert_string_equal(first(KLOG_PARAVIRT)->text, "bare hardware");
+	assert_string_equal(k.paravirt_cs, "");
+	assert_string_equal(k.dmi, "");
+	/* 3.x's "Switching to clocksource" is a switch too */
+	parse_text("[    2.1] Switching to clocksource kvm-clock\n");
+	assert_string_equal(first(KLOG_SWITCH)->text, "kvm-clock");
+	assert_string_equal(k.paravirt_cs, "kvm-clock");
+}
+
+/* Prefixes that carry a wall clock are passed, and never read as a time
+ * since boot; prefixes with a boot time give it. */
+static void prefixes_and_times(void **s)
+{
+	static const struct {
+		const char *line;
+		double t; /* < 0: none */
+	} c[] = {
+		/* kern.log, with and without its date */
+		{ "Feb  2 17:33:32 proxmox kernel: [    0.182097] TSC warped "
+		  "randomly between CPUs",
+		  0.182097 },
+		{ "kernel: [  384.258940] TSC warped randomly between CPUs",
+		  384.258940 },
+		/* OpenWrt logread */
+		{ "Tue Mar  8 13:19:34 2022 kern.warn kernel: [14669.048261] "
+		  "TSC warped randomly between CPUs",
+		  14669.048261 },
+		/* rsyslog ISO */
+		{ "2013-07-16T05:00:05.181538-04:00 host kernel: TSC warped "
+		  "randomly between CPUs",
+		  -1 },
+		/* journalctl without a host name */
+		{ "Jan 04 10:11:04 kernel: TSC warped randomly between CPUs",
+		  -1 },
+		/* Docker Desktop's Moby log, with and without the guest's
+		 * dmesg time */
+		{ "[01:13:22.717][Moby           ][Info   ] TSC warped "
+		  "randomly between CPUs",
+		  -1 },
+		{ "[00:21:38.868][Moby           ][Info   ] [  257.323856] TSC "
+		  "warped randomly between CPUs",
+		  257.323856 },
+		/* dmesg -T */
+		{ "[Mon Aug 31 11:03:01 2020] TSC warped randomly between CPUs",
+		  -1 },
+		{ "<4>[    2.5] TSC warped randomly between CPUs", 2.5 },
+	};
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		parse_text(c[i].line);
+		assert_int_equal(k.n, 1);
+		assert_int_equal(k.ev[0].kind, KLOG_WARP_RANDOM);
+		if (c[i].t < 0)
+			assert_true(k.ev[0].time < 0);
+		else
+			assert_true(fabs(k.ev[0].time - c[i].t) < 1e-9);
+	}
+	/* a message that starts with a bracket is kept whole */
+	parse_text("[Firmware Bug]: TSC ADJUST: CPU1: 5 force to 0");
+	assert_int_equal(first(KLOG_FW_BUG_ADJUST)->cpus[0], 1);
+	assert_true(first(KLOG_FW_BUG_ADJUST)->time < 0);
+}
+
+/* The watchdog's cross-CPU check (5.14 on): CPUs whose TSC is ahead of
+ * or behind the CPU it ran on. */
+static void cpus_apart(void **s)
+{
+	(void)s;
+	parse_text(
+		"[18921.469191] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 5 to CPUs 0,2-3,6,8,10.\n"
+		"[18921.469200] clocksource: CPUs 0,2-3 ahead of CPU 5 for "
+		"clocksource tsc.\n"
+		"[18921.469201] clocksource: CPUs 6 behind CPU 5 for "
+		"clocksource tsc.\n"
+		"[18921.469202] clocksource: CPU 5 check durations 1ns - 2ns "
+		"for clocksource tsc.\n"
+		"[18921.469203] clocksource: CPUs 6 ahead of CPU 5 for "
+		"clocksource hpet.\n");
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.ev[0].kind, KLOG_CPUS_APART);
+	assert_int_equal(k.ev[0].cpus[0], 5);
+	assert_string_equal(k.ev[0].text,
+			    "CPUs 0,2-3 ahead of CPU 5 for clocksource tsc");
+	assert_int_equal(k.ev[1].kind, KLOG_CPUS_APART);
+}
+
+/* Every kind has its own word (status prints it; a kind added without
+ * one would print nothing). */
+static void every_kind_named(void **s)
+{
+	int i, j;
+
+	(void)s;
+	for (i = 0; i < KLOG_KINDS; i++) {
+		assert_non_null(kernlog_kind_name(i));
+		assert_string_not_equal(kernlog_kind_name(i), "?");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(kernlog_kind_name(i),
+						kernlog_kind_name(j));
+	}
+	assert_string_equal(kernlog_kind_name(KLOG_CPUS_APART), "cpus-apart");
+	assert_string_equal(kernlog_kind_name(KLOG_KINDS), "?");
+}
+
+/* Lines of the same files that tsctui passes by on purpose: context,
+ * not events. */
+static void context_lines_are_not_events(void **s)
+{
+	(void)s;
+	parse_text(
+		"[ 8996.145058] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 5.\n"
+		"[ 9.0] clocksource: Checking clocksource tsc "
+		"synchronization from CPU 0 to CPUs 1-3,7.\n"
+		"[ 9.1] clocksource: Override clocksource tsc is unstable "
+		"and not HRT compatible - cannot switch while in HRT/NOHZ "
+		"mode\n"
+		"[ 9.2] clocksource:                       'tsc' is current "
+		"clocksource.\n"
+		"[ 9.2] clocksource:                       'hpet' (not 'tsc') "
+		"is current clocksource.\n"
+		"[ 9.2] Override clocksource tsc is not HRT compatible. "
+		"Cannot switch while in HRT/NOHZ mode\n"
+		"[ 0.2] TSC ADJUST synchronize: Reference CPU0: 0 CPU1: 5\n"
+		"[ 9.3] sched_clock: Marking unstable (8996101633485, "
+		"42749061)<-(8996259532949, -115136521)\n"
+		"[ 0.0] tsc: Fast TSC calibration using PIT\n"
+		"[ 0.0] TSC deadline timer enabled\n");
+	assert_int_equal(k.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,8 +841,20 @@ int main(void)
 		cmocka_unit_test(garbage),
 		cmocka_unit_test(reads_only_its_text),
 		cmocka_unit_test(each_line_within_itself),
+		cmocka_unit_test(real_logs_within_their_lines),
 		cmocka_unit_test(lines_do_not_run_together),
 		cmocka_unit_test(big_log_late_messages),
+		cmocka_unit_test(watchdog_tsc_early),
+		cmocka_unit_test(watchdog_without_intervals),
+		cmocka_unit_test(watchdog_old_delta),
+		cmocka_unit_test(readback_family),
+		cmocka_unit_test(firmware_lines),
+		cmocka_unit_test(unstable_causes),
+		cmocka_unit_test(guest_lines),
+		cmocka_unit_test(prefixes_and_times),
+		cmocka_unit_test(cpus_apart),
+		cmocka_unit_test(every_kind_named),
+		cmocka_unit_test(context_lines_are_not_events),
 	};
 	return cmocka_run_group_tests_name("kernlog", tests, NULL, NULL);
 }

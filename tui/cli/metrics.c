@@ -9,6 +9,7 @@
  * count that starts from zero every run is a gauge, not a _total.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "metrics.h"
@@ -115,7 +116,10 @@ void metrics_head(enum metric m)
  * (0.0017986, not 0.0017986000000000001). */
 static void metrics_number(double v)
 {
-	printf(" %.15g\n", v);
+	if (isnan(v))
+		printf(" NaN\n"); /* the exposition format's spelling */
+	else
+		printf(" %.15g\n", v);
 }
 
 void metrics_value(enum metric m, double v)

@@ -2,6 +2,7 @@
 /* tsctui status: one-shot state and diagnosis, as text, JSON
  * (ARCHITECTURE 4.5) or Prometheus text format.  Exit 1 when unhealthy. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,14 +37,44 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 			json_i64(j, "wd_interval_ns", e->wd_ns);
 			json_i64(j, "cs_interval_ns", e->cs_ns);
 			json_num(j, "ppm", kernlog_ppm(e), 1);
+		} else {
+			/* the log does not give it: not 0, not made up */
+			json_null(j, "ppm");
 		}
-		if (watchdog[0])
-			json_str(j, "watchdog", watchdog);
+		if (e->has_delta)
+			json_i64(j, "delta_ns", e->delta_ns);
+		if (e->clocksource[0])
+			json_str(j, "clocksource", e->clocksource);
+		if (e->watchdog[0] || watchdog[0])
+			json_str(j, "watchdog",
+				 e->watchdog[0] ? e->watchdog : watchdog);
 		if (e->cpus[0] >= 0)
 			json_i64(j, "cpu", e->cpus[0]);
 		break;
 	case KLOG_UNSTABLE:
 		json_str(j, "reason", e->text);
+		json_str(j, "cause", kernlog_cause_name(e->cause));
+		break;
+	case KLOG_READBACK_DELAY:
+		json_i64(j, "delay_ns", e->delay_ns);
+		if (e->limit_ns > 0)
+			json_i64(j, "limit_ns", e->limit_ns);
+		if (e->attempt > 0)
+			json_i64(j, "attempt", e->attempt);
+		json_bool(j, "dropped", e->dropped);
+		json_bool(j, "skipped", e->skipped);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		json_str(j, "text", e->text);
+		break;
+	case KLOG_LONG_READOUT:
+		if (e->cs_ns)
+			json_i64(j, "cs_interval_ns", e->cs_ns);
+		json_i64(j, "wd_interval_ns", e->wd_ns);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
 		break;
 	case KLOG_SWITCH:
 		json_str(j, "to", e->text);
@@ -97,7 +128,11 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_bool(&j, "hypervisor", s->cpu.hypervisor);
 	json_obj_end(&j);
 	json_obj_end(&j);
-	json_bool(&j, "virtual_machine", s->cpu.hypervisor);
+	json_bool(&j, "virtual_machine", d->vm.virtual_machine);
+	json_arr(&j, "virtual_machine_evidence");
+	for (i = 0; i < d->vm.n; i++)
+		json_str(&j, NULL, d->vm.what[i]);
+	json_arr_end(&j);
 	json_obj(&j, "clocksource");
 	json_str(&j, "current", s->cs.current[0] ? s->cs.current : NULL);
 	json_arr(&j, "available");
@@ -177,6 +212,22 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	for (i = 0; i < d->nrecs; i++)
 		json_str(&j, NULL, d->recs[i]);
 	json_arr_end(&j);
+	/* What the watchdog advice went by: the TSC's rate against the RTC
+	 * (none until a measurement is kept) and its bound. */
+	json_obj(&j, "rate_check");
+	json_str(&j, "result",
+		 s->rate_check.measured
+			 ? (watchdog_advice_rate(&s->rate_check) ==
+					    WATCHDOG_RATE_WITHIN
+				    ? "within"
+				    : "outside")
+			 : "none");
+	if (s->rate_check.measured)
+		json_num(&j, "ppm", s->rate_check.ppm, 1);
+	else
+		json_null(&j, "ppm");
+	json_num(&j, "bound_ppm", WATCHDOG_RATE_GOOD_PPM, 0);
+	json_obj_end(&j);
 	json_obj_end(&j);
 	json_arr(&j, "notes");
 	for (i = 0; i < s->nnotes; i++)
@@ -217,7 +268,7 @@ static void status_prometheus(const struct sysinfo *s,
 	metrics_labelled(METRIC_CLOCKSOURCE_INFO, 1, "clocksource",
 			 s->cs.current, (const char *)NULL);
 	metrics_gauge(METRIC_INVARIANT_TSC, s->cpu.invariant_tsc);
-	metrics_gauge(METRIC_VIRTUAL_MACHINE, s->cpu.hypervisor);
+	metrics_gauge(METRIC_VIRTUAL_MACHINE, d->vm.virtual_machine);
 	metrics_gauge(METRIC_KERNEL_LOG_READ, k != NULL);
 	if (k) {
 		metrics_gauge(METRIC_BOOT_WARP_CYCLES,
@@ -227,9 +278,12 @@ static void status_prometheus(const struct sysinfo *s,
 				      w ? (double)w->cycles / (mhz * 1e6) : 0);
 			metrics_gauge(METRIC_TSC_FREQUENCY_HERTZ, mhz * 1e6);
 		}
+		/* NaN: dropped, but the kernel's wording gives no
+		 * intervals (the 3.x message). */
 		metrics_gauge(METRIC_WATCHDOG_SKEW_RATIO,
 			      wd && wd->has_intervals ? kernlog_ppm(wd) / 1e6
-						      : 0);
+			      : wd			? NAN
+							: 0);
 	}
 	metrics_gauge(METRIC_BIOS_CHANGED_SINCE_SYNC, d->bios_changed);
 	metrics_gauge(METRIC_STAGE_INSTALLED, st->installed);
@@ -274,7 +328,11 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	       s->cpu.threads, s->cpu.threads == 1 ? "" : "s",
 	       s->cpu.invariant_tsc ? "yes" : "no",
 	       s->cpu.tsc_adjust ? "yes" : "no",
-	       s->cpu.hypervisor ? ", virtual machine" : "");
+	       d->vm.virtual_machine ? ", virtual machine" : "");
+	for (i = 0; i < d->vm.n; i++)
+		printf("%s%s", i ? "; " : "virtual:     ", d->vm.what[i]);
+	if (d->vm.n)
+		printf("\n");
 	if (!s->cs.current[0])
 		printf("clocksource: unknown (no "
 		       "/sys/devices/system/clocksource)\n");

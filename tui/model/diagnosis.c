@@ -79,6 +79,38 @@ static bool unstable_because(const struct sysinfo *s, const char *why)
 	return false;
 }
 
+/* A read-back delay for which the kernel dropped the TSC (5.14-5.15,
+ * 6.x's "marking tsc unstable"). */
+static const struct klog_event *readback_drop(const struct sysinfo *s)
+{
+	size_t i;
+
+	for (i = 0; s->have_klog && i < s->klog->n; i++)
+		if (s->klog->ev[i].kind == KLOG_READBACK_DELAY &&
+		    s->klog->ev[i].dropped)
+			return &s->klog->ev[i];
+	return NULL;
+}
+
+/* The clocksource now: sysfs's, else the last one the log switched to
+ * (a rescue with a log from elsewhere). */
+static const char *current_cs(const struct sysinfo *s)
+{
+	size_t i;
+
+	if (s->cs.current[0])
+		return s->cs.current;
+	for (i = s->have_klog ? s->klog->n : 0; i > 0; i--)
+		if (s->klog->ev[i - 1].kind == KLOG_SWITCH)
+			return s->klog->ev[i - 1].text;
+	return "";
+}
+
+static const char *wd_name(const struct sysinfo *s, const char *dflt)
+{
+	return s->have_klog && s->klog->watchdog[0] ? s->klog->watchdog : dflt;
+}
+
 static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 {
 	int i;
@@ -164,21 +196,224 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 		if (w->cpus[0] >= 0)
 			verdict_add(d, " CPU#%d -> CPU#%d", w->cpus[0],
 				    w->cpus[1]);
-	} else if (wd || find(s, KLOG_FREQUENCY_SKEW) ||
+	} else if (wd || find(s, KLOG_FREQUENCY_SKEW) || readback_drop(s) ||
 		   unstable_because(s, "clocksource watchdog")) {
+		const struct klog_event *rb = readback_drop(s);
+
 		verdict_add(d, "TSC dropped by the watchdog");
 		if (wd && wd->time >= 0)
 			verdict_add(d, " %.0f s after boot", wd->time);
+		else if (!wd && rb && rb->time >= 0)
+			verdict_add(d, " %.0f s after boot", rb->time);
 		if (wd && wd->has_intervals)
 			verdict_add(d, ": %+.0f ppm against %s",
 				    kernlog_ppm(wd),
-				    s->klog->watchdog[0] ? s->klog->watchdog
-							 : "the watchdog");
-	} else if (!strcmp(s->cs.current, "tsc")) {
+				    wd_name(s, "the watchdog"));
+		else if (wd && wd->has_delta)
+			verdict_add(d,
+				    ": %lld ns off over an unlogged interval",
+				    (long long)wd->delta_ns);
+		else if (rb)
+			verdict_add(d,
+				    ": its reference %s read slowly (%lld ns)",
+				    rb->watchdog[0] ? rb->watchdog : "clock",
+				    (long long)rb->delay_ns);
+		else if (wd)
+			verdict_add(d, ": skew not logged");
+	} else if (!strcmp(current_cs(s), "tsc")) {
 		verdict_add(d, "TSC kept");
-	} else if (s->cs.current[0]) {
-		verdict_add(d, "clocksource %s%s", s->cs.current,
+	} else if (current_cs(s)[0]) {
+		verdict_add(d, "clocksource %s%s", current_cs(s),
 			    s->have_klog ? "" : " (no kernel log to say why)");
+	}
+}
+
+/* Something in the guest's own log that puts the host's TSC in doubt:
+ * the guest's warp test or watchdog found its TSC (the host's, offset)
+ * at fault. */
+static const char *host_doubt(const struct sysinfo *s)
+{
+	if (find(s, KLOG_WARP) || unstable_because(s, "check_tsc_sync_source"))
+		return "The guest's warp test failed on its TSC";
+	if (find(s, KLOG_WATCHDOG_SKEW) || find(s, KLOG_FREQUENCY_SKEW) ||
+	    unstable_because(s, "clocksource watchdog"))
+		return "The guest's watchdog dropped its TSC";
+	return NULL;
+}
+
+static void guest(const struct sysinfo *s, struct diagnosis *d)
+{
+	const char *cs = current_cs(s), *doubt = host_doubt(s);
+	int i;
+
+	d->code = DIAG_VIRTUAL_MACHINE;
+	say(d, "This is a virtual machine (");
+	for (i = 0; i < d->vm.n; i++)
+		say(d, "%s%s", i ? "; " : "", d->vm.what[i]);
+	say(d, "): its TSC is the host's.");
+	if (doubt) {
+		say(d,
+		    " %s%s%s, which puts the host's TSC in doubt: check "
+		    "the host's clocksource.",
+		    doubt, cs[0] ? "; it runs on " : "", cs);
+		add_rec(d, "check-host");
+	} else if (!cs[0]) {
+		say(d, " Its clocksource is not known.");
+	} else if (virt_fast_clock(cs)) {
+		say(d,
+		    " Its clocksource %s is %s, read without leaving the "
+		    "guest: nothing to do here.",
+		    cs,
+		    strcmp(cs, "tsc") ? "the hypervisor's paravirtual clock"
+				      : "the TSC itself");
+	} else {
+		say(d,
+		    " Its clocksource %s is slow (every read leaves the "
+		    "guest): check the host's clocksource, as a host off the "
+		    "TSC gives its guests no stable paravirtual clock.",
+		    cs);
+		add_rec(d, "check-host");
+	}
+	if (unstable_because(s, "running on Hyper-V"))
+		say(d, " (\"Marking TSC unstable due to running on Hyper-V\" "
+		       "is every Hyper-V guest's: its TSC may change rate "
+		       "on live migration.)");
+}
+
+/* The watchdog dropped the TSC: the decision table says what may be
+ * advised. */
+static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
+{
+	const struct klog_event *wd = find(s, KLOG_WATCHDOG_SKEW),
+				*rb = readback_drop(s);
+	struct watchdog_case c = {
+		.skew_known = wd && wd->has_intervals,
+		.skew_ppm = wd && wd->has_intervals ? kernlog_ppm(wd) : 0,
+		.reference_slow = rb && !(wd && wd->has_intervals),
+		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
+		.rate = s->rate_check,
+		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
+	};
+	int i;
+
+	d->code = DIAG_WATCHDOG_SKEW;
+	d->unhealthy = true;
+	say(d, "The boot-time warp test passed, but the clocksource "
+	       "watchdog dropped the TSC");
+	if (c.skew_known)
+		say(d, " for a skew of %+.1f ppm against %s", c.skew_ppm,
+		    wd_name(s, "its reference"));
+	else if (c.reference_slow)
+		say(d,
+		    " because reading its reference (%s) took %lld ns: the "
+		    "fault lies with the reference, not the TSC",
+		    rb->watchdog[0] ? rb->watchdog : wd_name(s, "the watchdog"),
+		    (long long)rb->delay_ns);
+	else if (wd && wd->has_delta)
+		say(d,
+		    " for a difference of %lld ns over an interval the log "
+		    "does not give (so its ppm is not known)",
+		    (long long)wd->delta_ns);
+	else if (wd && wd->watchdog[0])
+		say(d,
+		    " against %s, in a wording without the intervals that "
+		    "give its size",
+		    wd->watchdog);
+	else
+		say(d, " (the log does not give its size)");
+	watchdog_advice_decide(&c, &d->watchdog);
+	d->has_watchdog_advice = true;
+	if (c.nowatchdog_set)
+		say(d, " although tsc=nowatchdog is set.");
+	else
+		say(d, ".");
+	say(d, " %s", d->watchdog.why);
+	for (i = 0; i < d->watchdog.nrecs; i++)
+		add_rec(d, d->watchdog.recs[i]);
+}
+
+/* What a boot that kept the TSC logged anyway: the firmware's TSC lines
+ * and the watchdog's skipped rounds.  False when there was nothing. */
+static bool kept_but(const struct sysinfo *s, struct diagnosis *d)
+{
+	const struct klog_event *adj = find(s, KLOG_FW_BUG_ADJUST),
+				*dif = find(s, KLOG_ADJUST_DIFFERS);
+	int skipped = 0;
+	bool any = false;
+	size_t i;
+
+	if (adj || dif) {
+		const struct klog_event *e = adj ? adj : dif;
+
+		say(d,
+		    ", but the firmware wrote the TSC_ADJUST register (CPU "
+		    "%d: \"%s\") and the kernel set it back: a firmware bug "
+		    "to report to the vendor, though this boot's TSC is kept",
+		    e->cpus[0], e->text);
+		any = true;
+	}
+	if (find(s, KLOG_ADJUST_COMPENSATE)) {
+		const struct klog_event *c = find(s, KLOG_ADJUST_COMPENSATE);
+
+		say(d,
+		    "%s the kernel found CPU %d's TSC %lld cycles off and "
+		    "corrected it through TSC_ADJUST (\"TSC ADJUST "
+		    "compensate\"), so the firmware left the TSCs apart",
+		    any ? "; also," : ", but", c->cpus[0],
+		    (long long)c->cycles);
+		any = true;
+	}
+	if (find(s, KLOG_FW_BUG_P0)) {
+		say(d,
+		    "%s the kernel logged \"[Firmware Bug]: TSC doesn't count "
+		    "with P0 frequency!\", which changes nothing here (the "
+		    "TSC is kept; QEMU's emulated AMD CPUs print it on every "
+		    "boot)",
+		    any ? "; also," : ";");
+		any = true;
+	}
+	say(d, ".");
+	for (i = 0; s->have_klog && i < s->klog->n; i++)
+		skipped += s->klog->ev[i].kind == KLOG_READBACK_DELAY ||
+			   s->klog->ev[i].kind == KLOG_LONG_READOUT;
+	if (skipped)
+		say(d,
+		    " The watchdog skipped %d check%s because its reference "
+		    "read slowly; that does not harm the TSC.",
+		    skipped, skipped == 1 ? "" : "s");
+	return any || skipped;
+}
+
+/* Why the kernel marked the TSC unstable, where it said. */
+static void unstable_words(const struct sysinfo *s, struct diagnosis *d)
+{
+	size_t i;
+
+	for (i = 0; s->have_klog && i < s->klog->n; i++) {
+		const struct klog_event *e = &s->klog->ev[i];
+
+		if (e->kind != KLOG_UNSTABLE)
+			continue;
+		say(d, " The kernel marked the TSC unstable \"due to %s\"",
+		    e->text);
+		switch (e->cause) {
+		case KLOG_CAUSE_UNSYNCHRONIZED:
+			say(d, ": at boot it judged this machine's TSCs not "
+			       "to run in step (no constant TSC, or several "
+			       "sockets it does not trust).");
+			break;
+		case KLOG_CAUSE_CPUFREQ:
+		case KLOG_CAUSE_IDLE:
+			say(d, ": this TSC is not invariant (its rate follows "
+			       "the CPU's frequency or stops in idle).");
+			break;
+		case KLOG_CAUSE_PARAMETER:
+			say(d, ": tsc=unstable is on the command line.");
+			break;
+		default:
+			say(d, ".");
+		}
+		return;
 	}
 }
 
@@ -191,6 +426,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		s->stage.has_report ? s->stage.report : NULL;
 	bool warp = w || unstable_because(s, "check_tsc_sync_source");
 	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) ||
+			readback_drop(s) ||
 			unstable_because(s, "clocksource watchdog");
 	bool amd = !strcmp(s->cpu.vendor, "amd") ||
 		   !strcmp(s->cpu.vendor, "hygon");
@@ -199,13 +435,9 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 
 	memset(d, 0, sizeof(*d));
 	kernel_words(s, d);
-	if (s->cpu.hypervisor) {
-		d->code = DIAG_VIRTUAL_MACHINE;
-		say(d,
-		    "This is a virtual machine (clocksource %s): its TSC is "
-		    "the host's, so check the host's clocksource.",
-		    s->cs.current[0] ? s->cs.current : "unknown");
-		add_rec(d, "check-host");
+	virt_evidence_read(s, &d->vm);
+	if (d->vm.virtual_machine) {
+		guest(s, d);
 	} else if (s->cpu.vendor[0] && !s->cpu.invariant_tsc) {
 		d->code = DIAG_NO_INVARIANT_TSC;
 		d->unhealthy = true;
@@ -272,35 +504,32 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    r ? "" : " but left no report this boot");
 		}
 	} else if (watchdog) {
-		d->code = DIAG_WATCHDOG_SKEW;
-		d->unhealthy = true;
-		say(d, "The boot-time warp test passed, but the clocksource "
-		       "watchdog dropped the TSC");
-		if (wd && wd->has_intervals)
-			say(d, " for a skew of %+.1f ppm against %s",
-			    kernlog_ppm(wd),
-			    s->klog->watchdog[0] ? s->klog->watchdog
-						 : "its reference");
-		if (cmdline_tsc(s, "nowatchdog")) {
-			say(d, " although tsc=nowatchdog is set.");
-		} else {
-			say(d, "; tsc=nowatchdog keeps the TSC while the warp "
-			       "test still guards it (confirm no drift with "
-			       "`tsctui check`).");
-			add_rec(d, "add-nowatchdog");
-		}
-	} else if (!strcmp(s->cs.current, "tsc")) {
+		watchdog_drop(s, d);
+	} else if (!strcmp(current_cs(s), "tsc")) {
 		d->code = DIAG_HEALTHY;
-		say(d, "The kernel uses the TSC as its clocksource%s.",
-		    s->have_klog ? " and logged no TSC trouble this boot" : "");
+		say(d, "The kernel uses the TSC as its clocksource");
+		if (s->have_klog && !kept_but(s, d)) {
+			d->summary[strlen(d->summary) - 1] = '\0';
+			say(d, " and logged no TSC trouble this boot.");
+		} else if (!s->have_klog) {
+			say(d, ".");
+		}
 	} else {
 		d->code = DIAG_UNKNOWN;
-		say(d, "The clocksource is %s, not tsc, %s.",
-		    s->cs.current[0] ? s->cs.current : "unknown",
-		    s->have_klog ? "and the kernel log does not say why"
-				 : "and without the kernel log tsctui cannot "
-				   "say why (run as root, or give "
-				   "--kernel-log)");
+		if (current_cs(s)[0])
+			say(d, "The clocksource is %s, not tsc, ",
+			    current_cs(s));
+		else
+			say(d, "The current clocksource is not known (neither "
+			       "sysfs nor the log's switches say), ");
+		say(d, "%s.",
+		    !s->have_klog ? "and without the kernel log tsctui cannot "
+				    "say why (run as root, or give "
+				    "--kernel-log)"
+		    : find(s, KLOG_UNSTABLE) ? "and the kernel log says why"
+					     : "and the kernel log does not "
+					       "say why");
+		unstable_words(s, d);
 	}
 	if (last_sync_bios && last_sync_bios[0] && s->machine.bios_version[0] &&
 	    strcmp(last_sync_bios, s->machine.bios_version)) {
@@ -328,7 +557,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 				    "offset.");
 	}
 	if (s->kvm_host && s->cs.current[0] && strcmp(s->cs.current, "tsc") &&
-	    !s->cpu.hypervisor)
+	    !d->vm.virtual_machine)
 		say(d,
 		    " This machine runs KVM: with the host off the TSC, "
 		    "every guest pays too (no master clock, no vDSO clock).");

@@ -3,13 +3,16 @@
  * What is wrong, and the next step, as a pure function of what the sources
  * read (ARCHITECTURE 4.5).  Codes: healthy, boot-warp, watchdog-skew,
  * no-invariant-tsc, virtual-machine, unknown.  Recommendations:
- * install-measure, enable-sync, add-nowatchdog, remeasure-after-bios-update,
- * check-host, none.  tsc=reliable is never recommended.
+ * install-measure, enable-sync, add-nowatchdog, measure-rate,
+ * remeasure-after-bios-update, check-host, none.  tsc=reliable is never
+ * recommended; add-nowatchdog only as watchdog_advice.h decides.
  */
 #ifndef TSCTUI_MODEL_DIAGNOSIS_H
 #define TSCTUI_MODEL_DIAGNOSIS_H
 
 #include "../source/system.h"
+#include "virt.h"
+#include "watchdog_advice.h"
 
 #define DIAG_MAX_RECS 4
 
@@ -35,9 +38,12 @@ struct diagnosis {
 	/* The kernel's verdict for this boot, in words, e.g. "TSC dropped at
 	 * boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2". */
 	char kernel_verdict[192];
-	bool unhealthy; /* status and check exit 1 */
+	bool unhealthy;		  /* status and check exit 1 */
 	/* The BIOS version differs from the last sync boot's. */
 	bool bios_changed;
+	struct virt_evidence vm;  /* whether a guest, and why */
+	bool has_watchdog_advice; /* the watchdog dropped the TSC */
+	struct watchdog_advice watchdog;
 };
 
 /* The stage measured the BSP behind every AP, beyond each estimate's

@@ -21,11 +21,62 @@ static const char *const names[KLOG_KINDS] = {
 	"found-unstable",
 	"fw-bug-tsc-adjust",
 	"tsc-adjust-compensate",
+	"tsc-adjust-differs",
+	"fw-bug-tsc-p0",
+	"long-readout",
+	"hypervisor",
+	"paravirt",
+	"cpus-apart",
 };
 
 const char *kernlog_kind_name(enum klog_kind k)
 {
 	return (unsigned)k < KLOG_KINDS ? names[k] : "?";
+}
+
+/* The reasons mark_tsc_unstable() has been given since 3.x, by the words
+ * that tell them apart ("TSC halts in idle" has grown a tail in
+ * intel_idle: "... states deeper than C2"). */
+static const struct {
+	const char *words;
+	enum klog_cause cause;
+	const char *name;
+} causes[] = {
+	{ "check_tsc_sync_source", KLOG_CAUSE_SYNC_CHECK, "sync-check" },
+	{ "clocksource watchdog", KLOG_CAUSE_WATCHDOG, "watchdog" },
+	{ "TSCs unsynchronized", KLOG_CAUSE_UNSYNCHRONIZED, "unsynchronized" },
+	{ "running on Hyper-V", KLOG_CAUSE_HYPERV, "hyper-v" },
+	{ "cpufreq changes", KLOG_CAUSE_CPUFREQ, "cpufreq" },
+	{ "TSC halts in idle", KLOG_CAUSE_IDLE, "halts-in-idle" },
+	{ "boot parameter", KLOG_CAUSE_PARAMETER, "boot-parameter" },
+};
+
+const char *kernlog_cause_name(enum klog_cause c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (causes[i].cause == c)
+			return causes[i].name;
+	return "other";
+}
+
+static enum klog_cause cause_of(const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (strstr(reason, causes[i].words))
+			return causes[i].cause;
+	return KLOG_CAUSE_OTHER;
+}
+
+/* Hypervisors' clocks: KVM's pvclock, Hyper-V's reference TSC page and
+ * its MSR fallback, Xen's pvclock. */
+bool kernlog_paravirt_clock(const char *name)
+{
+	return !strcmp(name, "kvm-clock") || !strcmp(name, "xen") ||
+	       !strncmp(name, "hyperv_clocksource", 18);
 }
 
 double kernlog_tsc_mhz(const struct klog *k)
@@ -72,8 +123,6 @@ static void copy_text(struct klog_event *e, const char *s, size_t n)
 /* What journalctl puts between the host name and the message. */
 #define JOURNAL_KERNEL " kernel: "
 
-/* journalctl's short date, "Nov 29 10:00:00 ", before the host name. */
-#define JOURNAL_DATE_LEN 16
 /* After short-monotonic's "[ t]": the host name (at most 64 characters,
  * HOST_NAME_MAX) and JOURNAL_KERNEL, with room to spare.  Further away,
  * " kernel: " is part of the message. */
@@ -138,13 +187,62 @@ static double stamp_time(const struct stamp *st)
 	return strtod(buf, NULL);
 }
 
-/* Strips the prefixes: "[ t] ", "<6>[ t] ", journal "Mon dd hh:mm:ss host
- * kernel: ", kmsg "6,123,4567890,-;".  Returns the message; *t the time.
- * Reads line[0 .. *len) only. */
+/* Where " kernel: " may end a syslog-style prefix: a date (journalctl's
+ * "Nov 29 10:00:00", rsyslog's ISO "2013-07-16T05:00:05.181538-04:00",
+ * OpenWrt logread's "Tue Mar  8 13:19:34 2022 kern.info"), a host name
+ * of at most 64 characters (HOST_NAME_MAX), with room to spare.  Further
+ * in, " kernel: " is part of the message. */
+#define SYSLOG_PREFIX_SPAN 160
+
+/* How far a bracketed prefix may reach for its "]". */
+#define BRACKET_SPAN 40
+
+/* A dmesg time, "    3.149285": blanks, digits, one dot, digits. */
+static bool is_boot_time(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0, dots = 0;
+
+	while (i < n && s[i] == ' ')
+		i++;
+	for (; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+		else if (s[i] == '.' && dots++ == 0)
+			continue;
+		else
+			return false;
+	}
+	return digits > 0;
+}
+
+/* A wall clock in brackets: "[Mon Aug 31 11:03:01 2020]" (dmesg -T) or
+ * "[01:13:22.717]" (Docker Desktop's "[time][Moby][Info]" prefix): a
+ * "d:dd:" in it.  Not a boot time, and not the message: "[Firmware Bug]"
+ * has no such thing. */
+static bool is_wall_clock(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 3 < n; i++)
+		if (s[i] >= '0' && s[i] <= '9' && s[i + 1] == ':' &&
+		    s[i + 2] >= '0' && s[i + 2] <= '9' && s[i + 3] >= '0' &&
+		    s[i + 3] <= '9')
+			return true;
+	return false;
+}
+
+/* Strips the prefixes: "[ t] ", "<6>[ t] ", a syslog date, host and
+ * "kernel: " (journalctl short and short-monotonic, kern.log with or
+ * without its date, rsyslog ISO, OpenWrt logread), dmesg -T's and Docker
+ * Desktop's bracketed wall clocks (never taken for a boot time), kmsg
+ * "6,123,4567890,-;".  Returns the message; *t the time.  Reads
+ * line[0 .. *len) only. */
 static const char *message(const char *line, size_t *len, struct stamp *t)
 {
-	const char *p = line, *end = line + *len, *q;
+	const char *p = line, *end = line + *len, *q, *lim;
 	size_t klen = strlen(JOURNAL_KERNEL);
+	bool boot_time = false;
+	int groups;
 
 	t->t = -1;
 	t->text = NULL;
@@ -164,16 +262,46 @@ static const char *message(const char *line, size_t *len, struct stamp *t)
 	}
 	if (p < end && p[0] == '<' && (q = memchr(p, '>', (size_t)(end - p))))
 		p = q + 1;
-	/* journalctl short: "Nov 29 10:00:00 host kernel: " */
-	if (end - p > JOURNAL_DATE_LEN && p[3] == ' ' && p[6] == ' ' &&
-	    p[9] == ':' && (q = find_in(p, nul_or(p, end), JOURNAL_KERNEL)))
-		p = q + klen;
+	/* A dmesg time first (most lines): no other prefix to look for.
+	 * Else a wall clock in brackets, and the tags chained to it with no
+	 * blank between ("[01:13:22.717][Moby][Info] "). */
+	if (p < end && *p == '[' &&
+	    (q = memchr(p, ']',
+			(size_t)(end - p) < BRACKET_SPAN ? (size_t)(end - p)
+							 : BRACKET_SPAN))) {
+		if (q - p < 32 && is_boot_time(p + 1, (size_t)(q - p - 1))) {
+			boot_time = true;
+		} else if (is_wall_clock(p, (size_t)(q - p))) {
+			p = q + 1;
+			for (groups = 0; groups < 4 && p < end && *p == '[';
+			     groups++) {
+				q = memchr(p, ']', (size_t)(end - p));
+				if (!q || q - p > BRACKET_SPAN)
+					break;
+				p = q + 1;
+			}
+			while (p < end && *p == ' ')
+				p++;
+		}
+	}
+	/* A syslog prefix ends in " kernel: " (or starts with "kernel: ",
+	 * kern.log without its date), unless the line starts with a time. */
+	if (boot_time) {
+		/* the time is read below */
+	} else if (end - p >= (ptrdiff_t)klen - 1 &&
+		   !memcmp(p, JOURNAL_KERNEL + 1, klen - 1)) {
+		p += klen - 1;
+	} else if (p < end && *p != '[') {
+		lim = nul_or(p, end);
+		if (lim - p > SYSLOG_PREFIX_SPAN)
+			lim = p + SYSLOG_PREFIX_SPAN;
+		if ((q = find_in(p, lim, JOURNAL_KERNEL)))
+			p = q + klen;
+	}
 	while (p < end && *p == ' ')
 		p++;
 	if (p < end && *p == '[' && (q = memchr(p, ']', (size_t)(end - p))) &&
-	    (size_t)(q - p) < 32) {
-		const char *lim;
-
+	    (size_t)(q - p) < 32 && is_boot_time(p + 1, (size_t)(q - p - 1))) {
 		t->text = p + 1;
 		t->n = (size_t)(q - p - 1);
 		p = q + 1;
@@ -211,78 +339,288 @@ static double mhz_after(const char *s, size_t n, const char *needle)
 	return p ? strtod(p, NULL) : 0;
 }
 
-/* One message (NUL-terminated copy in m). */
-static void line(struct klog_parser *s, const char *m, size_t n, double t)
+/* The words a message names (words()), which decide the wordings
+ * line() tries. */
+enum {
+	W_TSC = 1u << 0,
+	W_TSC_LOWER = 1u << 1,
+	W_NSEC = 1u << 2,
+	W_WATCHDOG = 1u << 3,
+	W_READBACK = 1u << 4,
+	W_CLOCKSOURCE = 1u << 5,
+	W_MHZ = 1u << 6,
+	W_CLOCKSOURCE_UPPER = 1u << 7,
+	W_WD_NOW = 1u << 8,
+	W_GUEST = 1u << 9, /* DMI:, Hypervisor detected, Booting
+			      paravirtualized, kvm-clock */
+};
+
+/* src into dst[cap], cut to fit. */
+static void put(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static bool is_tsc(const char *cs)
+{
+	return !strcmp(cs, "tsc") || !strcmp(cs, "tsc-early");
+}
+
+/* The name in quotes right after needle ("Marking clocksource 'tsc-early'
+ * as ..."), into out[32]; false when there is none. */
+static bool quoted(const char *m, size_t n, const char *needle, char *out)
+{
+	const char *p = after(m, n, needle);
+
+	return p && sscanf(p, "%31[^']'", out) == 1;
+}
+
+/* The quoted name that starts the watchdog's continuation lines
+ * ("'hpet' wd_nsec: ..."), when field follows it. */
+static bool leading_name(const char *m, size_t n, const char *field, char *out)
+{
+	const char *q = memchr(m, '\'', n);
+	char name[32];
+	int got = 0;
+
+	if (!q || sscanf(q, "'%31[^']'%n", name, &got) != 1 || !got)
+		return false;
+	q += got;
+	while (*q == ' ')
+		q++;
+	if (strncmp(q, field, strlen(field)))
+		return false;
+	memcpy(out, name, sizeof(name));
+	return true;
+}
+
+static void set_watchdog(struct klog_parser *s, struct klog_event *e,
+			 const char *name)
+{
+	put(e->watchdog, sizeof(e->watchdog), name);
+	put(s->k->watchdog, sizeof(s->k->watchdog), name);
+}
+
+/* The watchdog's lines after its "skew is too large" line: the
+ * watchdog's interval (5.x, 6.x: wd_nsec) or its name alone (4.x:
+ * wd_now), the clocksource's.  True when the line was one. */
+static bool skew_detail(struct klog_parser *s, const char *m, size_t n)
+{
+	struct klog_event *e = s->skew;
+	const char *p;
+	char name[32];
+	long long v;
+
+	if (leading_name(m, n, "wd_nsec: ", name)) {
+		p = after(m, n, "wd_nsec: ");
+		if (sscanf(p, "%lld", &v) == 1)
+			e->wd_ns = v;
+		set_watchdog(s, e, name);
+		return true;
+	}
+	if (leading_name(m, n, "wd_now: ", name)) {
+		set_watchdog(s, e, name);
+		return true;
+	}
+	if (leading_name(m, n, "cs_nsec: ", name)) {
+		p = after(m, n, "cs_nsec: ");
+		if (sscanf(p, "%lld", &v) == 1) {
+			e->cs_ns = v;
+			e->has_intervals = e->wd_ns > 0;
+		}
+		return true;
+	}
+	return leading_name(m, n, "cs_now: ", name);
+}
+
+/* The read-back family of the watchdog (5.14 on): a slow read of the
+ * watchdog's reference, not a skew of the TSC.  True when the line was
+ * one. */
+static bool readback(struct klog_parser *s, const char *m, size_t n, double t)
+{
+	struct klog_event *e;
+	const char *p;
+	char name[32];
+	long long v;
+
+	/* The second line of a skipped round (5.15.y, 5.16 on):
+	 * "wd-tsc-wd read-back delay of N ns, clock-skew test skipped!" */
+	if (find(m, n, "clock-skew test skipped")) {
+		e = s->delay ? s->delay : add(s, KLOG_READBACK_DELAY, t);
+		s->delay = NULL;
+		if (!e)
+			return true;
+		e->skipped = true;
+		if ((p = after(m, n, "read-back delay of ")) &&
+		    sscanf(p, "%lld", &v) == 1)
+			e->delay_ns = v;
+		return true;
+	}
+	if (!find(m, n, "read-back delay") &&
+	    !find(m, n, "times before success"))
+		return false;
+	if (!(e = add(s, KLOG_READBACK_DELAY, t)))
+		return true;
+	s->delay = NULL;
+	copy_text(e, m, n);
+	if ((p = after(m, n, "watchdog on CPU")))
+		sscanf(p, "%d", &e->cpus[0]);
+	if ((p = after(m, n, "delay of ")) && sscanf(p, "%lld", &v) == 1)
+		e->delay_ns = v;
+	if ((p = after(m, n, "limit of ")) && sscanf(p, "%lld", &v) == 1)
+		e->limit_ns = v;
+	if ((p = after(m, n, "attempt ")))
+		sscanf(p, "%d", &e->attempt);
+	else if ((p = after(m, n, " retried ")))
+		sscanf(p, "%d", &e->attempt);
+	/* 6.x names the clocksource it marks ("marking tsc unstable");
+	 * 5.14-5.15 marks the one under test, on x86 the TSC. */
+	if ((p = after(m, n, "marking ")))
+		e->dropped = !strncmp(p, "unstable", 8) ||
+			     (sscanf(p, "%31s", name) == 1 && is_tsc(name));
+	/* "on CPUn: hpet read-back delay", "on CPUn: acpi_pm wd-wd ..." */
+	if ((p = after(m, n, "watchdog on CPU")) && (p = strstr(p, ": ")) &&
+	    sscanf(p + 2, "%31s", name) == 1 && strncmp(name, "wd-", 3) &&
+	    strcmp(name, "read-back"))
+		set_watchdog(s, e, name);
+	if (find(m, n, "wd-wd read-back delay of"))
+		s->delay = e; /* its "clock-skew test skipped" line follows */
+	return true;
+}
+
+/* A clocksource the kernel registered ("clocksource: kvm-clock: mask:",
+ * 3.x "clocksource kvm-clock: mask:") or switched to, if paravirtual. */
+static void note_clock(struct klog_parser *s, const char *name)
+{
+	if (!s->k->paravirt_cs[0] && kernlog_paravirt_clock(name))
+		put(s->k->paravirt_cs, sizeof(s->k->paravirt_cs), name);
+}
+
+/* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
+static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;
 	const char *p;
 	long long v;
 	int a, b;
 
-	/* The watchdog's lines after its "skew is too large" line. */
-	if (s->skew) {
-		if ((p = after(m, n, "wd_nsec: ")) &&
-		    sscanf(p, "%lld", &v) == 1) {
-			const char *q = memchr(m, '\'', n);
-
-			s->skew->wd_ns = v;
-			if (!q || sscanf(q, "'%31[^']'", s->k->watchdog) != 1)
-				s->k->watchdog[0] = '\0';
-			return;
-		}
-		if ((p = after(m, n, "cs_nsec: ")) &&
-		    sscanf(p, "%lld", &v) == 1) {
-			s->skew->cs_ns = v;
-			s->skew->has_intervals = s->skew->wd_ns > 0;
-			return;
-		}
-	}
 	if ((p = find(m, n, "TSC synchronization [CPU#")) &&
 	    sscanf(p, "TSC synchronization [CPU#%d -> CPU#%d]", &a, &b) == 2) {
 		s->sync_from = a;
 		s->sync_to = b;
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Measured ")) && find(m, n, "cycles TSC warp") &&
 	    sscanf(p, "%lld", &v) == 1 && (e = add(s, KLOG_WARP, t))) {
 		e->cycles = v;
 		e->cpus[0] = s->sync_from;
 		e->cpus[1] = s->sync_to;
-		return;
+		return true;
 	}
 	if (find(m, n, "TSC warped randomly between CPUs")) {
 		add(s, KLOG_WARP_RANDOM, t);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Marking TSC unstable due to ")) &&
 	    (e = add(s, KLOG_UNSTABLE, t))) {
 		copy_text(e, p, n - (size_t)(p - m));
-		return;
+		e->cause = cause_of(e->text);
+		return true;
 	}
-	if ((p = find(m, n,
-		      "Marking clocksource 'tsc' as unstable because "
-		      "the skew is too large")) &&
-	    (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
-		if ((p = after(m, n, "watchdog on CPU")))
-			sscanf(p, "%d", &e->cpus[0]);
-		s->skew = e;
-		return;
+
+	if (find(m, n, "TSC found unstable after boot")) {
+		add(s, KLOG_FOUND_UNSTABLE, t);
+		return true;
 	}
-	/* Newer kernels: one line with the skew and the watchdog interval. */
-	if ((p = after(m, n, "Clocksource 'tsc' skewed ")) &&
-	    sscanf(p, "%lld", &v) == 1) {
+	if (find(m, n, "TSC doesn't count with P0 frequency")) {
+		add(s, KLOG_FW_BUG_P0, t);
+		return true;
+	}
+	/* "[Firmware Bug]: TSC ADJUST differs: Reference CPU0: ..." (4.10)
+	 * and "... differs: CPU3 0 --> 78394770. Restoring" (4.11 on) */
+	if (find(m, n, "TSC ADJUST differs")) {
+		if ((e = add(s, KLOG_ADJUST_DIFFERS, t))) {
+			copy_text(e, m, n);
+			p = after(m, n, "differs: ");
+			if (p && !strncmp(p, "Reference CPU", 13) &&
+			    (p = strstr(p + 13, " CPU")))
+				sscanf(p + 4, "%d", &e->cpus[0]);
+			else if (p && !strncmp(p, "CPU", 3))
+				sscanf(p + 3, "%d", &e->cpus[0]);
+		}
+		return true;
+	}
+	if (find(m, n, "TSC ADJUST: CPU") && find(m, n, "force to 0")) {
+		if ((e = add(s, KLOG_FW_BUG_ADJUST, t))) {
+			copy_text(e, m, n);
+			if ((p = after(m, n, "TSC ADJUST: CPU")))
+				sscanf(p, "%d", &e->cpus[0]);
+		}
+		return true;
+	}
+	if ((p = after(m, n, "TSC ADJUST compensate: CPU")) &&
+	    (e = add(s, KLOG_ADJUST_COMPENSATE, t))) {
+		if (sscanf(p, "%d observed %lld", &e->cpus[0], &v) == 2)
+			e->cycles = v;
+		return true;
+	}
+	return false;
+}
+
+/* The wordings of the clocksource watchdog and the clocksource core. */
+static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
+			  double t)
+{
+	struct klog_event *e;
+	const char *p;
+	char name[32];
+	long long v;
+
+	/* 4.1-4.2 wrote "as unstable, because the skew is too large" */
+	if (quoted(m, n, "Marking clocksource '", name) &&
+	    find(m, n, "' as unstable") &&
+	    find(m, n, "because the skew is too large")) {
+		if (is_tsc(name) && (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
+			put(e->clocksource, sizeof(e->clocksource), name);
+			if ((p = after(m, n, "watchdog on CPU")))
+				sscanf(p, "%d", &e->cpus[0]);
+			s->skew = e;
+		}
+		return true;
+	}
+	/* 5.x/6.x: one line with the skew and the watchdog interval. */
+	if (quoted(m, n, "Clocksource '", name) && is_tsc(name) &&
+	    (p = find(m, n, "' skewed ")) &&
+	    sscanf(p + strlen("' skewed "), "%lld", &v) == 1) {
 		const char *q = after(m, n, "interval of ");
 		long long wd;
 
 		e = s->skew ? s->skew : add(s, KLOG_WATCHDOG_SKEW, t);
+		if (e && !e->clocksource[0])
+			put(e->clocksource, sizeof(e->clocksource), name);
 		if (e && q && sscanf(q, "%lld", &wd) == 1) {
 			e->wd_ns = wd;
 			e->cs_ns = wd + v;
 			e->has_intervals = true;
 		}
-		if ((q = after(m, n, "over watchdog '")))
-			sscanf(q, "%31[^']", s->k->watchdog);
-		return;
+		if (e && quoted(m, n, "over watchdog '", name))
+			set_watchdog(s, e, name);
+		return true;
+	}
+	/* 3.x and RHEL 6/7: "Clocksource tsc unstable (delta = N ns)",
+	 * sometimes with RHEL's clocksource_failover advice after it. */
+	if ((p = after(m, n, "Clocksource tsc unstable (delta = ")) &&
+	    sscanf(p, "%lld", &v) == 1 && (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
+		put(e->clocksource, sizeof(e->clocksource), "tsc");
+		e->delta_ns = v;
+		e->has_delta = true;
+		s->skew = NULL;
+		return true;
 	}
 	/* The field report's pair. */
 	if ((p = after(m, n, "Watchdog ")) && find(m, n, " interval: ") &&
@@ -296,14 +634,16 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		}
 		if (e && sscanf(q, "%lld", &v) == 1)
 			e->wd_ns = v;
-		sscanf(p, "%31s", s->k->watchdog);
-		return;
+		if (e && sscanf(p, "%31s", name) == 1)
+			set_watchdog(s, e, name);
+		return true;
 	}
 	if ((p = after(m, n, "Clocksource tsc interval: ")) && s->skew &&
 	    sscanf(p, "%lld", &v) == 1) {
 		s->skew->cs_ns = v;
 		s->skew->has_intervals = s->skew->wd_ns > 0;
-		return;
+		put(s->skew->clocksource, sizeof(s->skew->clocksource), "tsc");
+		return true;
 	}
 	if (find(m, n,
 		 "Marking clocksource tsc unstable due to frequency "
@@ -312,45 +652,118 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 		 "Marking clocksource 'tsc' unstable due to frequency "
 		 "skew")) {
 		add(s, KLOG_FREQUENCY_SKEW, t);
-		return;
+		return true;
 	}
 	if ((p = after(m, n, "Watchdog remote CPU ")) &&
 	    find(m, n, "read timed out") &&
 	    (e = add(s, KLOG_WATCHDOG_TIMEOUT, t))) {
 		sscanf(p, "%d", &e->cpus[0]);
-		return;
+		return true;
 	}
-	if (find(m, n, "excessive read-back delay") &&
-	    (e = add(s, KLOG_READBACK_DELAY, t))) {
-		copy_text(e, m, n);
-		return;
+	if (readback(s, m, n, t))
+		return true;
+	/* 6.2: "Watchdog clocksource 'hpet' advanced an excessive N ns
+	 * during 500-jiffy time interval, ... skipping watchdog check." */
+	if (find(m, n, "advanced an excessive") &&
+	    (e = add(s, KLOG_LONG_READOUT, t))) {
+		if ((p = after(m, n, "advanced an excessive ")) &&
+		    sscanf(p, "%lld", &v) == 1)
+			e->wd_ns = v;
+		if (quoted(m, n, "Watchdog clocksource '", name))
+			put(e->watchdog, sizeof(e->watchdog), name);
+		return true;
 	}
-	if ((p = after(m, n, "Switched to clocksource ")) &&
+	if ((p = after(m, n, "Long readout interval")) &&
+	    (e = add(s, KLOG_LONG_READOUT, t))) {
+		if ((p = after(m, n, "cs_nsec: ")) &&
+		    sscanf(p, "%lld", &v) == 1)
+			e->cs_ns = v;
+		if ((p = after(m, n, "wd_nsec: ")) &&
+		    sscanf(p, "%lld", &v) == 1)
+			e->wd_ns = v;
+		return true;
+	}
+	if (((p = after(m, n, "Switched to clocksource ")) ||
+	     (p = after(m, n, "Switching to clocksource "))) &&
 	    (e = add(s, KLOG_SWITCH, t))) {
 		sscanf(p, "%95s", e->text);
+		note_clock(s, e->text);
 		s->skew = NULL;
-		return;
+		return true;
 	}
-	if (find(m, n, "TSC found unstable after boot")) {
-		add(s, KLOG_FOUND_UNSTABLE, t);
-		return;
-	}
-	if ((p = find(m, n, "[FW BUG] TSC ADJUST")) ||
-	    find(m, n, "[Firmware Bug]: TSC ADJUST") ||
-	    find(m, n, "TSC ADJUST differs")) {
-		if ((e = add(s, KLOG_FW_BUG_ADJUST, t))) {
-			copy_text(e, m, n);
-			if ((p = after(m, n, "CPU")))
-				sscanf(p, "%d", &e->cpus[0]);
+
+	/* "clocksource: CPUs 1-3,7 ahead of CPU 0 for clocksource tsc." */
+	p = strncmp(m, "clocksource: ", 13) ? m : m + 13;
+	if (!strncmp(p, "CPUs ", 5) &&
+	    (find(m, n, " ahead of CPU ") || find(m, n, " behind CPU "))) {
+		const char *c = p, *q = after(m, n, "for clocksource ");
+
+		if (q && sscanf(q, "%31[^. ]", name) == 1 && is_tsc(name) &&
+		    (e = add(s, KLOG_CPUS_APART, t))) {
+			copy_text(e, c, n - (size_t)(c - m));
+			if ((q = after(m, n, " CPU ")))
+				sscanf(q, "%d", &e->cpus[0]);
 		}
-		return;
+		return true;
 	}
-	if ((p = after(m, n, "TSC ADJUST compensate: CPU")) &&
-	    (e = add(s, KLOG_ADJUST_COMPENSATE, t))) {
-		if (sscanf(p, "%d observed %lld", &e->cpus[0], &v) == 2)
-			e->cycles = v;
-		return;
+
+	/* "clocksource: kvm-clock: mask: ..." (4.x on), "clocksource
+	 * kvm-clock: mask: ..." (3.x) */
+	if (((p = after(m, n, "clocksource: ")) ||
+	     (p = after(m, n, "clocksource "))) &&
+	    sscanf(p, "%31[^: ]: mask:", name) == 1 && find(m, n, ": mask:")) {
+		note_clock(s, name);
+		return true;
 	}
+	return false;
+}
+
+/* What a guest's log says of its hypervisor. */
+static bool line_guest(struct klog_parser *s, const char *m, size_t n, double t)
+{
+	struct klog_event *e;
+	const char *p;
+
+	if ((p = after(m, n, "Hypervisor detected: ")) &&
+	    (e = add(s, KLOG_HYPERVISOR, t))) {
+		copy_text(e, p, n - (size_t)(p - m));
+		return true;
+	}
+	if ((p = after(m, n, "Booting paravirtualized kernel on ")) &&
+	    (e = add(s, KLOG_PARAVIRT, t))) {
+		copy_text(e, p, n - (size_t)(p - m));
+		return true;
+	}
+
+	if (!strncmp(m, "DMI: ", 5) && !s->k->dmi[0]) {
+		put(s->k->dmi, sizeof(s->k->dmi), m + 5);
+		return true;
+	}
+	if (!strncmp(m, "kvm-clock: ", 11)) {
+		note_clock(s, "kvm-clock");
+		return true;
+	}
+	return false;
+}
+
+/* One message (NUL-terminated copy in m), whose words are w: only the
+ * wordings that name one of them are tried. */
+static void line(struct klog_parser *s, const char *m, size_t n, double t,
+		 unsigned w)
+{
+	if (s->skew && (w & (W_NSEC | W_WD_NOW | W_TSC_LOWER)) &&
+	    skew_detail(s, m, n))
+		return;
+	if ((w & W_TSC) && line_tsc(s, m, n, t))
+		return;
+	if ((w &
+	     (W_CLOCKSOURCE | W_CLOCKSOURCE_UPPER | W_WATCHDOG | W_READBACK)) &&
+	    line_watchdog(s, m, n, t))
+		return;
+	if ((w & W_GUEST) && line_guest(s, m, n, t))
+		return;
+	if (!(w & W_MHZ))
+		return;
 	if (find(m, n, "Refined TSC clocksource calibration: "))
 		s->k->refined_mhz = mhz_after(m, n, "calibration: ");
 	else if (find(m, n, "MHz TSC") && find(m, n, "Detected "))
@@ -360,49 +773,77 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t)
 }
 
 /* Every message line() acts on names one of these words: a line without
- * any is passed by after one look (most of a log).  One pass, by the
- * word's first letter. */
-static bool may_matter(const char *m, size_t n)
+ * any is passed by after one look (most of a log), and line() tries only
+ * the wordings whose word the line has.  One pass, by the word's first
+ * letter. */
+static unsigned words(const char *m, size_t n)
 {
+	unsigned w = 0;
 	size_t i;
 
-#define AT(w) (n - i >= sizeof(w) - 1 && memcmp(m + i, w, sizeof(w) - 1) == 0)
+#define AT(x) (n - i >= sizeof(x) - 1 && memcmp(m + i, x, sizeof(x) - 1) == 0)
 	for (i = 0; i < n; i++) {
 		switch (m[i]) {
 		case 'T':
 			if (AT("TSC"))
-				return true;
+				w |= W_TSC;
 			break;
 		case 't':
 			if (AT("tsc"))
-				return true;
+				w |= W_TSC_LOWER;
 			break;
 		case 'n':
 			if (AT("nsec"))
-				return true;
+				w |= W_NSEC;
 			break;
 		case 'W':
 			if (AT("Watchdog"))
-				return true;
+				w |= W_WATCHDOG;
 			break;
 		case 'r':
 			if (AT("read-back"))
-				return true;
+				w |= W_READBACK;
 			break;
 		case 'c':
 			if (AT("clocksource"))
-				return true;
+				w |= W_CLOCKSOURCE;
 			break;
 		case 'M':
 			if (AT("MHz"))
-				return true;
+				w |= W_MHZ;
+			break;
+		case 'C':
+			if (AT("Clocksource"))
+				w |= W_CLOCKSOURCE_UPPER;
+			break;
+		case 'w':
+			/* every watchdog line says clocksource (its prefix
+			 * since 4.x, its text before), but 4.2's wd_now line */
+			if (AT("wd_now"))
+				w |= W_WD_NOW;
+			break;
+		case 'D':
+			if (AT("DMI: "))
+				w |= W_GUEST;
+			break;
+		case 'H':
+			if (AT("Hypervisor detected"))
+				w |= W_GUEST;
+			break;
+		case 'B':
+			if (AT("Booting paravirtualized"))
+				w |= W_GUEST;
+			break;
+		case 'k':
+			if (AT("kvm-clock"))
+				w |= W_GUEST;
 			break;
 		default:
 			break;
 		}
 	}
 #undef AT
-	return false;
+	return w;
 }
 
 void kernlog_begin(struct klog_parser *p, struct klog *out)
@@ -411,6 +852,7 @@ void kernlog_begin(struct klog_parser *p, struct klog *out)
 	p->k = out;
 	p->sync_from = p->sync_to = -1;
 	p->skew = NULL;
+	p->delay = NULL;
 }
 
 void kernlog_line(struct klog_parser *p, const char *text, size_t len)
@@ -419,15 +861,16 @@ void kernlog_line(struct klog_parser *p, const char *text, size_t len)
 	struct stamp t;
 	const char *m = message(text, &n, &t);
 	char copy[512];
+	unsigned w;
 
 	if (n >= sizeof(copy))
 		n = sizeof(copy) - 1;
-	if (!may_matter(m, n))
+	if (!(w = words(m, n)))
 		return;
 	memcpy(copy, m, n);
 	copy[n] = '\0';
 	/* A NUL inside garbage ends the message early: fine. */
-	line(p, copy, strlen(copy), stamp_time(&t));
+	line(p, copy, strlen(copy), stamp_time(&t), w);
 }
 
 void kernlog_parse(const char *text, size_t len, struct klog *out)

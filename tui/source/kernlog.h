@@ -3,9 +3,11 @@
  * The kernel's TSC and clocksource messages as typed events, from dmesg
  * text ("[    3.149285] ..."), journalctl -k text (short or
  * short-monotonic), or /dev/kmsg records.  The wordings are those of
- * arch/x86/kernel/tsc.c, tsc_sync.c and kernel/time/clocksource.c across
- * 5.x and 6.x (REFERENCE.md).  The parser is pure, text in and events
- * out; kernlog_read_kmsg reads the live log's text.
+ * arch/x86/kernel/tsc.c, tsc_sync.c, kernel/time/clocksource.c and the
+ * hypervisor and AMD lines of arch/x86/kernel/cpu/ from 3.x to 6.x
+ * (docs/DESIGN.md 9.2 lists them with their versions).  The parser is
+ * pure, text in and events out; kernlog_read_kmsg reads the live log's
+ * text.
  */
 #ifndef TSCTUI_SOURCE_KERNLOG_H
 #define TSCTUI_SOURCE_KERNLOG_H
@@ -27,7 +29,31 @@ enum klog_kind {
 	KLOG_FOUND_UNSTABLE,   /* TSC found unstable after boot */
 	KLOG_FW_BUG_ADJUST,    /* [FW BUG] TSC ADJUST ... */
 	KLOG_ADJUST_COMPENSATE, /* TSC ADJUST compensate: CPUn observed N */
+	KLOG_ADJUST_DIFFERS,	/* [Firmware Bug]: TSC ADJUST differs ... */
+	KLOG_FW_BUG_P0,		/* [Firmware Bug]: TSC doesn't count with P0
+				   frequency! (AMD; informational) */
+	KLOG_LONG_READOUT,	/* Long readout interval, skipping watchdog
+				   check (informational) */
+	KLOG_HYPERVISOR,	/* Hypervisor detected: X */
+	KLOG_PARAVIRT,		/* Booting paravirtualized kernel on X */
+	KLOG_CPUS_APART,	/* CPUs L ahead of / behind CPU n for
+				   clocksource tsc (the watchdog's
+				   cross-CPU check, 5.14 on) */
 	KLOG_KINDS
+};
+
+/* Why the kernel marked the TSC unstable ("Marking TSC unstable due to
+ * <reason>"), by the reasons the kernel has printed since 3.x. */
+enum klog_cause {
+	KLOG_CAUSE_OTHER,
+	KLOG_CAUSE_SYNC_CHECK,	   /* check_tsc_sync_source failed */
+	KLOG_CAUSE_WATCHDOG,	   /* clocksource watchdog */
+	KLOG_CAUSE_UNSYNCHRONIZED, /* TSCs unsynchronized */
+	KLOG_CAUSE_HYPERV,	   /* running on Hyper-V */
+	KLOG_CAUSE_CPUFREQ,	   /* cpufreq changes (no constant TSC) */
+	KLOG_CAUSE_IDLE,	   /* TSC halts in idle (no nonstop TSC) */
+	KLOG_CAUSE_PARAMETER,	   /* boot parameter (tsc=unstable) */
+	KLOG_CAUSES
 };
 
 struct klog_event {
@@ -38,7 +64,20 @@ struct klog_event {
 	int64_t wd_ns;	/* watchdog interval */
 	int64_t cs_ns;	/* clocksource interval */
 	bool has_intervals;
-	char text[96]; /* reason, clocksource name, or the line */
+	/* The old watchdog ("Clocksource tsc unstable (delta = N ns)"): the
+	 * difference alone, over an interval the line does not give. */
+	int64_t delta_ns;
+	bool has_delta;
+	/* Read-back delay: the delay, the limit (6.x), the attempt; dropped
+	 * when the kernel marked the clocksource unstable for it, skipped
+	 * when it only skipped that round's skew test. */
+	int64_t delay_ns, limit_ns;
+	int attempt;
+	bool dropped, skipped;
+	enum klog_cause cause; /* unstable */
+	char watchdog[32];     /* watchdog skew, read-back: the reference */
+	char clocksource[32];  /* watchdog skew: tsc or tsc-early */
+	char text[96];	       /* reason, clocksource name, or the line */
 };
 
 #define KLOG_MAX_EVENTS 128
@@ -50,9 +89,16 @@ struct klog {
 	double detected_tsc_mhz; /* Detected X MHz TSC */
 	double refined_mhz;	 /* Refined TSC clocksource calibration */
 	char watchdog[32];	 /* the watchdog clocksource named, if any */
+	char dmi[128];		 /* the "DMI: " line's text, if any */
+	/* A paravirtual clocksource the kernel registered or switched to
+	 * (kvm-clock, hyperv_clocksource_*, xen), if any. */
+	char paravirt_cs[32];
 };
 
 const char *kernlog_kind_name(enum klog_kind k);
+const char *kernlog_cause_name(enum klog_cause c);
+/* Whether a clocksource name is a hypervisor's paravirtual clock. */
+bool kernlog_paravirt_clock(const char *name);
 /* The whole text, line by line: kernlog_begin, then kernlog_line for each
  * line.  Linear in len: a line is looked at once and no search goes past
  * its end, nor needs a NUL after the text. */
@@ -61,15 +107,17 @@ void kernlog_parse(const char *text, size_t len, struct klog *out);
 /* The same, a line at a time, for a log that comes in pieces. */
 struct klog_parser {
 	struct klog *k;
-	int sync_from, sync_to;	 /* the last TSC synchronization [a -> b] */
-	struct klog_event *skew; /* a watchdog event still taking lines */
+	int sync_from, sync_to;	  /* the last TSC synchronization [a -> b] */
+	struct klog_event *skew;  /* a watchdog event still taking lines */
+	struct klog_event *delay; /* a read-back delay its next line ends */
 };
 void kernlog_begin(struct klog_parser *p, struct klog *out);
 /* One line, without its newline; reads text[0 .. len) and nothing else. */
 void kernlog_line(struct klog_parser *p, const char *text, size_t len);
 /* The kernel's TSC rate: refined, else detected TSC, else processor. */
 double kernlog_tsc_mhz(const struct klog *k);
-/* A watchdog event's skew in ppm, (cs - wd) / wd. */
+/* A watchdog event's skew in ppm, (cs - wd) / wd; 0 without intervals
+ * (the old and the 4.x wordings give none: the ppm is unknown then). */
 double kernlog_ppm(const struct klog_event *e);
 /* The first event of a kind (the earliest in the log), or NULL. */
 const struct klog_event *kernlog_first(const struct klog *k,

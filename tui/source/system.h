@@ -61,6 +61,14 @@ struct sys_stage {
 	struct tsc_report *report; /* this boot's, or NULL */
 };
 
+/* The TSC's rate against the RTC, as ppm from the kernel's calibration,
+ * from a measurement status can read.  Nothing keeps one yet (issue 17
+ * will): measured stays false, and the advice asks for one. */
+struct tsc_rate_check {
+	bool measured;
+	double ppm;
+};
+
 struct sysinfo {
 	struct sys_clocksource cs;
 	struct sys_cpu cpu;
@@ -76,6 +84,7 @@ struct sysinfo {
 	struct sys_modules modules;
 	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
+	struct tsc_rate_check rate_check;
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];
 };

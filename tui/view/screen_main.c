@@ -49,7 +49,7 @@ static void header(const struct ui_state *s)
 		 y->cpu.threads, y->cpu.threads == 1 ? "" : "s", rate,
 		 y->cpu.invariant_tsc ? "yes" : "no",
 		 y->cpu.tsc_adjust ? "yes" : "no",
-		 y->cpu.hypervisor ? " | virtual machine" : "");
+		 s->diag->vm.virtual_machine ? " | virtual machine" : "");
 }
 
 static void clocksource_line(const struct ui_state *s, int y)
