@@ -383,7 +383,7 @@ t.ok(chk.returncode == 0 and "tsctui_boot_warp_cycles 6601281288" in text
 rc, text = status(root, "real/sungju-rhel-rsyslog.log", fmt="--prometheus")
 chk = subprocess.run(["promtool", "check", "metrics"], input=text,
                      capture_output=True, text=True)
-t.ok(chk.returncode == 0 and "tsctui_watchdog_skew_ppm NaN\n" in text and
+t.ok(chk.returncode == 0 and "tsctui_watchdog_skew_ratio NaN\n" in text and
      'tsctui_diagnosis{code="watchdog-skew"} 1' in text,
      "status --prometheus: a skew the log does not size is NaN, and passes "
      "promtool", chk.stdout + chk.stderr + text[:600])

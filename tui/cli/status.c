@@ -282,8 +282,8 @@ static void status_prometheus(const struct sysinfo *s,
 		 * intervals (the 3.x message). */
 		metrics_gauge(METRIC_WATCHDOG_SKEW_RATIO,
 			      wd && wd->has_intervals ? kernlog_ppm(wd) / 1e6
-			      : wd			? NAN
-							: 0);
+			      : wd		      ? NAN
+						      : 0);
 	}
 	metrics_gauge(METRIC_BIOS_CHANGED_SINCE_SYNC, d->bios_changed);
 	metrics_gauge(METRIC_STAGE_INSTALLED, st->installed);
