@@ -7,9 +7,19 @@ from the RTC's update interrupts, or, where none come (forced here with
 TSCTUI_TEST_RTC_POLLED, as on laptops whose RTC alarm goes through ACPI),
 by polling the RTC's time; both must return in bounded time and measure
 the rate the counter really has.  Before interrupts that came during a
-survey were dropped, the windows read 1999, 1608 and 3364 MHz."""
+survey were dropped, the windows read 1999, 1608 and 3364 MHz.
+
+Then the two faults the clocksource watchdog cannot tell apart, each
+from FAULT_AT seconds of the guest's virtual time (after the kernel's
+refined calibration, which would otherwise absorb it): the TSC slowed by
+1500 ppm (a TSC whose rate really changed), and the HPET, the watchdog's
+reference, sped up by 1500 ppm.  Both make the kernel drop the TSC with
+the same skew; `tsctui status` on the running guest measures the TSC
+against the RTC itself and must advise tsc=nowatchdog for the lying
+reference only."""
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,5 +58,55 @@ for n, how, ref in ((0, "update interrupts", "rtc"),
          abs(mhz - RIG_MHZ) / RIG_MHZ * 1e6 < BOUND_PPM,
          f"{how}: the TSC's rate against the RTC is the counter's own, "
          f"{RIG_MHZ:.0f} MHz within {BOUND_PPM} ppm", mhz)
+
+FAULT_AT = 40
+STATUS = "tsctui status --json"
+for name, fault, polled in (("tsc-slow", {"tsc_rate": (-1500, FAULT_AT)},
+                             False),
+                            ("hpet-fast", {"hpet_rate": (1500, FAULT_AT)},
+                             True)):
+    cmd = ("TSCTUI_TEST_RTC_POLLED=1 " if polled else "") + STATUS
+    b = rig.boot(WORK, f"rate-{name}", [], skew={}, wait_s=60,
+                 commands=[cmd], **fault)
+    t.diag(f"{name}: {b.summary()}")
+    refined = re.search(r"Refined TSC clocksource calibration: "
+                        r"([\d.]+) MHz", b.dmesg)
+    calibrated = refined and abs(float(refined.group(1)) - RIG_MHZ) < 0.2
+    dropped = "clocksource watchdog" in b.unstable and \
+        b.clocksource == "hpet"
+    t.ok(calibrated and dropped,
+         f"{name}: the fault began after the kernel's calibration, and the "
+         "watchdog dropped the TSC",
+         f"refined {refined.group(1) if refined else None} MHz, "
+         f"{b.summary()}")
+    out, rc = b.outputs.get(0, ("", None))
+    try:
+        st = json.loads(out[out.index("{"):])
+    except ValueError:
+        st = {}
+    diag = st.get("diagnosis", {})
+    check = diag.get("rate_check", {})
+    recs = diag.get("recommendations", [])
+    t.diag(f"{name}: status rc {rc}, rate_check {check}, {recs}")
+    t.diag(f"{name}: {diag.get('summary')}")
+    ref = "rtc_polled" if polled else "rtc"
+    if name == "tsc-slow":
+        t.ok(diag.get("code") == "watchdog-skew" and
+             check.get("source") == "status" and
+             check.get("reference") == ref and
+             check.get("result") == "outside" and
+             # 3 s of RTC seconds under TCG: -1500 read as -1822 seen
+             abs(check.get("ppm", 0) + 1500) < 600 and
+             "add-nowatchdog" not in recs,
+             "a TSC slowed by 1500 ppm: status measures it against the RTC "
+             f"({ref}) and never advises tsc=nowatchdog", check)
+    else:
+        t.ok(diag.get("code") == "watchdog-skew" and
+             check.get("source") == "status" and
+             check.get("reference") == ref and
+             check.get("result") == "within" and
+             "add-nowatchdog" in recs,
+             "an HPET sped up by 1500 ppm: the TSC measures true against "
+             f"the RTC ({ref}), and status advises tsc=nowatchdog", check)
 
 sys.exit(t.done())

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/rtcrate.h"
 #include "../model/diagnosis.h"
 #include "../source/history.h"
 #include "cli.h"
@@ -227,6 +228,17 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	else
 		json_null(&j, "ppm");
 	json_num(&j, "bound_ppm", WATCHDOG_RATE_GOOD_PPM, 0);
+	if (s->rate_check.source)
+		json_str(&j, "source", s->rate_check.source);
+	else
+		json_null(&j, "source");
+	if (s->rate_check.measured) {
+		json_str(&j, "reference", s->rate_check.reference);
+		json_num(&j, "seconds", s->rate_check.seconds, 0);
+		json_num(&j, "tsc_mhz", s->rate_check.mhz, 3);
+	} else if (s->rate_check.why[0]) {
+		json_str(&j, "why", s->rate_check.why);
+	}
 	json_obj_end(&j);
 	json_obj_end(&j);
 	json_arr(&j, "notes");
@@ -363,6 +375,16 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 			       : "");
 	else
 		printf("stage:       not installed\n");
+	if (s->rate_check.measured)
+		printf("rate:        %.3f MHz against the RTC (%s, %.0f s, "
+		       "measured by %s): %+.1f ppm from the kernel's "
+		       "calibration\n",
+		       s->rate_check.mhz, s->rate_check.reference,
+		       s->rate_check.seconds, s->rate_check.source,
+		       s->rate_check.ppm);
+	else if (s->rate_check.source)
+		printf("rate:        not measured against the RTC: %s\n",
+		       s->rate_check.why);
 	printf("diagnosis:   %s\n", d->summary);
 	printf("next step:   ");
 	for (i = 0; i < d->nrecs; i++)
@@ -370,6 +392,40 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	printf("\n");
 	for (i = 0; i < s->nnotes; i++)
 		printf("note:        %s\n", s->notes[i]);
+}
+
+/*
+ * The watchdog dropped the TSC on the machine this runs on: only the TSC's
+ * rate against the RTC tells whether the TSC or the watchdog's reference
+ * lied, so status measures it (RTCRATE_SECONDS, a few seconds) rather than
+ * advise blind.  Not for another machine's log or root (the live RTC would
+ * judge the wrong TSC), nor for --prometheus (the textfile timer runs it
+ * every minute; `check` measures the rate there).
+ */
+static bool status_rate_wanted(const struct globals *g,
+			       const struct diagnosis *d)
+{
+	return d->has_watchdog_advice && !g->kernel_log &&
+	       !strcmp(g->root, "/");
+}
+
+static void status_rate_measure(struct sysinfo *s)
+{
+	struct tsc_rate_check *rc = &s->rate_check;
+	struct rtcrate m;
+
+	rtcrate_measure(RTCRATE_SECONDS,
+			s->have_klog ? kernlog_tsc_mhz(s->klog) : 0, &m);
+	rc->source = "status";
+	rc->measured = m.measured;
+	if (!m.measured) {
+		snprintf(rc->why, sizeof(rc->why), "%s", m.why);
+		return;
+	}
+	rc->ppm = m.ppm;
+	rc->mhz = m.mhz;
+	rc->seconds = m.seconds;
+	rc->reference = reftick_name(m.ref);
 }
 
 int cmd_status(const struct globals *g, int argc, char **argv)
@@ -402,6 +458,10 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));
 	diagnosis_make(&s, bios, &d);
+	if (!prom && status_rate_wanted(g, &d)) {
+		status_rate_measure(&s);
+		diagnosis_make(&s, bios, &d);
+	}
 	if (prom)
 		status_prometheus(&s, &d);
 	else if (json)

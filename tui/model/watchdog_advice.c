@@ -64,7 +64,7 @@ void watchdog_advice_decide(const struct watchdog_case *c,
 			 "Against the RTC the TSC runs %+.1f ppm from its "
 			 "calibration (beyond %.0f ppm): the watchdog was "
 			 "right, and tsc=nowatchdog would keep a clock that "
-			 "runs wrong. %s; undo that and measure again.",
+			 "runs wrong: %s; undo that and measure again.",
 			 c->rate.ppm, WATCHDOG_RATE_GOOD_PPM, RATE_CAUSES);
 		return;
 	}

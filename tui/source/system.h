@@ -61,12 +61,18 @@ struct sys_stage {
 	struct tsc_report *report; /* this boot's, or NULL */
 };
 
-/* The TSC's rate against the RTC, as ppm from the kernel's calibration,
- * from a measurement status can read.  Nothing keeps one yet (issue 17
- * will): measured stays false, and the advice asks for one. */
+/* The TSC's rate against the RTC, as ppm from the kernel's calibration:
+ * what the watchdog advice goes by.  Filled by whoever measured it
+ * (`status` itself, when the watchdog dropped the TSC on the running
+ * machine: tui/cli/status.c); left unmeasured, the advice asks for one. */
 struct tsc_rate_check {
 	bool measured;
 	double ppm;
+	double mhz;	       /* the TSC's rate against the RTC */
+	double seconds;	       /* RTC seconds it spanned */
+	const char *source;    /* who measured: "status"; NULL if no one */
+	const char *reference; /* "rtc" or "rtc_polled" */
+	char why[160];	       /* tried, not measured: why */
 };
 
 struct sysinfo {

@@ -20,6 +20,7 @@
 
 #include "../source/stage_state.h"
 #include "../app.h"
+#include "../engine/rtcrate.h"
 #include "../model/setup.h"
 #include "../source/history.h"
 #include "../util/fileio.h"
@@ -81,6 +82,29 @@ static void attach_klog(struct dash *d)
 	d->sys.klog_pending = d->klog_gen == 0;
 }
 
+/*
+ * The engine's rate against the RTC, for the watchdog advice: a
+ * measurement of the machine the engine runs on, so only when the
+ * dashboard shows that machine, and once it spans RTCRATE_SECONDS.
+ */
+static void engine_rate_check(struct dash *d)
+{
+	const struct rate *r = &d->snap.rate;
+	struct tsc_rate_check *rc = &d->sys.rate_check;
+
+	if (!d->engine || d->kernel_log || strcmp(d->root, "/") ||
+	    (d->snap.ref != REF_RTC && d->snap.ref != REF_RTC_POLLED) ||
+	    !r->started || r->last_t - r->first_t < RTCRATE_SECONDS ||
+	    r->ref_mhz <= 0)
+		return;
+	rc->measured = true;
+	rc->source = "dashboard";
+	rc->reference = reftick_name(d->snap.ref);
+	rc->mhz = rate_cumulative_mhz(r);
+	rc->ppm = rate_ppm(r, rc->mhz);
+	rc->seconds = r->last_t - r->first_t;
+}
+
 /* What follows from the system as read: the diagnosis, the setup step. */
 static void derive(struct dash *d)
 {
@@ -88,6 +112,7 @@ static void derive(struct dash *d)
 
 	char said[sizeof(d->diag.summary)];
 
+	engine_rate_check(d);
 	history_last_sync_bios(d->root, bios, sizeof(bios));
 	diagnosis_make(&d->sys, bios, &d->diag);
 	confirm_words(d->diag.summary, said, sizeof(said));
