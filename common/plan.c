@@ -130,7 +130,7 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped)
 
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 {
-	return spread <= floor;
+	return spread <= floor || spread <= TSC_TRUST_SPREAD;
 }
 
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,

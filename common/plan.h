@@ -117,9 +117,14 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
  * or on real firmware an SMI, during the test.  On the TSC rig under load
  * one healthy AP's windows read 0 and -4.06e6 cycles (spread 4060382, mean
  * -2030223) while the others' spread was 4 to 20 at a floor of 228.  Such
- * a test is run again, never written from.
+ * a test is run again, never written from.  Within TSC_TRUST_SPREAD the
+ * windows agree whatever F.
  */
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor);
+/* Windows this close agree whatever the floor: a floor can read 0 where
+ * the counter ticks coarsely (21 cycles a tick on a nested VM), and a stall
+ * costs tens of microseconds, 1000 cycles half of one. */
+#define TSC_TRUST_SPREAD 1000u
 
 /*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands

@@ -12,13 +12,17 @@ commands run as a service ordered after tsctui-boot.service.  Boots:
   1. the driver measures (it sets pending on the ESP and clears it when
      it returns); systemd runs tsctui-boot.service after mounting
      /boot/efi; the guard clear, nothing on the ESP, one history row;
-  2. the same again: the stage was not taken for hung, a second row."""
+  2. the same again: the stage was not taken for hung, a second row.
+In boot 1 systemd also runs tsctui-textfile.service (the metrics writer
+`make install` ships, as installed): it must succeed and leave a whole
+tsctui.prom in node_exporter's textfile directory that promtool accepts."""
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import system as S  # noqa: E402
+import system as S  # noqa: E402 (puts tests/lib on the path)
+import prom  # noqa: E402
 
 W, t = S.start("boot-unit")
 
@@ -32,6 +36,22 @@ wants = os.path.join(root, "etc/systemd/system/multi-user.target.wants",
 t.ok(r.returncode == 0 and os.path.islink(wants),
      "install (host) enables tsctui-boot.service for multi-user.target",
      r.stdout + r.stderr)
+# The metrics writer as `make install` puts it down (the e2e root keeps
+# tsctui in /usr/local/sbin), and node_exporter's textfile directory.
+for src, dest, subst in (
+        ("tui/tsctui-textfile.in", "/usr/local/lib/tsctui/tsctui-textfile",
+         True),
+        ("tui/tsctui-textfile.service.in",
+         "/etc/systemd/system/tsctui-textfile.service", True),
+        ("tui/tsctui-textfile.timer",
+         "/etc/systemd/system/tsctui-textfile.timer", False)):
+    text = open(os.path.join(S.TOP, src)).read()
+    if subst:
+        text = text.replace("@SBINDIR@", "/usr/local/sbin").replace(
+            "@LIBDIR@", "/usr/local/lib/tsctui")
+    S.fx.write(root, dest, text, 0o755 if dest.endswith("textfile") else
+               0o644)
+os.makedirs(os.path.join(root, "var/lib/prometheus/node-exporter"))
 esp = S.finish(root)
 disk = S.make_disk(os.path.join(W, "disk.img"), root, esp)
 g = S.Guest(W, disk, t)
@@ -46,6 +66,10 @@ def props(out):
                 (out[1] if out else "").splitlines() if "=" in line)
 
 
+TEXTFILE = ["systemctl start tsctui-textfile.service; systemctl show -p "
+            "Result -p ExecMainStatus tsctui-textfile.service",
+            "cat /var/lib/prometheus/node-exporter/tsctui.prom",
+            "ls -a /var/lib/prometheus/node-exporter"]
 for n in (1, 2):
     outs, text, res = g.boot(f"systemd-{n}", [
         "cat /proc/1/comm",
@@ -55,7 +79,22 @@ for n in (1, 2):
         "tsctui report --json",
         "tsctui history --json",
         "ls /dev/disk/by-uuid",
-    ], timeout=200)
+    ] + (TEXTFILE if n == 1 else []), timeout=200)
+    if n == 1:
+        unit = props(outs[7])
+        body = outs[8][1] if outs[8] else ""
+        ok, said = prom.promtool_check(body)
+        m = prom.parse(body)[0]
+        t.ok(unit.get("Result") == "success" and
+             unit.get("ExecMainStatus") == "0" and ok and
+             prom.value(m, "tsctui_kernel_log_read") == 1 and
+             prom.value(m, "tsctui_samples") == 2 and
+             (outs[9][1] if outs[9] else "").split() ==
+             [".", "..", "tsctui.prom"],
+             "boot 1: systemd runs tsctui-textfile.service; it leaves one "
+             "whole tsctui.prom, status's and check's, that promtool "
+             "accepts, and no temporary file", (unit, said, body[:600],
+                                                outs[9]))
     unit, mount = props(outs[1]), props(outs[2])
     t.ok(outs[0] and outs[0][1].strip() == "systemd" and
          "1A2B-3C4D" in (outs[6][1] if outs[6] else "") and

@@ -47,26 +47,6 @@ SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
 TSC_RATE_ENV = "TSCTUI_RIG_TSC_RATE"
 HPET_RATE_ENV = "TSCTUI_RIG_HPET_RATE"
 
-INIT = """#!/bin/sh
-# tsctui rig guest: let the kernel finish judging the TSC, then report.
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-echo "rig: user space up"
-i=0
-while [ $i -lt 300 ]; do
-	dmesg | grep -qE 'Refined TSC clocksource calibration|Marking TSC unstable' && break
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 2
-echo "--- rig dmesg begin ---"
-dmesg
-echo "--- rig dmesg end ---"
-echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-echo "rig: done"
-poweroff -f
-"""
 
 KERNEL_ARGS = "console=ttyS0,115200 panic=-1 quiet"
 
@@ -115,8 +95,9 @@ def initramfs(path):
     return path
 
 
-# The guest of a which-clock boot: as INIT, then waits for the watchdog to
-# drop the TSC (or WAIT seconds), then runs tsctui's commands.
+# The guest: let the kernel finish judging the TSC, then, for up to @WAIT@
+# tenths of a second more, until the watchdog dropped it; report, and run
+# tsctui's commands (tsctui_initramfs).
 TSCTUI_INIT = """#!/bin/sh
 export PATH=/bin:/usr/local/sbin
 mount -t proc proc /proc
@@ -135,7 +116,7 @@ while [ $i -lt @WAIT@ ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-sleep 1
+sleep 2
 echo "--- rig dmesg begin ---"
 dmesg
 echo "--- rig dmesg end ---"
@@ -144,6 +125,10 @@ echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/curren
 echo "rig: done"
 poweroff -f
 """
+
+
+# The plain guest: the same without tsctui's commands and the wait.
+INIT = TSCTUI_INIT.replace("@WAIT@", "0").replace("@COMMANDS@", "")
 
 
 def tsctui_initramfs(path, commands, wait_s):

@@ -17,6 +17,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import prom  # noqa: E402
 import rig  # noqa: E402
 from paths import BUILD  # noqa: E402
 from tap import Tap  # noqa: E402
@@ -27,9 +28,11 @@ WORK = os.path.join(BUILD, "rig-tests")
 APP = r"fs0:\EFI\tsctui\tsctui.efi"
 
 
-def boot(name, mode, skew=rig.E595, smp=4, cpu=rig.LAPTOP_CPU):
+def boot(name, mode, skew=rig.E595, smp=4, cpu=rig.LAPTOP_CPU,
+         commands=None):
     lines = [f"{APP} mode={mode}"] if mode else []
-    b = rig.boot(WORK, name, lines, skew=skew, smp=smp, cpu=cpu)
+    b = rig.boot(WORK, name, lines, skew=skew, smp=smp, cpu=cpu,
+                 commands=commands)
     t.diag(f"{name}: {b.summary()}")
     for r in b.reports:
         t.diag(f"  stage: {r['result']}, {r['msr_writes']} writes, BSP "
@@ -60,12 +63,32 @@ def judged_consistently(b, r):
     return not missed, f"kernel caught CPU(s) {missed}, not bad in report"
 
 
+# What an operator's Prometheus would see from the guest (the textfile
+# writer's two commands, tui/tsctui-textfile.in).
+METRICS = ["tsctui status --prometheus",
+           "tsctui check --prometheus --samples 2 --interval 1"]
+
+
+def metrics(b):
+    """The guest's two expositions as one, promtool's verdict on it, and
+    its samples."""
+    text = "".join(b.outputs.get(n, ("", None))[0] for n in (0, 1))
+    ok, said = prom.promtool_check(text)
+    return ok, said, prom.parse(text)[0]
+
+
 # ---- negative controls ----------------------------------------------------
-b = boot("no-stage", None)
+b = boot("no-stage", None, commands=METRICS)
 t.ok(b.user_space and b.warps and b.warps[0] > 6.8e9 and
      b.clocksource == "hpet",
      "rig: without the stage the kernel measures the firmware's warp and "
      "drops the TSC", b.summary())
+ok, said, m = metrics(b)
+t.ok(ok and prom.value(m, "tsctui_clocksource_tsc") == 0 and
+     (prom.value(m, "tsctui_boot_warp_cycles") or 0) > 6.8e9 and
+     prom.value(m, "tsctui_unhealthy") == 1,
+     "the guest's metrics after a warp boot: not on tsc, the kernel's warp "
+     "of 6.8e9 cycles, unhealthy; promtool accepts them", said or m)
 
 b = boot("measure", "measure")
 r = report(b)
@@ -101,8 +124,22 @@ for name, skew, smp, runs in (("E595", rig.E595, 4, 3),
                               ("Legion", rig.LEGION, 6, 1)):
     accepted = 0
     for i in range(runs):
-        b = boot(f"sync-{name.lower()}-{i}", "sync", skew=skew, smp=smp)
+        first = name == "E595" and i == 0
+        b = boot(f"sync-{name.lower()}-{i}", "sync", skew=skew, smp=smp,
+                 commands=METRICS if first else None)
         r = report(b)
+        if first:
+            ok, said, m = metrics(b)
+            # The live survey from Linux: 2 ms runs of the kernel's loop
+            # per core; no warp, and every core within a microsecond.
+            t.ok(ok and prom.value(m, "tsctui_clocksource_tsc") ==
+                 (1 if b.accepted else 0) and
+                 prom.value(m, "tsctui_warps_all_samples") == 0 and
+                 (prom.value(m, "tsctui_core_offset_max_seconds") or 1)
+                 < 1e-6,
+                 "the guest's metrics after a sync boot: tsc as the kernel "
+                 "kept it, no warp and every core in sync live; promtool "
+                 "accepts them", said or m)
         ok, why = judged_consistently(b, r)
         t.ok(ok, f"{name} pattern, {smp} vCPUs, sync boot {i + 1}: the "
              "stage's verdicts agree with the kernel's", why)
