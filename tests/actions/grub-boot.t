@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
 import qemu  # noqa: E402
+import rig  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -74,7 +75,7 @@ def from_image():
 def boot(name, until=None, timeout=120):
     log = os.path.join(WORK, f"{name}.log")
     res = qemu.boot(disk, vars_path, timeout=timeout, until=until,
-                    log_path=log)
+                    log_path=log, **rig.one_counter())
     t.diag(f"boot {name}: {res.seconds:.1f} s")
     reps = []
     if until is None:
@@ -186,7 +187,8 @@ t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
 # 6: save_env cannot write: the stage is not run unguarded.
 before = open(disk.path, "rb").read()
 res = qemu.boot(disk, vars_path, timeout=120, readonly=True,
-                log_path=os.path.join(WORK, "6-readonly.log"))
+                log_path=os.path.join(WORK, "6-readonly.log"),
+                **rig.one_counter())
 text = res.console()
 t.diag(f"boot 6-readonly: {res.seconds:.1f} s")
 t.ok("hang guard could not be recorded" in text and

@@ -65,6 +65,16 @@ def pinning():
     return lambda n: {cpus[0]} if n == 0 else set(cpus[1:])
 
 
+def one_counter():
+    """qemu.boot arguments for the sim stage's suites: the rig's binary,
+    no fault.  Its counter is one clock for every vCPU with a 1-cycle tick;
+    stock TCG's is the host's, and on a host whose counter ticks in 21-cycle
+    steps, its CPUs a fraction of a tick apart, every sim sync boot read
+    out-of-sync on warps of 11 cycles that no whole-tick write can remove.
+    Stock QEMU where the rig was not built."""
+    return {"binary": QEMU, "extra": FIRMWARE} if available() else {}
+
+
 def available():
     return os.access(QEMU, os.X_OK)
 

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
 import reportvar  # noqa: E402
+import rig  # noqa: E402
 from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
@@ -54,7 +55,7 @@ def shell_boot(name, lines, cpu="EPYC", smp=4, vars_path=None, timeout=240):
         vars_path = qemu.fresh_vars(os.path.join(WORK, f"{name}.vars"))
     log = os.path.join(WORK, f"{name}.log")
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
-                    log_path=log)
+                    log_path=log, **rig.one_counter())
     t.diag(f"{name}: {cpu} x{smp}, {res.seconds:.1f} s"
            f"{', TIMED OUT' if res.timed_out else ''}")
     return res, reports(log), disk
@@ -222,7 +223,8 @@ sd_vars = qemu.fresh_vars(os.path.join(WORK, "sd-boot.vars"))
 def sd_boot(step, options, until=None, timeout=120):
     sd.write("EFI/tsctui/options", options + "\n")
     log = os.path.join(WORK, f"sd-boot-{step}.log")
-    res = qemu.boot(sd, sd_vars, timeout=timeout, log_path=log, until=until)
+    res = qemu.boot(sd, sd_vars, timeout=timeout, log_path=log, until=until,
+                    **rig.one_counter())
     t.diag(f"systemd-boot {step}: {res.seconds:.1f} s"
            f"{', stopped' if until and not res.timed_out else ''}")
     return res, ([] if until else reports(log))
@@ -300,7 +302,7 @@ fw.write("startup.nsh", "\r\n".join([
     "reset -s", ""]))
 log = os.path.join(WORK, "fw-entry.log")
 res = qemu.boot(fw, qemu.fresh_vars(os.path.join(WORK, "fw-entry.vars")),
-                timeout=120, log_path=log)
+                timeout=120, log_path=log, **rig.one_counter())
 reps = reports(log)
 text = res.console()
 t.diag(f"firmware-entry boot: {res.seconds:.1f} s")
@@ -339,7 +341,7 @@ subprocess.run(["grub-mkstandalone", "-O", "x86_64-efi", "-o", grub,
 gd.put(grub, "EFI/BOOT/BOOTX64.EFI")
 log = os.path.join(WORK, "grub.log")
 res = qemu.boot(gd, qemu.fresh_vars(os.path.join(WORK, "grub.vars")),
-                timeout=120, log_path=log)
+                timeout=120, log_path=log, **rig.one_counter())
 reps = reports(log)
 text = res.console()
 t.diag(f"GRUB boot: {res.seconds:.1f} s")
