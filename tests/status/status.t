@@ -115,7 +115,8 @@ t.ok(rc == 1 and len(wd) == 1 and wd[0]["wd_interval_ns"] == 495136113 and
 t.ok(out["diagnosis"]["code"] == "watchdog-skew" and
      out["diagnosis"]["recommendations"] == ["measure-rate", "add-nowatchdog"]
      and out["diagnosis"]["rate_check"] == {"result": "none", "ppm": None,
-                                            "bound_ppm": 250},
+                                            "bound_ppm": 250,
+                                            "source": None},
      "E595 1.30, no rate measured: watchdog-skew, measure-rate then "
      "add-nowatchdog (+1799 ppm is what a bad reference makes)",
      out["diagnosis"])
