@@ -3,13 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rate.h"
 #include "rtcrate.h"
 
 void rtcrate_measure(unsigned seconds, double kernel_mhz, struct rtcrate *out)
 {
 	struct reftick ref;
-	double t0, t;
-	uint64_t c0, c;
+	struct rate rate;
+	double t;
+	uint64_t c;
 	unsigned k;
 
 	memset(out, 0, sizeof(*out));
@@ -26,29 +28,26 @@ void rtcrate_measure(unsigned seconds, double kernel_mhz, struct rtcrate *out)
 		reftick_close(&ref);
 		return;
 	}
-	if (!reftick_sample(&ref, &t0, &c0)) {
-		snprintf(out->why, sizeof(out->why),
-			 "the RTC's second never changed");
-		reftick_close(&ref);
-		return;
-	}
-	for (k = 0; k < seconds; k++) {
+	/* The same arithmetic as check and the dashboard (engine/rate.c). */
+	rate_init(&rate, kernel_mhz);
+	for (k = 0; k <= seconds; k++) {
 		if (!reftick_sample(&ref, &t, &c)) {
 			snprintf(out->why, sizeof(out->why),
 				 "the RTC's second stopped changing");
 			reftick_close(&ref);
 			return;
 		}
+		rate_tick(&rate, c, t);
 	}
 	out->ref = ref.kind;
 	reftick_close(&ref);
-	if (t <= t0 || c <= c0) {
+	if (rate.n == 0) {
 		snprintf(out->why, sizeof(out->why),
 			 "the RTC or the TSC went backwards");
 		return;
 	}
 	out->measured = true;
-	out->seconds = t - t0;
-	out->mhz = (double)(c - c0) / out->seconds / 1e6;
-	out->ppm = (out->mhz - kernel_mhz) / kernel_mhz * 1e6;
+	out->seconds = rate.last_t - rate.first_t;
+	out->mhz = rate_cumulative_mhz(&rate);
+	out->ppm = rate_ppm(&rate, out->mhz);
 }
