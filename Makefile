@@ -207,6 +207,7 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/engine/clockcost.c tui/model/diagnosis.c tui/model/virt.c \
 	tui/model/watchdog_advice.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
+	tui/util/fsx.c \
 	tui/view/why.c tui/model/setup.c tui/model/setup_check.c \
 	tui/cli/deadline.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
@@ -219,7 +220,8 @@ $(BUILD)/tests/%: $(BUILD)/test/unit/%.o $(COMMON_TEST_OBJ) $(TUI_TESTABLE_OBJ)
 
 FUZZ_TUI_OBJ := $(BUILD)/test/tui/source/stage_report.o \
 	$(BUILD)/test/tui/source/efivar.o $(BUILD)/test/tui/util/fileio.o \
-	$(BUILD)/test/tui/util/path.o $(BUILD)/test/tui/source/kernlog.o
+	$(BUILD)/test/tui/util/path.o $(BUILD)/test/tui/source/kernlog.o \
+	$(BUILD)/test/tui/util/fsx.o
 $(BUILD)/test/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,7 +203,7 @@ int act_ledger_load(struct act *a)
 	size_t len;
 	unsigned k;
 
-	data = fsx_read(act_path_nofollow(a, TSCTUI_LEDGER), &len);
+	data = fsx_read_own(act_path_nofollow(a, TSCTUI_LEDGER), &len);
 	if (!data)
 		return errno == ENOENT
 			       ? 0
@@ -338,7 +339,7 @@ static bool emptied(struct act *a, const char *sys)
 	struct dirent *e;
 	bool empty = true;
 	size_t i;
-	DIR *d = opendir(act_path(a, sys));
+	DIR *d = fsx_opendir(act_path(a, sys));
 
 	if (!d)
 		return false;
@@ -417,10 +418,13 @@ static int restore(struct act *a, const struct ledger_entry *e)
 
 	act_backup_of(e->path, bsys, sizeof(bsys));
 	snprintf(b, sizeof(b), "%s", act_path_nofollow(a, bsys));
-	snprintf(p, sizeof(p), "%s", act_path(a, e->path));
+	/* A link now at the path is replaced, never written through: what
+	 * the backup holds is the file that was there (the grubenv, the
+	 * one file distributions make a link, is settled by grub.c). */
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, e->path));
 	drop_temp(b);
 	drop_temp(p);
-	old = fsx_read(b, &have);
+	old = fsx_read_own(b, &have);
 	if (!old)
 		return errno == ENOENT ? 0 : -1;
 	if (e->kind == L_VARBACKUP) {
@@ -444,11 +448,13 @@ static int restore(struct act *a, const struct ledger_entry *e)
 				act_changed(a, e->path, "modified");
 		}
 	} else {
-		now = fsx_read(p, &nowlen);
+		now = fsx_read_own(p, &nowlen);
 		if (!now || nowlen != have || memcmp(now, old, have)) {
 			rc = fsx_write_atomic(
 				p, old, have,
-				stat(p, &st) == 0 ? st.st_mode & 07777 : 0644);
+				fsx_lstat(p, &st) == 0 && S_ISREG(st.st_mode)
+					? st.st_mode & 07777
+					: 0644);
 			if (rc == 0)
 				act_changed(a, e->path, "modified");
 		}
@@ -483,7 +489,7 @@ static int undo_one(struct act *a, const struct ledger_entry *e)
 		/* Only when empty: someone else may have put files in a
 		 * directory we made. */
 		fsx_fault_point();
-		if (rmdir(p) == 0) {
+		if (fsx_rmdir(p) == 0) {
 			act_changed(a, e->path, "removed");
 			return 0;
 		}
@@ -594,18 +600,19 @@ int act_lock(struct act *a, bool forever)
 	const char *env = getenv("TSCTUI_LOCK_WAIT");
 	double wait = env && env[0] ? strtod(env, NULL) : LOCK_WAIT_DEFAULT;
 	struct timespec step = { 0, 50 * 1000 * 1000 };
-	bool dir = !fsx_is_dir(act_path(a, "/run"));
+	bool dir = strcmp(a->root, "/") != 0 || !fsx_is_dir("/run");
 	double waited = 0;
 	int fd;
 
 	if (a->dry_run || a->lock_fd >= 0)
 		return 0;
-	/* /run/tsctui.lock; a root without /run (a bare disk image) is
-	 * locked as a whole, by its own directory. */
+	/* /run/tsctui.lock on the running system; another root (a disk
+	 * from a live USB, whose /run holds anything at all) is locked as
+	 * a whole, by its own directory, so the lock is never a device
+	 * node or a link of the disk's making. */
 	snprintf(p, sizeof(p), "%s",
 		 dir ? act_path(a, "/") : act_path_nofollow(a, LOCK_FILE));
-	fd = dir ? open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-		 : open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = dir ? fsx_open_dir(p) : fsx_open_lock(p);
 	if (fd < 0)
 		return act_fail(a, "cannot open the lock %s: %s",
 				dir ? a->root : LOCK_FILE, strerror(errno));
@@ -629,7 +636,7 @@ int act_lock(struct act *a, bool forever)
 
 static bool dir_is_empty(struct act *a, const char *sys)
 {
-	DIR *d = opendir(act_path(a, sys));
+	DIR *d = fsx_opendir(act_path(a, sys));
 	struct dirent *e;
 	bool empty = true;
 
@@ -799,7 +806,7 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 			return -1;
 		if (!a->dry_run) {
 			fsx_fault_point();
-			if (mkdir(act_path_nofollow(a, part), mode) != 0 &&
+			if (fsx_mkdir(act_path_nofollow(a, part), mode) != 0 &&
 			    errno != EEXIST)
 				return act_fail(a, "cannot create %s: %s", part,
 						strerror(errno));
@@ -846,10 +853,8 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 	existed = fsx_exists(p);
 	if (existed) {
 		size_t have;
-		char *old = fsx_read(p, &have);
-		struct stat st;
-		bool same = old && have == len && memcmp(old, data, len) == 0 &&
-			    lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+		char *old = fsx_read_own(p, &have);
+		bool same = old && have == len && memcmp(old, data, len) == 0;
 
 		free(old);
 		if (same)
@@ -889,7 +894,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 		free(old);
 		return 0;
 	}
-	if (stat(p, &st) == 0)
+	if (fsx_stat(p, &st) == 0)
 		mode = st.st_mode & 07777;
 	if (!act_ledger_has(a, L_BACKUP, sys)) {
 		/* The entry, then the copy, then the change. */
@@ -1062,7 +1067,7 @@ int act_link(struct act *a, const char *sys, const char *target)
 	ssize_t n;
 
 	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, sys));
-	n = readlink(p, have, sizeof(have) - 1);
+	n = fsx_readlink(p, have, sizeof(have) - 1);
 	if (n >= 0) {
 		have[n] = '\0';
 		if (strcmp(have, target) == 0 && act_ledger_has(a, L_LINK, sys))
@@ -1077,7 +1082,7 @@ int act_link(struct act *a, const char *sys, const char *target)
 			return act_fail(a, "cannot replace %s: %s", sys,
 					strerror(errno));
 		fsx_fault_point();
-		if (symlink(target, p) != 0)
+		if (fsx_symlink(target, p) != 0)
 			return act_fail(a, "cannot link %s: %s", sys,
 					strerror(errno));
 	}
@@ -1126,17 +1131,12 @@ int act_write(struct act *a, const char *sys, const void *data, size_t len,
 int act_append(struct act *a, const char *sys, const char *text)
 {
 	bool had = fsx_exists(act_path(a, sys));
-	FILE *f;
 
 	if (!a->dry_run) {
 		fsx_fault_point();
-		f = fopen(act_path(a, sys), "a");
-		if (!f)
+		if (fsx_append(act_path(a, sys), text) != 0)
 			return act_fail(a, "cannot append to %s: %s", sys,
 					strerror(errno));
-		fputs(text, f);
-		if (fclose(f) != 0)
-			return act_fail(a, "cannot write %s", sys);
 	}
 	act_changed(a, sys, had ? "modified" : "created");
 	return 0;
@@ -1163,20 +1163,61 @@ int act_mkdir(struct act *a, const char *sys, mode_t mode)
 	if (fsx_is_dir(act_path(a, sys)) || a->dry_run)
 		return 0;
 	fsx_fault_point();
-	if (mkdir(act_path_nofollow(a, sys), mode) != 0 && errno != EEXIST)
+	if (fsx_mkdir(act_path_nofollow(a, sys), mode) != 0 && errno != EEXIST)
 		return act_fail(a, "cannot create %s: %s", sys,
 				strerror(errno));
 	return 0;
 }
 
-int act_run(struct act *a, const char *cmd, const char *shown)
+bool act_have_tool(const char *name)
 {
+	const char *path = getenv("PATH"), *p, *end;
+	char full[PATH_UNDER_MAX];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (p = path && path[0] ? path : "/usr/sbin:/usr/bin:/sbin:/bin";;
+	     p = end + 1) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		if (snprintf(full, sizeof(full), "%.*s/%s", (int)(end - p), p,
+			     name) < (int)sizeof(full) &&
+		    access(full, X_OK) == 0)
+			return true;
+		if (!*end)
+			return false;
+	}
+}
+
+int act_run(struct act *a, char *const argv[], const char *shown)
+{
+	int status, null;
+	pid_t pid;
+
 	if (a->nruns < ACT_MAX_RUNS)
 		a->runs[a->nruns++] = strdup(shown);
 	if (a->dry_run)
 		return 0;
 	fsx_fault_point();
-	return system(cmd);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 void act_ledger_drop_backup(struct act *a, const char *sys)

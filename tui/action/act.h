@@ -188,10 +188,13 @@ int act_write(struct act *a, const char *sys, const void *data, size_t len,
 int act_append(struct act *a, const char *sys, const char *text);
 int act_remove(struct act *a, const char *sys);
 int act_mkdir(struct act *a, const char *sys, mode_t mode);
-/* Runs a tool through the shell: system(cmd)'s status, recorded as shown
- * (cmd without its redirections and quoting); a dry run records it and
- * returns 0. */
-int act_run(struct act *a, const char *cmd, const char *shown);
+/* Runs a tool, argv[0] looked up in PATH, with its arguments as a vector
+ * (no shell: a path with a quote in it is only a path), its output to
+ * /dev/null: 0 if it exited 0, else -1.  Recorded as shown; a dry run
+ * records it and returns 0. */
+int act_run(struct act *a, char *const argv[], const char *shown);
+/* Is there an executable `name` in PATH? */
+bool act_have_tool(const char *name);
 /* Removes sys's backup and its ledger entry (the file was settled by
  * other means: uninstall's grubenv): the backup first, so that a kill
  * between leaves an entry without a backup, which the next run takes as

@@ -211,26 +211,57 @@ static bool find_key(struct act *a, struct install_opts *o, bool *mok,
 }
 
 /* Is cert (a path as the user gave it) one of the MOK certificates of
- * known_keys, on the managed system? */
+ * known_keys, on the managed system?  The same file: device and inode,
+ * the known ones looked up inside the root. */
 static bool is_mok_cert(struct act *a, const char *cert)
 {
-	char real[PATH_MAX], known[PATH_MAX];
+	struct stat given, known;
 	size_t i;
 
-	if (!cert || !realpath(cert, real))
+	if (!cert || stat(cert, &given) != 0)
 		return false;
 	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
 		if (known_keys[i].mok &&
-		    realpath(act_path(a, known_keys[i].cert), known) &&
-		    !strcmp(real, known))
+		    fsx_stat(act_path(a, known_keys[i].cert), &known) == 0 &&
+		    known.st_dev == given.st_dev &&
+		    known.st_ino == given.st_ino)
 			return true;
 	return false;
+}
+
+/* A key or certificate found under the root, copied (through the
+ * resolver: a regular file, inside the root) into a private temporary
+ * file for the tools, which open what they are given as it is. */
+static int stage_file(struct act *a, const char *path, char tmp[64])
+{
+	size_t len;
+	char *d = fsx_read_max(path, 1u << 20, &len);
+	int fd;
+
+	if (!d)
+		return act_fail(a, "cannot read %s: %s", path, strerror(errno));
+	snprintf(tmp, 64, "/tmp/tsctui-key-XXXXXX");
+	fd = mkstemp(tmp);
+	if (fd < 0 || write(fd, d, len) != (ssize_t)len) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(d);
+		tmp[0] = '\0';
+		return act_fail(a, "cannot make a temporary file: %s",
+				strerror(errno));
+	}
+	free(d);
+	close(fd);
+	return 0;
 }
 
 /* A DER certificate as PEM, in a temporary file named into pem. */
 static int der_to_pem(struct act *a, const char *der, char pem[64])
 {
-	char cmd[9000];
+	char *argv[] = { "openssl",   "x509", "-inform", "DER", "-in",
+			 (char *)der, "-out", pem,	 NULL };
 	int fd;
 
 	snprintf(pem, 64, "/tmp/tsctui-cert-XXXXXX");
@@ -239,10 +270,7 @@ static int der_to_pem(struct act *a, const char *der, char pem[64])
 		return act_fail(a, "cannot make a temporary file: %s",
 				strerror(errno));
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "openssl x509 -inform DER -in '%s' -out '%s' >/dev/null 2>&1",
-		 der, pem);
-	if (act_run(a, cmd, "openssl x509 -inform DER") != 0) {
+	if (act_run(a, argv, "openssl x509 -inform DER") != 0) {
 		unlink(pem);
 		return act_fail(a,
 				"cannot convert %s from DER to PEM for "
@@ -258,13 +286,14 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 {
 	const struct loader_writing *w = loader_writing(loader);
 	char in[] = "/tmp/tsctui-sign-XXXXXX", out[64], pem[64] = "",
-	     cmd[20000];
+	     key[64] = "", crt[64] = "";
 	struct install_opts found = *given;
 	const struct install_opts *o = &found;
 	size_t n;
 	char *signed_data;
 	bool mok = false, der = false;
-	int fd, rc, sb = efivar_secure_boot(a->root);
+	const char *shown_key;
+	int fd, rc = 0, sb = efivar_secure_boot(a->root);
 
 	if (sb != 1 && !o->key)
 		return 0;
@@ -297,51 +326,87 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	if (a->dry_run) {
 		/* The tools' one caller: a dry run names them, and the image
 		 * it compares is the unsigned one. */
+		char *none[] = { NULL };
+
 		if (der)
-			act_run(a, "", "openssl x509 -inform DER");
-		act_run(a, "", "sbsign, then sbverify");
+			act_run(a, none, "openssl x509 -inform DER");
+		act_run(a, none, "sbsign, then sbverify");
 		act_note(a, "would sign with %s", o->key);
 		return 0;
 	}
+	shown_key = o->key;
+	if (!given->key) {
+		/* Found under the root: the tools get copies. */
+		if (stage_file(a, o->key, key) != 0 ||
+		    stage_file(a, o->cert, crt) != 0) {
+			rc = -1;
+			goto done;
+		}
+		found.key = key;
+		found.cert = crt;
+	}
 	if (der) {
-		if (der_to_pem(a, o->cert, pem) != 0)
-			return -1;
+		if (der_to_pem(a, o->cert, pem) != 0) {
+			rc = -1;
+			goto done;
+		}
 		found.cert = pem;
 	}
 	fd = mkstemp(in);
 	if (fd < 0 || write(fd, *data, *len) != (ssize_t)*len) {
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
-		unlink(in);
-		if (pem[0])
-			unlink(pem);
-		return act_fail(a, "cannot stage the image for signing");
+			unlink(in);
+		}
+		rc = act_fail(a, "cannot stage the image for signing");
+		goto done;
 	}
 	close(fd);
 	snprintf(out, sizeof(out), "%s.signed", in);
-	snprintf(cmd, sizeof(cmd),
-		 "sbsign --key '%s' --cert '%s' --output '%s' '%s' "
-		 ">/dev/null 2>&1 && sbverify --cert '%s' '%s' >/dev/null 2>&1",
-		 o->key, o->cert, out, in, o->cert, out);
-	rc = act_run(a, cmd, "sbsign, then sbverify");
-	if (pem[0])
-		unlink(pem);
+	{
+		char *sign[] = { "sbsign",
+				 "--key",
+				 (char *)o->key,
+				 "--cert",
+				 (char *)o->cert,
+				 "--output",
+				 out,
+				 in,
+				 NULL };
+		char *verify[] = { "sbverify", "--cert", (char *)o->cert, out,
+				   NULL };
+
+		rc = act_run(a, sign, "sbsign");
+		if (rc == 0)
+			rc = act_run(a, verify, "sbverify");
+	}
 	if (rc != 0) {
 		unlink(in);
 		unlink(out);
-		return act_fail(a, "signing with %s failed (sbsign/sbverify)",
-				o->key);
+		rc = act_fail(a, "signing with %s failed (sbsign/sbverify)",
+			      given->key ? given->key : shown_key);
+		goto done;
 	}
 	signed_data = fsx_read(out, &n);
 	unlink(in);
 	unlink(out);
-	if (!signed_data)
-		return act_fail(a, "cannot read the signed image");
+	if (!signed_data) {
+		rc = act_fail(a, "cannot read the signed image");
+		goto done;
+	}
 	free(*data);
 	*data = signed_data;
 	*len = n;
-	act_note(a, "signed with %s (verified with sbverify)", o->key);
-	return 0;
+	act_note(a, "signed with %s (verified with sbverify)",
+		 given->key ? given->key : shown_key);
+done:
+	if (pem[0])
+		unlink(pem);
+	if (key[0])
+		unlink(key);
+	if (crt[0])
+		unlink(crt);
+	return rc;
 }
 
 /* Regenerates grub.cfg with the distribution's tool, on the live system;
@@ -353,10 +418,13 @@ int install_regenerate_grub(struct act *a)
 		"grub-mkconfig -o /boot/grub/grub.cfg",
 		"grub2-mkconfig -o /boot/grub2/grub.cfg",
 	};
+	static const char *const names[] = { "update-grub", "grub-mkconfig",
+					     "grub2-mkconfig" };
+	static const char *const cfg_of[] = { "", "/boot/grub/grub.cfg",
+					      "/boot/grub2/grub.cfg" };
 	const char *cfg = fsx_exists(act_path(a, "/boot/grub2/grub.cfg"))
 				  ? "/boot/grub2/grub.cfg"
 				  : "/boot/grub/grub.cfg";
-	char cmd[512];
 	size_t i;
 
 	if (strcmp(a->root, "/") != 0) {
@@ -374,18 +442,20 @@ int install_regenerate_grub(struct act *a)
 		return 0;
 	}
 	for (i = 0; i < 3; i++) {
-		char tool[64];
+		char tool[64], check[64];
+		char *run[] = { tool, "-o", (char *)cfg_of[i], NULL };
+		char *script_check[] = { "grub-script-check", (char *)cfg,
+					 NULL };
 
-		sscanf(tools[i], "%63s", tool);
-		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1",
-			 tool);
-		if (system(cmd) != 0)
+		snprintf(tool, sizeof(tool), "%s", names[i]);
+		if (!act_have_tool(tool))
 			continue;
-		snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", tools[i]);
-		if (act_run(a, cmd, tools[i]) != 0)
+		if (i == 0)
+			run[1] = NULL; /* update-grub takes no arguments */
+		if (act_run(a, run, tools[i]) != 0)
 			return act_fail(a, "%s failed", tools[i]);
-		snprintf(cmd, sizeof(cmd), "grub-script-check %s", cfg);
-		if (act_run(a, cmd, cmd) != 0)
+		snprintf(check, sizeof(check), "grub-script-check %s", cfg);
+		if (act_run(a, script_check, check) != 0)
 			return act_fail(a, "grub-script-check rejects %s", cfg);
 		act_changed(a, cfg, "modified");
 		return 0;
@@ -404,6 +474,7 @@ static int esp_is_fat(struct act *a, const char *esp, struct mount_info *m)
 {
 	const char *test = getenv("TSCTUI_TEST_ANY_ESP_FS");
 	struct statfs sf;
+	int fd, rc;
 
 	if (!detect_mount_of(a->root, esp, m))
 		return act_fail(a,
@@ -417,7 +488,11 @@ static int esp_is_fat(struct act *a, const char *esp, struct mount_info *m)
 				esp, m->type, m->dev, m->dir);
 	if (test && !strcmp(test, "1"))
 		return 0;
-	if (statfs(act_path(a, esp), &sf) != 0)
+	fd = fsx_open_dir(act_path(a, esp));
+	rc = fd < 0 ? -1 : fstatfs(fd, &sf);
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
 		return act_fail(a, "cannot read the file system of %s: %s", esp,
 				strerror(errno));
 	if (sf.f_type != MSDOS_SUPER_MAGIC)

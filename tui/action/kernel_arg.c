@@ -312,15 +312,15 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 
 static int run_grubby(struct act *a, const char *tool, bool on)
 {
-	char cmd[1024], shown[64];
+	char shown[64], arg[32];
+	char *argv[] = { (char *)tool, "--update-kernel=ALL", arg, NULL };
 
-	snprintf(cmd, sizeof(cmd), "'%s' --update-kernel=ALL %s=%s", tool,
-		 on ? "--args" : "--remove-args", TOKEN);
-	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s=%s",
-		 on ? "--args" : "--remove-args", TOKEN);
-	if (act_run(a, cmd, shown) != 0)
-		return act_fail(a, "%s failed", cmd);
-	act_done(a, "ran: %s", cmd);
+	snprintf(arg, sizeof(arg), "%s=%s", on ? "--args" : "--remove-args",
+		 TOKEN);
+	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s", arg);
+	if (act_run(a, argv, shown) != 0)
+		return act_fail(a, "%s failed", shown);
+	act_done(a, "ran: %s", shown);
 	return 0;
 }
 

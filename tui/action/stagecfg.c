@@ -152,7 +152,7 @@ int stagecfg_write(struct act *a, const struct tsctui_conf *c,
  */
 static void uncache(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = fsx_open_read(path);
 
 	if (fd < 0)
 		return;

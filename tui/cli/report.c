@@ -7,6 +7,7 @@
 
 #include "../source/stage_report.h"
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "cli.h"
 
@@ -157,7 +158,10 @@ int cmd_report(const struct globals *g, int argc, char **argv)
 			return app_fail("report: --root is too long");
 		file = path;
 	}
-	data = fileio_read_all(file, REPORT_MAX_INPUT, &len);
+	/* The user's --file as given; the report variable through the
+	 * resolver, as every file under the root. */
+	data = file == path ? fsx_read_max(file, REPORT_MAX_INPUT, &len)
+			    : fileio_read_all(file, REPORT_MAX_INPUT, &len);
 	if (!data) {
 		if (errno == ENOENT && file == path)
 			return app_fail("report: no stage report in this boot "

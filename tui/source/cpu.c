@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "cpu.h"
 
@@ -85,7 +86,7 @@ char *cpu_read_cpuinfo(const char *root, size_t *len)
 
 	if (!path_under(root, "/proc/cpuinfo", path, sizeof(path)))
 		return NULL;
-	return fileio_read_all(path, CPUINFO_READ_MAX, len);
+	return fsx_read_max(path, CPUINFO_READ_MAX, len);
 }
 
 bool cpu_read(const char *root, struct sys_cpu *cpu)

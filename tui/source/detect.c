@@ -37,10 +37,10 @@ static char *mounts(const char *root)
 	char *d;
 
 	path_under(root, "/proc/self/mounts", path, sizeof(path));
-	d = fileio_read_all(path, 1u << 22, &n);
+	d = fsx_read_max(path, 1u << 22, &n);
 	if (!d) {
 		path_under(root, "/proc/mounts", path, sizeof(path));
-		d = fileio_read_all(path, 1u << 22, &n);
+		d = fsx_read_max(path, 1u << 22, &n);
 	}
 	return d;
 }
@@ -98,14 +98,14 @@ bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 	ssize_t n;
 
 	path_under(root, dirsys, dir, sizeof(dir));
-	d = opendir(dir);
+	d = fsx_opendir(dir);
 	if (!d)
 		return false;
 	while (!found && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
+		n = fsx_readlink(link, target, sizeof(target) - 1);
 		if (n < 0)
 			continue;
 		target[n] = '\0';

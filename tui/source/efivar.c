@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "efivar.h"
 
@@ -26,7 +27,7 @@ static uint8_t *read_file(const char *root, const char *name, const char *guid,
 	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-%s", name, guid);
 	if (!path_under(root, sys, path, sizeof(path)))
 		return NULL;
-	data = (uint8_t *)fileio_read_all(path, 1u << 20, &n);
+	data = (uint8_t *)fsx_read_max(path, 1u << 20, &n);
 	if (!data || n < 4) {
 		free(data);
 		return NULL;
@@ -117,7 +118,7 @@ int efivar_any(const char *root, const char *prefix)
 
 	if (!path_under(root, EFIVARS_DIR, path, sizeof(path)))
 		return 0;
-	d = opendir(path);
+	d = fsx_opendir(path);
 	if (!d)
 		return 0;
 	while ((e = readdir(d)))

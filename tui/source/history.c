@@ -10,6 +10,7 @@
 #include "../../common/tsc.h"
 #include "../format/history_record.h"
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "history.h"
 #include "journal.h"
@@ -83,7 +84,7 @@ void history_last_sync_bios(const char *root, char *bios, size_t cap)
 
 	bios[0] = '\0';
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
+	data = fsx_read_max(path, HISTORY_READ_MAX, &len);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		from_record(line, &r);
@@ -117,7 +118,7 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 		return 0;
 	cap = (size_t)max;
 	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = fileio_read_all(path, HISTORY_READ_MAX, &len);
+	data = fsx_read_max(path, HISTORY_READ_MAX, &len);
 	/* The newest max records: a ring, record k at k % max, turned
 	 * oldest first at the end. */
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;

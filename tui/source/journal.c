@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <systemd/sd-journal.h>
 
+#include "../util/fsx.h"
 #include "journal.h"
 
 struct acc {
@@ -71,9 +73,15 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 
 	*boots = NULL;
 	*n = 0;
-	r = dir ? sd_journal_open_directory(&j, dir, 0)
+	/* Another root's journal: its directory opened by the resolver,
+	 * so a link there does not lead to this machine's journal. */
+	int dfd = dir ? fsx_open_dir(dir) : -1;
+
+	r = dir ? (dfd < 0 ? -1 : sd_journal_open_directory_fd(&j, dfd, 0))
 		: sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0) {
+		if (dfd >= 0)
+			close(dfd);
 		*err = "cannot open the systemd journal";
 		return -1;
 	}
@@ -99,6 +107,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 				free(nbp ? nbp : b);
 				free(nac ? nac : acc);
 				sd_journal_close(j);
+				if (dfd >= 0)
+					close(dfd);
 				*err = "out of memory";
 				return -1;
 			}
@@ -131,6 +141,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 		append(&acc[i], line, strlen(line));
 	}
 	sd_journal_close(j);
+	if (dfd >= 0)
+		close(dfd);
 	for (i = 0; i < nb; i++) {
 		b[i].klog = calloc(1, sizeof(*b[i].klog));
 		if (b[i].klog && acc[i].text)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "../util/words.h"
 #include "kernel_cmdline.h"
@@ -116,24 +117,24 @@ void kernel_cmdline_read_next(const char *root, struct sys_cmdline *c)
 
 	c->nnext = 0;
 	path_under(root, "/etc/kernel/cmdline", path, sizeof(path));
-	if ((d = fileio_read_all(path, CONFIG_READ_MAX, &len))) {
+	if ((d = fsx_read_max(path, CONFIG_READ_MAX, &len))) {
 		next_tokens(c, d);
 		free(d);
 	}
 	path_under(root, "/etc/default/grub", path, sizeof(path));
-	if ((d = fileio_read_all(path, CONFIG_READ_MAX, &len))) {
+	if ((d = fsx_read_max(path, CONFIG_READ_MAX, &len))) {
 		next_tokens_shell(c, d);
 		free(d);
 	}
 	path_under(root, "/etc/default/grub.d", path, sizeof(path));
-	dir = opendir(path);
+	dir = fsx_opendir(path);
 	while (dir && (e = readdir(dir))) {
 		size_t n = strlen(e->d_name);
 
 		if (n < 5 || strcmp(e->d_name + n - 4, ".cfg"))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-		if ((d = fileio_read_all(file, CONFIG_READ_MAX, &len))) {
+		if ((d = fsx_read_max(file, CONFIG_READ_MAX, &len))) {
 			next_tokens_shell(c, d);
 			free(d);
 		}
@@ -151,7 +152,7 @@ bool kernel_cmdline_nowatchdog(const char *root)
 
 	if (!path_under(root, NOWATCHDOG_SETTING, path, sizeof(path)))
 		return false;
-	if ((d = fileio_read_all(path, SETTING_READ_MAX, &len))) {
+	if ((d = fsx_read_max(path, SETTING_READ_MAX, &len))) {
 		on = !strncmp(d, "on", strlen("on"));
 		free(d);
 	}

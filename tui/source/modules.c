@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "modules.h"
 
@@ -53,7 +54,7 @@ static void builtins(const char *root, struct sys_modules *m)
 	for (i = 0; i < NKNOWN; i++) {
 		snprintf(sys, sizeof(sys), "/sys/module/%s", known[i].name);
 		if (path_under(root, sys, path, sizeof(path)) &&
-		    access(path, F_OK) == 0)
+		    fsx_is_dir(path))
 			mark(m, known[i].name, strlen(known[i].name));
 	}
 }
@@ -66,7 +67,7 @@ void modules_read(const char *root, struct sys_modules *m)
 
 	memset(m, 0, sizeof(*m));
 	path_under(root, "/proc/modules", path, sizeof(path));
-	if (access(path, F_OK) != 0) {
+	if (!fsx_exists(path)) {
 		builtins(root, m);
 		return; /* supported stays false */
 	}
@@ -88,7 +89,7 @@ void modules_read(const char *root, struct sys_modules *m)
 			kmod_module_unref_list(list);
 		}
 		kmod_unref(ctx);
-	} else if ((d = fileio_read_all(path, 1 << 20, &len))) {
+	} else if ((d = fsx_read_max(path, 1 << 20, &len))) {
 		modules_parse_proc(d, m);
 		free(d);
 	}

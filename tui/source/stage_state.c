@@ -89,7 +89,7 @@ static void since_of(const char *path, char *out, size_t cap)
 	struct tm tm;
 
 	out[0] = '\0';
-	if (stat(path, &st) == 0 && gmtime_r(&st.st_mtime, &tm))
+	if (fsx_stat(path, &st) == 0 && gmtime_r(&st.st_mtime, &tm))
 		strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

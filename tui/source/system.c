@@ -8,6 +8,7 @@
 
 #include "../../common/cpuid.h"
 #include "../util/fileio.h"
+#include "../util/fsx.h"
 #include "../util/path.h"
 #include "config.h"
 #include "efivar.h"
@@ -25,7 +26,7 @@ bool system_read_line(const char *root, const char *sys, char *out, size_t cap)
 	out[0] = '\0';
 	if (!path_under(root, sys, path, sizeof(path)))
 		return false;
-	d = fileio_read_all(path, 1 << 16, &len);
+	d = fsx_read_max(path, 1 << 16, &len);
 	if (!d)
 		return false;
 	d[strcspn(d, "\n")] = '\0';
@@ -168,7 +169,7 @@ static int read_all(const char *root, const char *kernel_log, bool with_klog,
 		s->cpu.hypervisor = ci.hypervisor || s->cpu.hypervisor;
 	}
 	path_under(root, "/proc/cmdline", path, sizeof(path));
-	if ((d = fileio_read_all(path, 1 << 16, &len))) {
+	if ((d = fsx_read_max(path, 1 << 16, &len))) {
 		kernel_cmdline_parse(d, &s->cmdline);
 		free(d);
 	}
@@ -196,8 +197,8 @@ static int read_all(const char *root, const char *kernel_log, bool with_klog,
 		note(s, "this kernel has no module support (no /proc/modules): "
 			"the modules tsctui would load must be built in");
 	path_under(root, "/dev/kvm", path, sizeof(path));
-	s->kvm_host = access(path, F_OK) == 0 || s->modules.kvm_amd ||
-		      s->modules.kvm_intel;
+	s->kvm_host =
+		fsx_exists(path) || s->modules.kvm_amd || s->modules.kvm_intel;
 	return 0;
 }
 

@@ -9,23 +9,29 @@
 #include "fileio.h"
 
 /*
- * A named path is read only if it is a regular file, a directory (which
- * fails at the read) or a pipe: a device would block (a terminal) or never
- * end (/dev/zero), and another machine's tree under --root may hold one
- * anywhere.  Opened without blocking, so a FIFO no one writes to does not
- * hang the open; its read then ends at once, with nothing, while a pipe
- * with a writer (`<(...)`) is read to its end.
+ * A named path is read only if it is a regular file or a pipe: a device
+ * would block (a terminal) or never end (/dev/zero), so its type is asked
+ * before it is opened (its driver's open() never runs).  Opened without
+ * blocking, so a FIFO no one writes to does not hang the open; its read
+ * then ends at once, with nothing, while a pipe with a writer (`<(...)`)
+ * is read to its end.
  */
 static int open_readable(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
+	int fd;
 
+	if (stat(path, &st) != 0)
+		return -1;
+	if (!(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 ||
-	    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
-	      S_ISFIFO(st.st_mode)) ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) ||
 	    fcntl(fd, F_SETFL, 0) != 0) {
 		close(fd);
 		errno = EINVAL;
@@ -36,17 +42,29 @@ static int open_readable(const char *path)
 
 char *fileio_read_all(const char *path, size_t max, size_t *len)
 {
-	int fd = strcmp(path, "-") == 0 ? 0 : open_readable(path);
+	int fd = strcmp(path, "-") == 0 ? 0 : open_readable(path), saved;
+	char *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fileio_read_fd(fd, max, len);
+	saved = errno;
+	if (fd != 0)
+		close(fd);
+	errno = saved;
+	return d;
+}
+
+char *fileio_read_fd(int fd, size_t max, size_t *len)
+{
 	size_t cap = 4096, n = 0;
 	char *buf = NULL, *nb;
 	ssize_t r;
 	int saved;
 
-	if (fd < 0)
-		return NULL;
 	buf = malloc(cap + 1);
 	if (!buf)
-		goto fail;
+		return NULL;
 	for (;;) {
 		if (n == cap) {
 			if (cap >= max) {
@@ -68,16 +86,12 @@ char *fileio_read_all(const char *path, size_t max, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	if (fd != 0)
-		close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
 fail:
 	saved = errno;
 	free(buf);
-	if (fd > 0)
-		close(fd);
 	errno = saved;
 	return NULL;
 }

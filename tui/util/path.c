@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -114,6 +118,189 @@ static char *resolve(const char *root, const char *abs, char *buf, size_t cap,
 	return buf;
 }
 
+/* ---- the resolver: every file access under the root ---- */
+
+/* The root registered by path_root_set: its string as given (trailing
+ * slashes dropped, "" for "/") and a directory fd every lookup starts at. */
+static struct {
+	char dir[PATH_UNDER_MAX];
+	size_t len;
+	int fd;
+	bool walk; /* no openat2 here (or forced by the tests) */
+} root_reg = { "", 0, -1, false };
+
+int path_root_set(const char *root)
+{
+	size_t rl = root_len(root);
+	const char *env = getenv("TSCTUI_TEST_NO_OPENAT2");
+	int fd;
+
+	if (rl >= sizeof(root_reg.dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(rl ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (root_reg.fd >= 0)
+		close(root_reg.fd);
+	memcpy(root_reg.dir, root, rl);
+	root_reg.dir[rl] = '\0';
+	root_reg.len = rl;
+	root_reg.fd = fd;
+	root_reg.walk = env && env[0] == '1';
+	return 0;
+}
+
+static int root_fd(void)
+{
+	if (root_reg.fd < 0 && path_root_set("/") != 0)
+		return -1;
+	return root_reg.fd;
+}
+
+/* The part of path below the root ("" for the root itself), or NULL when
+ * path is not under it (a file the user named, a temporary file). */
+static const char *in_root(const char *path)
+{
+	size_t rl = root_reg.len;
+
+	if (rl == 0)
+		return path[0] == '/' ? path : NULL;
+	if (strncmp(path, root_reg.dir, rl) == 0 &&
+	    (path[rl] == '/' || path[rl] == '\0'))
+		return path + rl;
+	return NULL;
+}
+
+/*
+ * Without openat2: the walk above (path_under's) says where the links
+ * lead, then every component of the answer is opened from the root's fd
+ * with O_NOFOLLOW, so a link that appeared meanwhile fails the lookup
+ * instead of leading anywhere.
+ */
+static int walk_dir(const char *rel)
+{
+	char buf[PATH_UNDER_MAX], *p, *comp;
+	int cur, next;
+
+	if (root_reg.len == 0)
+		return open(rel[0] ? rel : "/",
+			    O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!resolve(root_reg.dir, rel[0] ? rel : "/", buf, sizeof(buf),
+		     true)) {
+		errno = ELOOP;
+		return -1;
+	}
+	cur = dup(root_fd());
+	for (p = buf + root_reg.len; cur >= 0 && *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		p += strcspn(p, "/");
+		if (*p)
+			*p++ = '\0';
+		next = openat(cur, comp,
+			      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+/* The directory rel names under the root, as an O_PATH fd: every link
+ * on the way resolved with the root as "/", ".." stopping at it. */
+static int open_dir_in_root(const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *r = rel;
+	long fd;
+
+	if (root_fd() < 0)
+		return -1;
+	while (*r == '/')
+		r++;
+	if (!root_reg.walk) {
+		fd = syscall(SYS_openat2, root_reg.fd, r[0] ? r : ".", &how,
+			     sizeof(how));
+		if (fd >= 0 || (errno != ENOSYS && errno != E2BIG))
+			return (int)fd;
+		root_reg.walk = true; /* a kernel before 5.6 */
+	}
+	return walk_dir(rel);
+}
+
+int path_parent(const char *path, char *leaf, size_t cap)
+{
+	char dir[PATH_UNDER_MAX], *slash;
+	const char *rel = path[0] ? in_root(path) : NULL;
+	size_t n;
+	bool whole;
+
+	if (!path[0]) {
+		/* what path_under leaves when the links loop */
+		errno = ELOOP;
+		return -1;
+	}
+	if (root_fd() < 0)
+		return -1;
+	n = strlen(rel ? rel : path);
+	if (n >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, rel ? rel : path, n + 1);
+	while (n > 1 && dir[n - 1] == '/')
+		dir[--n] = '\0';
+	slash = strrchr(dir, '/');
+	snprintf(leaf, cap, "%s", slash ? slash + 1 : dir);
+	whole = !leaf[0] || !strcmp(leaf, ".") || !strcmp(leaf, "..");
+	if (whole)
+		snprintf(leaf, cap, ".");
+	else if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (strlen(leaf) >= cap) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (rel)
+		return open_dir_in_root(dir);
+	/* The user's own file: taken as given. */
+	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+char *path_link_target(const char *path, const char *text, char *out,
+		       size_t cap)
+{
+	char dir[PATH_UNDER_MAX], *slash;
+	int n;
+
+	if (text[0] == '/') {
+		n = snprintf(out, cap, "%s%s",
+			     in_root(path) ? root_reg.dir : "", text);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			slash[1] = '\0';
+		else
+			dir[0] = '\0';
+		n = snprintf(out, cap, "%s%s", dir, text);
+	}
+	if (n < 0 || (size_t)n >= cap) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return out;
+}
+
 char *path_under(const char *root, const char *abs, char *buf, size_t cap)
 {
 	size_t rl = root_len(root);
@@ -124,7 +311,11 @@ char *path_under(const char *root, const char *abs, char *buf, size_t cap)
 		n = snprintf(buf, cap, "%s", abs);
 		return n < 0 || (size_t)n >= cap ? NULL : buf;
 	}
-	return resolve(root, abs, buf, cap, true);
+	if (!resolve(root, abs, buf, cap, true)) {
+		errno = ELOOP;
+		return NULL;
+	}
+	return buf;
 }
 
 char *path_under_nofollow(const char *root, const char *abs, char *buf,
@@ -132,7 +323,11 @@ char *path_under_nofollow(const char *root, const char *abs, char *buf,
 {
 	if (root_len(root) == 0)
 		return path_under(root, abs, buf, cap);
-	return resolve(root, abs, buf, cap, false);
+	if (!resolve(root, abs, buf, cap, false)) {
+		errno = ELOOP;
+		return NULL;
+	}
+	return buf;
 }
 
 char *path_join(const char *dir, const char *rel, char *out, size_t cap)

@@ -17,8 +17,29 @@
  * kernel accepts in one call. */
 #define PATH_UNDER_MAX 4096
 
+/*
+ * The resolver (DESIGN.md 8.1).  path_root_set registers the root (main,
+ * from --root; "/" until then) and opens it once; from then on every file
+ * access to a path under it (fsx.h) starts at that directory fd and
+ * resolves inside it: openat2(RESOLVE_IN_ROOT) where the kernel has it,
+ * else a walk of O_NOFOLLOW opens from the root's fd.  A path that is not
+ * under the root is one the user named (or a temporary file) and is taken
+ * as given.
+ */
+int path_root_set(const char *root);
+/* The directory holding path's last component, resolved inside the root,
+ * as an O_PATH fd; the component goes to leaf ("." when path names a
+ * directory by "", "." or "..").  -1 with errno: ELOOP for a link loop,
+ * and for "" (what path_under's callers hold when its links looped). */
+int path_parent(const char *path, char *leaf, size_t cap);
+/* Where a link at path with the text `text` leads: an absolute text is
+ * taken from the root, a relative one from path's directory.  NULL with
+ * ENAMETOOLONG if it won't fit. */
+char *path_link_target(const char *path, const char *text, char *out,
+		       size_t cap);
+
 /* root + abs (abs starts with '/'), every link in it resolved inside root;
- * returns buf, or NULL if it won't fit or the links loop. */
+ * returns buf, or NULL (errno ELOOP) if it won't fit or the links loop. */
 char *path_under(const char *root, const char *abs, char *buf, size_t cap);
 /* The same, but a link as the last component is left as it is: for
  * creating, replacing or removing the link itself. */
