@@ -47,9 +47,13 @@ int config_read(const char *root, struct tsctui_conf *c, const char **why)
 	}
 	data = fsx_read(path, &len);
 	if (!data) {
+		static char msg[128];
+
 		if (errno == ENOENT)
 			return 0;
-		*why = "cannot read " TSCTUI_CONF;
+		snprintf(msg, sizeof(msg), "cannot read " TSCTUI_CONF ": %s",
+			 strerror(errno));
+		*why = msg;
 		return -1;
 	}
 	for (line = strtok_r(data, "\n", &save); line;

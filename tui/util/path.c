@@ -301,6 +301,24 @@ char *path_link_target(const char *path, const char *text, char *out,
 	return out;
 }
 
+/*
+ * Where the walk gave up (its links loop, or their texts make the path too
+ * long): root + abs as it is, so that the file access itself, through the
+ * resolver, fails with the kernel's reason (ELOOP), instead of an empty
+ * string that means the working directory.  NULL only if that won't fit.
+ */
+static char *unresolved(const char *root, const char *abs, char *buf,
+			size_t cap)
+{
+	int n = snprintf(buf, cap, "%.*s%s", (int)root_len(root), root, abs);
+
+	if (n < 0 || (size_t)n >= cap) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return buf;
+}
+
 char *path_under(const char *root, const char *abs, char *buf, size_t cap)
 {
 	size_t rl = root_len(root);
@@ -311,11 +329,9 @@ char *path_under(const char *root, const char *abs, char *buf, size_t cap)
 		n = snprintf(buf, cap, "%s", abs);
 		return n < 0 || (size_t)n >= cap ? NULL : buf;
 	}
-	if (!resolve(root, abs, buf, cap, true)) {
-		errno = ELOOP;
-		return NULL;
-	}
-	return buf;
+	if (resolve(root, abs, buf, cap, true))
+		return buf;
+	return unresolved(root, abs, buf, cap);
 }
 
 char *path_under_nofollow(const char *root, const char *abs, char *buf,
@@ -323,11 +339,9 @@ char *path_under_nofollow(const char *root, const char *abs, char *buf,
 {
 	if (root_len(root) == 0)
 		return path_under(root, abs, buf, cap);
-	if (!resolve(root, abs, buf, cap, false)) {
-		errno = ELOOP;
-		return NULL;
-	}
-	return buf;
+	if (resolve(root, abs, buf, cap, false))
+		return buf;
+	return unresolved(root, abs, buf, cap);
 }
 
 char *path_join(const char *dir, const char *rel, char *out, size_t cap)

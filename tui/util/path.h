@@ -39,7 +39,8 @@ char *path_link_target(const char *path, const char *text, char *out,
 		       size_t cap);
 
 /* root + abs (abs starts with '/'), every link in it resolved inside root;
- * returns buf, or NULL (errno ELOOP) if it won't fit or the links loop. */
+ * returns buf, or NULL if it won't fit.  Where the links loop, root + abs
+ * unresolved: accessing it then fails with ELOOP, in the resolver. */
 char *path_under(const char *root, const char *abs, char *buf, size_t cap);
 /* The same, but a link as the last component is left as it is: for
  * creating, replacing or removing the link itself. */

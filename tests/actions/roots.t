@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Hostile roots (issue 24, DESIGN.md 8.1): a disk mounted for recovery is
+data, not code.  For each kind of file access tsctui has (atomic write,
+modify, append, backup copy, restore, read, directory create, lock), one
+file that uses it is made into each hostile thing in turn: a link to a
+victim outside the root at the file, at its .tsctui-new, at its backup,
+at its parent directory; a FIFO; a character node; a block node (of a
+loop device this test sets up); a link loop.  The commands that reach the
+file then run, and after each one:
+
+- nothing outside the root changed: the victim file (bytes and mode), the
+  loop device's first bytes and mode, the working directory;
+- no FIFO or device node in the root was opened (inotify on each: a
+  driver's open() runs the moment a node is opened, whatever comes after);
+- no file in the root holds the victim's secret (a read that left the
+  root and copied a host file in);
+- the command worked, or failed with exit 2 and one line on stderr, and
+  did not hang.
+
+A BLS entry named with a tab, a newline and ESC goes through kernel-arg
+and uninstall and the root comes back as it was."""
+import ctypes
+import os
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import fixtures as fx  # noqa: E402
+from paths import BUILD, TSCTUI  # noqa: E402
+from tap import Tap  # noqa: E402
+
+WORK = os.path.join(BUILD, "roots-tests")
+OUTSIDE = os.path.join(WORK, "outside")
+VICTIM = os.path.join(OUTSIDE, "victim")
+SECRET = b"victim-secret-5f1c9e: not the disk's\n"
+CWD = os.path.join(WORK, "cwd")
+LOOP_HEAD = b"LOOP-VICTIM-HEAD" * 256
+TIMEOUT = 15
+
+# kind: (template, the file, the commands that reach it, in order)
+KINDS = [
+    ("atomic write", "plain", "/etc/tsctui/nowatchdog",
+     [["kernel-arg", "nowatchdog", "on"], ["uninstall"]]),
+    ("modify (guard reset)", "installed", "/boot/grub/grubenv",
+     [["guard", "reset"], ["mode", "sync"], ["uninstall"]]),
+    ("append", "installed", "/var/lib/tsctui/history",
+     [["boot-ok"], ["history"]]),
+    ("backup copy", "plain", "/boot/grub/grubenv",
+     [["install"], ["uninstall"]]),
+    ("restore", "bls",
+     "/var/lib/tsctui/backup/efi/loader/entries/debian-6.1.0-28-amd64.conf",
+     [["uninstall"]]),
+    ("read", "installed", "/etc/tsctui/tsctui.conf",
+     [["status"], ["mode", "off"]]),
+    ("directory create", "plain", "/etc/default/grub.d",
+     [["kernel-arg", "nowatchdog", "on"], ["uninstall"]]),
+    ("lock", "installed", "/run/tsctui.lock", [["mode", "off"]]),
+]
+VECTORS = ["link", "link at .tsctui-new", "link at backup",
+           "link at parent", "fifo", "char node", "block node",
+           "link loop"]
+
+t = Tap()
+print(f"1..{len(KINDS) * len(VECTORS) + 3}")
+sys.stdout.flush()
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(CWD)
+
+# ---- the victims outside -------------------------------------------------
+
+
+def make_outside():
+    shutil.rmtree(OUTSIDE, ignore_errors=True)
+    os.makedirs(os.path.join(OUTSIDE, "dir"))
+    with open(VICTIM, "wb") as f:
+        f.write(SECRET)
+    os.chmod(VICTIM, 0o600)
+
+
+make_outside()
+img = os.path.join(WORK, "loop.img")
+with open(img, "wb") as f:
+    f.write(LOOP_HEAD + b"\0" * (1 << 20))
+r = subprocess.run(["losetup", "--find", "--show", img],
+                   capture_output=True, text=True)
+LOOP = r.stdout.strip()
+t.ok(r.returncode == 0 and LOOP.startswith("/dev/loop"),
+     "a loop device on a file of this test's own, as a victim block "
+     "device", r.stderr)
+if not LOOP.startswith("/dev/loop"):
+    sys.exit(1)
+os.chmod(LOOP, 0o600)
+LOOP_RDEV = os.stat(LOOP).st_rdev
+
+
+def loop_state():
+    with open(LOOP, "rb") as f:
+        head = f.read(len(LOOP_HEAD))
+    return head, stat.S_IMODE(os.stat(LOOP).st_mode)
+
+
+LOOP_BEFORE = loop_state()
+
+# ---- inotify: was a node in the root opened? ----------------------------
+libc = ctypes.CDLL(None, use_errno=True)
+IN_OPEN = 0x20
+IN_NONBLOCK = os.O_NONBLOCK
+INOTIFY = libc.inotify_init1(IN_NONBLOCK | os.O_CLOEXEC)
+
+
+def watch(path):
+    return libc.inotify_add_watch(INOTIFY, path.encode(), IN_OPEN)
+
+
+def opened():
+    """The watched nodes opened since the last call."""
+    wds = set()
+    while True:
+        try:
+            buf = os.read(INOTIFY, 65536)
+        except BlockingIOError:
+            return wds
+        i = 0
+        while i + 16 <= len(buf):
+            wd, mask, _, n = struct.unpack_from("iIII", buf, i)
+            if mask & IN_OPEN:
+                wds.add(wd)
+            i += 16 + n
+
+
+# ---- templates, copied per case -----------------------------------------
+TEMPLATES = {}
+TEMPLATES["plain"] = fx.debian_grub(os.path.join(WORK, "tpl-plain"))
+TEMPLATES["installed"] = fx.debian_grub(os.path.join(WORK, "tpl-installed"))
+r = subprocess.run([TSCTUI, "--root", TEMPLATES["installed"], "install"],
+                   capture_output=True, text=True)
+TEMPLATES["bls"] = fx.systemd_boot(os.path.join(WORK, "tpl-bls"))
+k = subprocess.run([TSCTUI, "--root", TEMPLATES["bls"], "kernel-arg",
+                    "nowatchdog", "on"], capture_output=True, text=True)
+if r.returncode != 0 or k.returncode != 0:
+    subprocess.run(["losetup", "-d", LOOP], capture_output=True)
+    print(f"Bail out! the templates failed: {r.stderr} {k.stderr}")
+    sys.exit(1)
+
+
+def new_root(template, name):
+    root = os.path.join(WORK, name)
+    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run(["cp", "-a", TEMPLATES[template], root], check=True)
+    return root
+
+
+def place(root, sys_path, vector):
+    """Makes the hostile thing; returns the special nodes to watch."""
+    p = os.path.join(root, sys_path.lstrip("/"))
+    nodes = []
+
+    def clear(q):
+        if os.path.islink(q) or os.path.isfile(q):
+            os.unlink(q)
+        elif os.path.isdir(q):
+            shutil.rmtree(q)
+        os.makedirs(os.path.dirname(q), exist_ok=True)
+
+    if vector == "link":
+        clear(p)
+        os.symlink(VICTIM, p)
+    elif vector == "link at .tsctui-new":
+        q = p + ".tsctui-new"
+        clear(q)
+        os.symlink(LOOP, q)
+    elif vector == "link at backup":
+        q = os.path.join(root, "var/lib/tsctui/backup", sys_path.lstrip("/"))
+        clear(q)
+        os.symlink(VICTIM, q)
+    elif vector == "link at parent":
+        q = os.path.dirname(p)
+        clear(q)
+        os.symlink(os.path.join(OUTSIDE, "dir"), q)
+    elif vector == "fifo":
+        clear(p)
+        os.mkfifo(p)
+        nodes.append(p)
+    elif vector == "char node":
+        clear(p)
+        os.mknod(p, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+        nodes.append(p)
+    elif vector == "block node":
+        clear(p)
+        os.mknod(p, 0o600 | stat.S_IFBLK, LOOP_RDEV)
+        nodes.append(p)
+    elif vector == "link loop":
+        clear(p)
+        os.symlink(os.path.basename(p) + ".loop", p)
+        os.symlink(os.path.basename(p), p + ".loop")
+    return nodes
+
+
+def secret_inside(root):
+    for d, _, files in os.walk(root):
+        for n in files:
+            q = os.path.join(d, n)
+            st = os.lstat(q)
+            if stat.S_ISREG(st.st_mode) and st.st_size < (1 << 20):
+                with open(q, "rb") as f:
+                    if SECRET in f.read():
+                        return os.path.relpath(q, root)
+    return None
+
+
+def run(root, args):
+    try:
+        return subprocess.run([TSCTUI, "--root", root, *args], cwd=CWD,
+                              capture_output=True, encoding="utf-8",
+                              errors="replace", timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def check(root, commands, nodes):
+    """Runs the commands; returns what went wrong (empty: nothing)."""
+    wrong = []
+    outside = fx.tree(OUTSIDE)
+    wds = {watch(n): n for n in nodes}
+    opened()
+    for args in commands:
+        r = run(root, args)
+        cmd = " ".join(args)
+        if r is None:
+            wrong.append(f"{cmd}: still running after {TIMEOUT} s")
+            continue
+        if r.returncode not in (0, 1, 2) or (
+                r.returncode == 2 and r.stderr.count("\n") != 1):
+            wrong.append(f"{cmd}: exit {r.returncode}, stderr "
+                         f"{r.stderr!r}")
+        d = fx.differ(outside, fx.tree(OUTSIDE))
+        if d:
+            wrong.append(f"{cmd}: outside changed: {d[:3]}")
+        if loop_state() != LOOP_BEFORE:
+            wrong.append(f"{cmd}: the loop device changed: "
+                         f"{loop_state()[0][:16]!r} mode "
+                         f"{loop_state()[1]:o}")
+        if os.listdir(CWD):
+            wrong.append(f"{cmd}: left {os.listdir(CWD)} in its working "
+                         "directory")
+        got = opened()
+        if got:
+            wrong.append(f"{cmd}: opened {[wds.get(w, w) for w in got]}")
+        s = secret_inside(root)
+        if s:
+            wrong.append(f"{cmd}: copied the victim's bytes into {s}")
+    for w in wds:
+        libc.inotify_rm_watch(INOTIFY, w)
+    opened()
+    return wrong
+
+
+def repair():
+    """Puts the victims back after a case that changed them, so the next
+    case starts clean."""
+    make_outside()
+    if loop_state() != LOOP_BEFORE:
+        with open(LOOP, "r+b") as f:
+            f.write(LOOP_HEAD)
+        os.chmod(LOOP, 0o600)
+    for n in os.listdir(CWD):
+        q = os.path.join(CWD, n)
+        shutil.rmtree(q) if os.path.isdir(q) else os.unlink(q)
+
+
+try:
+    for kind, template, path, commands in KINDS:
+        for vector in VECTORS:
+            name = f"{kind}-{vector}".replace(" ", "-").replace("/", "")
+            root = new_root(template, name)
+            nodes = place(root, path, vector)
+            wrong = check(root, commands, nodes)
+            t.ok(not wrong, f"{kind} ({path}), {vector}: "
+                 f"{', '.join(' '.join(c) for c in commands)} stay inside "
+                 "the root", "\n".join(wrong))
+            if wrong:
+                repair()
+            shutil.rmtree(root, ignore_errors=True)
+
+    # A link loop for a file tsctui writes is an error, never "": no
+    # ./.tsctui-new in the working directory (checked above) and a line
+    # that says what is wrong.
+    root = new_root("plain", "loop-says")
+    place(root, "/etc/tsctui", "link loop")
+    before = fx.tree(root)
+    r = run(root, ["kernel-arg", "nowatchdog", "on"])
+    d = fx.differ(before, fx.tree(root))
+    t.ok(r is not None and r.returncode == 2 and
+         "symbolic links" in r.stderr and not os.listdir(CWD) and not d,
+         "a link loop at the directory of a file kernel-arg writes: exit "
+         "2, the loop named, nothing changed", f"{r and r.stderr} {d[:3]}")
+
+    # The name of a BLS entry is the disk's: a tab, a newline and ESC in it
+    # go into the ledger and come back out.
+    root = fx.systemd_boot(os.path.join(WORK, "bls-name"))
+    weird = "deb\tian\n6.1\x1b[31m.conf"
+    fx.write(root, "/efi/loader/entries/" + weird,
+             "title Debian\nlinux /vmlinuz\noptions root=UUID=0f quiet\n")
+    before = fx.tree(root)
+    k = run(root, ["kernel-arg", "nowatchdog", "on"])
+    with open(os.path.join(root, "efi/loader/entries", weird)) as f:
+        edited = "nowatchdog" in f.read()
+    u = run(root, ["uninstall"])
+    d = fx.differ(before, fx.tree(root))
+    t.ok(k and u and k.returncode == 0 and edited and u.returncode == 0 and
+         not d, "a BLS entry named with a tab, a newline and ESC: "
+         "kernel-arg on edits it, uninstall gives back every byte",
+         f"{k and k.stderr!r} / {u and u.stderr!r} {d[:3]}")
+finally:
+    subprocess.run(["losetup", "-d", LOOP], capture_output=True)
+    os.close(INOTIFY)
+
+shutil.rmtree(WORK, ignore_errors=True)
+sys.exit(1 if t.failed else 0)
