@@ -304,8 +304,14 @@ try:
     # go into the ledger and come back out.
     root = fx.systemd_boot(os.path.join(WORK, "bls-name"))
     weird = "deb\tian\n6.1\x1b[31m.conf"
-    fx.write(root, "/efi/loader/entries/" + weird,
-             "title Debian\nlinux /vmlinuz\noptions root=UUID=0f quiet\n")
+    entry = b"title Debian\nlinux /vmlinuz\noptions root=UUID=0f quiet\n"
+    fx.write(root, "/efi/loader/entries/" + weird, entry)
+    # and every byte value 1-255 ('/' aside: no file name holds it)
+    for names in (bytes(c for c in range(1, 128) if c != 0x2f),
+                  bytes(range(128, 256))):
+        with open(os.path.join(root.encode(), b"efi/loader/entries",
+                               names + b".conf"), "wb") as f:
+            f.write(entry)
     before = fx.tree(root)
     k = run(root, ["kernel-arg", "nowatchdog", "on"])
     with open(os.path.join(root, "efi/loader/entries", weird)) as f:
@@ -313,8 +319,9 @@ try:
     u = run(root, ["uninstall"])
     d = fx.differ(before, fx.tree(root))
     t.ok(k and u and k.returncode == 0 and edited and u.returncode == 0 and
-         not d, "a BLS entry named with a tab, a newline and ESC: "
-         "kernel-arg on edits it, uninstall gives back every byte",
+         not d, "BLS entries named with a tab, a newline and ESC, and with "
+         "every byte 1-255: kernel-arg on edits them, the ledger reads "
+         "back, uninstall gives back every byte",
          f"{k and k.stderr!r} / {u and u.stderr!r} {d[:3]}")
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)

@@ -197,6 +197,76 @@ static bool entry_valid(enum ledger_kind k, const char *p)
 	return true;
 }
 
+/*
+ * A ledger line is "KIND PATH".  The path is the disk's (a BLS entry's
+ * name may hold any byte but '/' and NUL), so a control character, DEL or
+ * a backslash in it is written C-style: \\, \t, \n, else \xHH.  Then a
+ * line is one line whatever the name, and every path reads back as it was
+ * written.
+ */
+static void put_escaped(FILE *f, const char *p)
+{
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\\')
+			fputs("\\\\", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static int hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* put_escaped's reverse, in place.  An escape it never writes is damage:
+ * so no escape can make a '/', a '.' or a NUL, and a line that passed
+ * path_is_clean before unescaping has the same components after. */
+static bool unescape(char *s)
+{
+	char *w = s;
+	int hi, lo, v;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*w++ = *s;
+			continue;
+		}
+		s++;
+		if (*s == '\\') {
+			*w++ = '\\';
+		} else if (*s == 't') {
+			*w++ = '\t';
+		} else if (*s == 'n') {
+			*w++ = '\n';
+		} else if (*s == 'x' && (hi = hex(s[1])) >= 0 &&
+			   (lo = hex(s[2])) >= 0) {
+			v = hi << 4 | lo;
+			if (v == 0 || v == '\t' || v == '\n' ||
+			    (v >= 0x20 && v != 0x7f))
+				return false;
+			*w++ = (char)v;
+			s += 2;
+		} else {
+			return false;
+		}
+	}
+	*w = '\0';
+	return true;
+}
+
 int act_ledger_load(struct act *a)
 {
 	char *data, *line, *save = NULL, *sp;
@@ -209,6 +279,14 @@ int act_ledger_load(struct act *a)
 			       ? 0
 			       : act_fail(a, "cannot read %s: %s",
 					  TSCTUI_LEDGER, strerror(errno));
+	/* A NUL would end the text early and drop every line after it. */
+	if (memchr(data, '\0', len)) {
+		free(data);
+		return act_fail(a,
+				"%s is damaged (a NUL byte); not touching "
+				"anything",
+				TSCTUI_LEDGER);
+	}
 	for (line = strtok_r(data, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		sp = strchr(line, ' ');
@@ -219,7 +297,8 @@ int act_ledger_load(struct act *a)
 				if (strcmp(line, kind_names[k]) == 0)
 					break;
 		}
-		if (k == NKINDS || !entry_valid((enum ledger_kind)k, sp + 1)) {
+		if (k == NKINDS || !entry_valid((enum ledger_kind)k, sp + 1) ||
+		    !unescape(sp + 1)) {
 			free(data);
 			return act_fail(a,
 					"%s is damaged; not touching "
@@ -283,9 +362,11 @@ int act_ledger_save(struct act *a)
 	f = open_memstream(&out, &len);
 	if (!f)
 		return act_fail(a, "out of memory");
-	for (i = 0; i < a->nledger; i++)
-		fprintf(f, "%s %s\n", kind_names[a->ledger[i].kind],
-			a->ledger[i].path);
+	for (i = 0; i < a->nledger; i++) {
+		fprintf(f, "%s ", kind_names[a->ledger[i].kind]);
+		put_escaped(f, a->ledger[i].path);
+		fputc('\n', f);
+	}
 	fclose(f);
 	rc = fsx_write_atomic(act_path_nofollow(a, TSCTUI_LEDGER), out, len,
 			      0644);
