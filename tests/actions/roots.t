@@ -46,7 +46,7 @@ KINDS = [
     ("atomic write", "plain", "/etc/tsctui/nowatchdog",
      [["kernel-arg", "nowatchdog", "on"], ["uninstall"]]),
     ("modify (guard reset)", "installed", "/boot/grub/grubenv",
-     [["guard", "reset"], ["mode", "sync"], ["uninstall"]]),
+     [["guard", "reset"], ["mode", "sync"], ["boot-ok"], ["uninstall"]]),
     ("append", "installed", "/var/lib/tsctui/history",
      [["boot-ok"], ["history"]]),
     ("backup copy", "plain", "/boot/grub/grubenv",
@@ -65,7 +65,7 @@ VECTORS = ["link", "link at .tsctui-new", "link at backup",
            "link loop"]
 
 t = Tap()
-print(f"1..{len(KINDS) * len(VECTORS) + 3}")
+print(f"1..{len(KINDS) * len(VECTORS) + 4}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -323,6 +323,30 @@ try:
          "every byte 1-255: kernel-arg on edits them, the ledger reads "
          "back, uninstall gives back every byte",
          f"{k and k.stderr!r} / {u and u.stderr!r} {d[:3]}")
+
+    # A file tsctui changed, replaced by a link afterwards: uninstall puts
+    # the original back in place of the link and never writes through it
+    # (the link's target is someone else's file).
+    root = new_root("bls", "restore-over-link")
+    entry = os.path.join(root, "efi/loader/entries/debian-6.1.0-28-amd64.conf")
+    backup = os.path.join(root, "var/lib/tsctui/backup",
+                          "efi/loader/entries/debian-6.1.0-28-amd64.conf")
+    with open(backup, "rb") as f:
+        original = f.read()
+    os.unlink(entry)
+    os.symlink("../loader.conf", entry)
+    conf = os.path.join(root, "efi/loader/loader.conf")
+    with open(conf, "rb") as f:
+        conf_before = f.read()
+    u = run(root, ["uninstall"])
+    with open(conf, "rb") as f:
+        conf_after = f.read()
+    restored = not os.path.islink(entry) and open(entry, "rb").read()
+    t.ok(u and u.returncode == 0 and conf_after == conf_before and
+         restored == original,
+         "uninstall restoring a BLS entry that was replaced by a link: the "
+         "link's target is untouched, the entry comes back as a file",
+         f"{u and u.stderr} {conf_after[:40]!r} {restored!r:.60}")
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)
