@@ -288,11 +288,24 @@ INSTALLED := $(foreach e,$(INSTALL_LIST),$(word 3,$(subst :, ,$(e))))
 # The directories install makes for tsctui alone, removed when empty.
 OWN_DIRS  := $(LIBDIR) $(DATADIR)
 
+# Onto the running system (no DESTDIR), install refuses when the Debian
+# package is installed: two copies (dpkg owning /etc/grub.d/05_tsctui,
+# /usr/local/sbin/tsctui first on PATH) would each undo the other.  The
+# package's preinst refuses the other way round.  Every directory install
+# makes is written to $(MADE_DIRS), so that uninstall removes those (when
+# empty) and no other.
+MADE_DIRS := $(LIBDIR)/made-dirs
 install: $(INSTALL_SOURCES)
-	@set -e; for e in $(INSTALL_LIST); do \
+	@if [ -z "$(DESTDIR)" ] && dpkg-query -W -f='$${Status}' tsctui \
+		2>/dev/null | grep -q 'ok installed'; then \
+		echo "make install: the tsctui package is installed; remove it first (apt remove tsctui), or keep it and do not install this copy" >&2; \
+		exit 1; fi
+	@set -e; made=""; for e in $(INSTALL_LIST); do \
 		mode=$${e%%:*}; rest=$${e#*:}; src=$${rest%%:*}; \
 		dst=$(DESTDIR)$${rest#*:}; \
 		echo "install $$src -> $$dst"; \
+		d=$$(dirname "$$dst"); \
+		while [ ! -d "$$d" ]; do made="$$made $$d"; d=$$(dirname "$$d"); done; \
 		install -d "$$(dirname "$$dst")"; \
 		case $$src in \
 		*.in) sed -e 's|@SBINDIR@|$(SBINDIR)|' \
@@ -300,14 +313,19 @@ install: $(INSTALL_SOURCES)
 			chmod "$$mode" "$$dst" ;; \
 		*) install -m "$$mode" "$$src" "$$dst" ;; \
 		esac; \
-	done
+	done; \
+	if [ -n "$$made" ]; then \
+		for d in $$made; do echo "$${d#$(DESTDIR)}"; done \
+			>>"$(DESTDIR)$(MADE_DIRS)"; fi
 
 # What install put down, and nothing else.  Run `tsctui uninstall` first:
 # it takes the stage off the ESP and out of the boot loader, and needs the
 # files removed here to do it.
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(addprefix $(DESTDIR),$(OWN_DIRS)) 2>/dev/null
+	@made=$$(cat "$(DESTDIR)$(MADE_DIRS)" 2>/dev/null | sort -ru); \
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) "$(DESTDIR)$(MADE_DIRS)"; \
+	for d in $$made; do rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done; \
+	rmdir $(addprefix $(DESTDIR),$(OWN_DIRS)) 2>/dev/null || true
 
 # `make deb`: a Debian package of what `make install` puts down, with
 # PREFIX=/usr, built with dpkg-deb (dpkg-dev's dpkg-buildflags and
@@ -322,7 +340,7 @@ DEB_ARCH     = $(shell dpkg --print-architecture)
 DEB_DIR     := $(BUILD)/deb
 DEB_FILE     = $(BUILD)/tsctui_$(DEB_VERSION)_$(DEB_ARCH).deb
 DEB_TREE    := Makefile common efi tui grub.d kernel-install.d docs
-DEB_SCRIPTS := prerm postinst postrm
+DEB_SCRIPTS := preinst prerm postinst postrm
 .PHONY: deb
 deb:
 	rm -rf $(DEB_DIR)
@@ -335,6 +353,12 @@ deb:
 		CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" \
 		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		DESTDIR=$(abspath $(DEB_DIR)/root) install
+	rm -f $(DEB_DIR)/root/usr/lib/tsctui/made-dirs
+	gzip -9n $(DEB_DIR)/root/usr/share/man/man8/tsctui.8
+	strip --strip-unneeded --remove-section=.comment \
+		--remove-section=.note $(DEB_DIR)/root/usr/sbin/tsctui
+	install -D -m 0644 tui/deb/copyright \
+		$(DEB_DIR)/root/usr/share/doc/tsctui/copyright
 	printf 'Source: tsctui\n\nPackage: tsctui\nArchitecture: any\n' \
 		>$(DEB_DIR)/debian/control
 	cd $(DEB_DIR) && dpkg-shlibdeps -O root/usr/sbin/tsctui \

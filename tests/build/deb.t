@@ -57,7 +57,7 @@ info = run("dpkg-deb", "-I", deb).stdout
 t.ok(re.search(r"^ Package: tsctui$", info, re.M) and
      re.search(r"^ Depends: .*libncursesw6", info, re.M) and
      all(re.search(rf"^ +\d+ bytes, +\d+ lines +\* +{s} ", info, re.M)
-         for s in ("prerm", "postinst", "postrm")),
+         for s in ("preinst", "prerm", "postinst", "postrm")),
      "dpkg-deb -I: the control fields and executable maintainer scripts",
      info)
 
@@ -73,10 +73,26 @@ run("make", "-s", "-C", os.path.join(BUILD, "deb", "src"), "BUILD=build",
     f"DESTDIR={dest}", "install", check=True)
 installed = sorted("/" + os.path.relpath(os.path.join(d, f), dest)
                    for d, _, fs in os.walk(dest) for f in fs)
-t.ok(listed == installed and "/usr/sbin/tsctui" in listed and
+# ... as Debian ships it: the man page compressed, a copyright file, and
+# not install's own list of the directories it made.
+MAN = "/usr/share/man/man8/tsctui.8"
+shipped = sorted([p + ".gz" if p == MAN else p for p in installed
+                  if p != "/usr/lib/tsctui/made-dirs"] +
+                 ["/usr/share/doc/tsctui/copyright"])
+t.ok(listed == shipped and "/usr/sbin/tsctui" in listed and
      "/usr/lib/tsctui/tsctui.efi" in listed,
-     "dpkg-deb -c: exactly what make install PREFIX=/usr puts down",
-     f"deb: {listed}\ninstall: {installed}")
+     "dpkg-deb -c: what make install PREFIX=/usr puts down, the man page "
+     "gzipped, and a copyright file", f"deb: {listed}\ninstall: {shipped}")
+x = os.path.join(WORK, "extract")
+shutil.rmtree(x, ignore_errors=True)
+run("dpkg-deb", "-x", deb, x, check=True)
+syms = run("nm", os.path.join(x, "usr/sbin/tsctui"))
+with open(os.path.join(x, "usr/share/doc/tsctui/copyright")) as f:
+    copyright_text = f.read()
+t.ok("no symbols" in syms.stderr and "License: MIT" in copyright_text and
+     run("gzip", "-t", os.path.join(x, MAN.lstrip("/") + ".gz")).returncode
+     == 0, "the packaged binary is stripped, the man page is gzip, the "
+     "copyright names the licence", syms.stdout[:200] + syms.stderr)
 conf = run("dpkg-deb", "-I", deb, "conffiles").stdout.split()
 t.ok(sorted(conf) == sorted(x for x in installed if x.startswith("/etc/")),
      "the files under /etc are conffiles", conf)
@@ -144,4 +160,58 @@ t.ok(r.returncode != 0 and "uninstall failed; the package stays" in
      os.path.exists(os.path.join(root, "boot/efi/EFI/tsctui/tsctui.efi")),
      "dpkg -r refuses when tsctui uninstall fails: the package stays",
      r.stdout + r.stderr + st)
+# A copy from make install in /usr/local: the package refuses to go in
+# beside it, with one line saying what to do.
+root = fixture("beside")
+fx.write(root, "/usr/local/sbin/tsctui", "#!/bin/sh\n", 0o755)
+r = dpkg(root, "-i", deb)
+t.ok(r.returncode != 0 and "make uninstall" in r.stderr and
+     not os.path.exists(os.path.join(root, "usr/sbin/tsctui")),
+     "dpkg -i beside a make install copy in /usr/local: refused, named",
+     r.stdout + r.stderr)
+
+# A kernel-arg setting made without install is in the ledger only: dpkg -r
+# runs tsctui uninstall for it too (it used to look for tsctui.conf alone).
+root = fixture("kernel-arg")
+dpkg(root, "-i", deb)
+after_install = fx.tree(root)
+tsctui_k = os.path.join(root, "usr/sbin/tsctui")
+k = run(tsctui_k, "--root", root, "kernel-arg", "nowatchdog", "on")
+r = dpkg(root, "-r", "tsctui")
+left = [p for p in fx.differ(after_install, fx.tree(root))
+        if not p.startswith(("usr/", "var/lib/dpkg", "etc/grub.d",
+                             "etc/kernel"))]
+t.ok(k.returncode == 0 and r.returncode == 0 and
+     "running tsctui uninstall first" in r.stdout and
+     not os.path.exists(os.path.join(root, "etc/tsctui/nowatchdog")) and
+     not os.path.exists(os.path.join(root, "var/lib/tsctui/ledger")) and
+     not left,
+     "kernel-arg nowatchdog on without install, then dpkg -r: uninstall "
+     "runs and the setting and its GRUB drop-in are gone",
+     f"{k.stderr} {r.stdout} {r.stderr} {left[:4]}")
+
+# A ledger still there at purge (changes not undone): kept, with its
+# backups; the history goes.
+root = fixture("purge")
+dpkg(root, "-i", deb)
+r = dpkg(root, "-r", "tsctui")
+state = os.path.join(root, "var/lib/tsctui")
+fx.write(root, "/var/lib/tsctui/ledger", "backup /etc/default/grub\n")
+fx.write(root, "/var/lib/tsctui/backup/etc/default/grub", "GRUB_DEFAULT=0\n")
+fx.write(root, "/var/lib/tsctui/history", "a boot\n")
+p = dpkg(root, "--purge", "tsctui")
+t.ok(r.returncode == 0 and p.returncode == 0 and
+     os.path.exists(os.path.join(state, "ledger")) and
+     os.path.exists(os.path.join(state, "backup/etc/default/grub")) and
+     not os.path.exists(os.path.join(state, "history")) and
+     "kept" in p.stderr,
+     "dpkg --purge with an unfinished ledger keeps it and its backups, "
+     "says so, and removes the history", p.stdout + p.stderr)
+fx.write(root, "/var/lib/tsctui/history", "a boot\n")
+os.unlink(os.path.join(state, "ledger"))
+dpkg(root, "-i", deb)
+dpkg(root, "-r", "tsctui")
+p = dpkg(root, "--purge", "tsctui")
+t.ok(p.returncode == 0 and not os.path.exists(state),
+     "dpkg --purge without a ledger removes /var/lib/tsctui", p.stderr)
 sys.exit(t.done())

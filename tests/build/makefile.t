@@ -79,19 +79,31 @@ if [ -x "$dest/usr/local/sbin/tsctui" ] &&
 	[ -f "$dest/usr/local/lib/tsctui/tsctui.efi" ] &&
 	grep -q 'ExecStart=/usr/local/sbin/tsctui boot-ok' \
 		"$dest/usr/local/lib/systemd/system/tsctui-boot.service" &&
-	[ "$n" -eq "$(make -s -n -p install 2>/dev/null |
-		sed -n 's/^INSTALLED := //p' | wc -w)" ]; then
+	[ "$n" -eq "$(($(make -s -n -p install 2>/dev/null |
+		sed -n 's/^INSTALLED := //p' | wc -w) + 1))" ] &&
+	[ -f "$dest/usr/local/lib/tsctui/made-dirs" ]; then
 	ok "make install DESTDIR= puts down every file of INSTALL_LIST ($n)"
 else
 	not_ok "make install DESTDIR= puts down every file ($n): $(find "$dest" -type f)"
 fi
 make -s uninstall DESTDIR="$dest" PREFIX=/usr/local >/dev/null 2>&1
-left=$(find "$dest" -type f)
-if [ -z "$left" ] && [ ! -e "$dest/usr/local/lib/tsctui" ] &&
-	[ ! -e "$dest/usr/local/share/tsctui" ]; then
-	ok "make uninstall DESTDIR= removes every file and tsctui's own directories"
+left=$(find "$dest" -mindepth 1)
+if [ -z "$left" ]; then
+	ok "make uninstall DESTDIR= removes every file and every directory install made"
 else
 	not_ok "make uninstall DESTDIR= leaves: $left"
+fi
+rm -rf "$dest"
+# ... and only those: a directory that was there before stays.
+dest=$(mktemp -d)
+mkdir -p "$dest/etc/grub.d" "$dest/usr/local/share/man/man8"
+make -s install DESTDIR="$dest" PREFIX=/usr/local >/dev/null 2>&1
+make -s uninstall DESTDIR="$dest" PREFIX=/usr/local >/dev/null 2>&1
+if [ -d "$dest/etc/grub.d" ] && [ -d "$dest/usr/local/share/man/man8" ] &&
+	[ "$(find "$dest" -mindepth 1 | wc -l)" -eq 7 ]; then
+	ok "make uninstall keeps the directories that were there before install"
+else
+	not_ok "make uninstall: $(find "$dest" -mindepth 1)"
 fi
 rm -rf "$dest"
 
