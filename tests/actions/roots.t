@@ -65,7 +65,7 @@ VECTORS = ["link", "link at .tsctui-new", "link at backup",
            "link loop"]
 
 t = Tap()
-print(f"1..{len(KINDS) * len(VECTORS) + 4}")
+print(f"1..{len(KINDS) * len(VECTORS) + 8}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -347,6 +347,36 @@ try:
          "uninstall restoring a BLS entry that was replaced by a link: the "
          "link's target is untouched, the entry comes back as a file",
          f"{u and u.stderr} {conf_after[:40]!r} {restored!r:.60}")
+
+    # A ledger tsctui cannot go by (missing, empty, a FIFO, cut by a NUL):
+    # uninstall never says "removed" while the driver is on the ESP; it
+    # names what is left, lists it on stdout, exits 2 and changes nothing.
+    sd = fx.systemd_boot(os.path.join(WORK, "tpl-sd"))
+    r = run(sd, ["install"])
+    for how in ("missing", "empty", "fifo", "nul"):
+        root = os.path.join(WORK, "ledger-" + how)
+        subprocess.run(["cp", "-a", sd, root], check=True)
+        ledger = os.path.join(root, "var/lib/tsctui/ledger")
+        with open(ledger, "rb") as f:
+            text = f.read()
+        os.unlink(ledger)
+        if how == "empty":
+            open(ledger, "w").close()
+        elif how == "fifo":
+            os.mkfifo(ledger)
+        elif how == "nul":
+            with open(ledger, "wb") as f:
+                f.write(text[:12] + b"\0" + text[12:])
+        before = fx.tree(root)
+        u = run(root, ["uninstall"])
+        d = fx.differ(before, fx.tree(root))
+        t.ok(r.returncode == 0 and u is not None and u.returncode == 2 and
+             u.stderr.count("\n") == 1 and "removed" not in u.stdout and
+             (how in ("fifo", "nul") or
+              "tsctuix64.efi" in u.stdout) and not d,
+             f"a {how} ledger: uninstall refuses with one line, names what "
+             "is left (the driver on the ESP), changes nothing",
+             f"{u and (u.returncode, u.stdout, u.stderr)} {d[:3]}")
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)

@@ -10,6 +10,9 @@
 
 #include "act.h"
 
+/* kernel-arg's GRUB drop-in (uninstall looks for it too). */
+#define KERNEL_ARG_DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+
 struct install_opts {
 	const char *loader; /* NULL: detect */
 	const char *esp;    /* NULL: detect; a path on the managed system */

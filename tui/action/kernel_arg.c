@@ -33,7 +33,7 @@
 #include "../source/kernel_cmdline.h"
 
 #define TOKEN "tsc=nowatchdog"
-#define DROPIN "/etc/default/grub.d/tsctui-nowatchdog.cfg"
+#define DROPIN KERNEL_ARG_DROPIN
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
 /* x86's COMMAND_LINE_SIZE: Linux reads at most this many bytes of its
  * command line, NUL included.  Files hold longer lines (nothing here cuts

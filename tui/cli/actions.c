@@ -74,6 +74,8 @@ int actions_finish(struct act *a, bool json, int rc)
 		if (a->message[0])
 			printf("%s\n", a->message);
 	}
+	if (rc != 0 && !json && a->message[0])
+		printf("%s\n", a->message); /* what is left, for one */
 	if (rc != 0)
 		app_fail("%s: %s", a->name, a->error);
 	act_free(a);
