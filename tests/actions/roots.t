@@ -65,7 +65,7 @@ VECTORS = ["link", "link at .tsctui-new", "link at backup",
            "link loop"]
 
 t = Tap()
-print(f"1..{len(KINDS) * len(VECTORS) + 8}")
+print(f"1..{len(KINDS) * len(VECTORS) + 18}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -377,6 +377,62 @@ try:
              f"a {how} ledger: uninstall refuses with one line, names what "
              "is left (the driver on the ESP), changes nothing",
              f"{u and (u.returncode, u.stdout, u.stderr)} {d[:3]}")
+
+    # A corrupt grubenv (GRUB writes it itself) is no dead end: mode off
+    # refuses naming the way out, and a plain uninstall rebuilds a regular
+    # file as GRUB's 1024-byte block, keeping what it can read; anything
+    # else in its place is refused with the command that fixes it.
+    good = b"saved_entry=2\n"
+    corrupt = {
+        "empty": b"",
+        "100 B": b"# GRUB Environment Block\n" + good + b"x" * 60,
+        "2 KB": fx.grubenv(saved_entry="2") * 2,
+        "no header": good + b"#" * (1024 - len(good)),
+        "a NUL": fx.grubenv(saved_entry="2", tsctui_mode="sync")[:-40] +
+        b"\0" + b"#" * 39,
+    }
+    for how in list(corrupt) + ["fifo", "directory", "char node",
+                                "link loop", "corrupt backup"]:
+        root = new_root("installed", "grubenv-" + how.replace(" ", "-"))
+        env = os.path.join(root, "boot/grub/grubenv")
+        if how in corrupt:
+            with open(env, "wb") as f:
+                f.write(corrupt[how])
+        elif how == "corrupt backup":
+            with open(os.path.join(root, "var/lib/tsctui/backup/boot/grub/"
+                                   "grubenv"), "wb") as f:
+                f.write(b"garbage" * 10)
+        else:
+            os.unlink(env)
+            place(root, "/boot/grub/grubenv",
+                  {"fifo": "fifo", "char node": "char node",
+                   "link loop": "link loop"}.get(how, "fifo"))
+            if how == "directory":
+                os.unlink(env)
+                os.mkdir(env)
+        m = run(root, ["mode", "off"]) if how in corrupt else None
+        u = run(root, ["uninstall"])
+        if how in corrupt or how == "corrupt backup":
+            with open(env, "rb") as f:
+                body = f.read()
+            fine = (u is not None and u.returncode == 0 and
+                    len(body) == 1024 and
+                    body.startswith(b"# GRUB Environment Block\n") and
+                    b"tsctui_" not in body and
+                    (how in ("empty",) or b"saved_entry=" in body) and
+                    (m is None or (m.returncode == 2 and
+                                   "uninstall" in m.stderr)))
+        else:
+            fine = (u is not None and u.returncode == 2 and
+                    u.stderr.count("\n") == 1 and
+                    "grub-editenv" in u.stderr)
+        t.ok(fine, f"grubenv {how}: " + (
+            "mode off names uninstall; uninstall rebuilds it, keeping "
+            "what it can read" if how in corrupt else
+            "uninstall removes tsctui's variables and drops the backup"
+            if how == "corrupt backup" else
+            "uninstall refuses, naming grub-editenv"),
+            f"{m and m.stderr!r} / {u and (u.returncode, u.stdout, u.stderr)}")
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)

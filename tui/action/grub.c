@@ -7,11 +7,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../format/grubenv.h"
 #include "../source/detect.h"
+#include "../source/stage_state.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "loader_writing.h"
@@ -70,6 +72,45 @@ static bool same_vars(const struct grubenv *x, const struct grubenv *y)
 	return true;
 }
 
+/*
+ * The grubenv as it is now, for uninstall.  GRUB rewrites this file
+ * itself, so a damaged one is a real case, and uninstall has to be the
+ * way out: a regular file that is not a valid block is salvaged (every
+ * variable that can still be read) and written back as GRUB's 1024-byte
+ * block.  Anything else in its place is refused with what fixes it.
+ */
+static int grubenv_now(struct act *a, const struct tsctui_conf *c,
+		       struct grubenv *now, bool *salvaged)
+{
+	char err[STAGE_STATE_ERR_MAX];
+	const char *p = act_path(a, c->grubenv);
+	struct stat st;
+	bool exists, got;
+	size_t len;
+	char *d;
+
+	*salvaged = false;
+	if (stage_state_grubenv(a->root, c, now, &exists, err) == 0)
+		return 0;
+	got = fsx_stat(p, &st) == 0;
+	if (!got || !S_ISREG(st.st_mode))
+		return act_fail(a,
+				"%s is not GRUB's environment block (%s): "
+				"remove it, run `grub-editenv %s create` "
+				"inside the system, then uninstall again",
+				c->grubenv,
+				got ? "not a regular file" : strerror(errno),
+				c->grubenv);
+	d = fsx_read(p, &len);
+	if (!d)
+		return act_fail(a, "cannot read %s: %s", c->grubenv,
+				strerror(errno));
+	grubenv_salvage(d, len, now);
+	free(d);
+	*salvaged = true;
+	return 0;
+}
+
 /* Settles the grubenv by hand and drops its backup entry; the generic
  * replay then has nothing left to do for it. */
 static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
@@ -78,15 +119,28 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 	struct grubenv now, before;
 	const char *why;
 	size_t i, len;
-	bool exists;
+	bool salvaged;
 	char *orig;
 
 	if (!act_ledger_has(a, L_BACKUP, c->grubenv))
 		return 0;
 	act_backup_of(c->grubenv, bsys, sizeof(bsys));
-	orig = fsx_read(act_path_nofollow(a, bsys), &len);
+	orig = fsx_read_own(act_path_nofollow(a, bsys), &len);
 	if (!orig && errno != ENOENT)
-		return act_fail(a, "cannot read %s: %s", bsys, strerror(errno));
+		act_note(a,
+			 "the backup %s cannot be read (%s): only tsctui's "
+			 "variables are removed from %s",
+			 bsys, strerror(errno), c->grubenv);
+	if (orig && !grubenv_parse(orig, len, &before, &why)) {
+		act_note(a,
+			 "the backup %s is corrupt (%s): only tsctui's "
+			 "variables are removed from %s",
+			 bsys, why, c->grubenv);
+		free(orig);
+		orig = NULL;
+	} else if (orig) {
+		grubenv_free(&before);
+	}
 	if (!orig) {
 		/* Removed once the grubenv was settled, by a run killed
 		 * before it could drop the entry (or lost): tsctui's
@@ -94,12 +148,17 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 		size_t had;
 		int rc = 0;
 
-		if (stagecfg_grubenv(a, c, &now, &exists) != 0)
+		if (grubenv_now(a, c, &now, &salvaged) != 0)
 			return -1;
 		had = now.n;
 		for (i = 0; stage_state_grub_vars[i]; i++)
 			grubenv_unset(&now, stage_state_grub_vars[i]);
-		if (now.n != had &&
+		if (salvaged)
+			act_detail(a, c->grubenv,
+				   "rebuilt as GRUB's 1024-byte block (it was "
+				   "corrupt), keeping %zu variables",
+				   now.n);
+		if ((now.n != had || salvaged) &&
 		    (!grubenv_format(&now, block) ||
 		     act_write(a, c->grubenv, block, sizeof(block), 0644)))
 			rc = act_fail(a, "cannot write %s", c->grubenv);
@@ -108,11 +167,8 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 			act_ledger_drop_backup(a, c->grubenv);
 		return rc;
 	}
-	if (!grubenv_parse(orig, len, &before, &why)) {
-		free(orig);
-		return act_fail(a, "the backup of %s is corrupt", c->grubenv);
-	}
-	if (stagecfg_grubenv(a, c, &now, &exists) != 0) {
+	grubenv_parse(orig, len, &before, &why); /* checked above */
+	if (grubenv_now(a, c, &now, &salvaged) != 0) {
 		free(orig);
 		grubenv_free(&before);
 		return -1;
@@ -128,8 +184,11 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 		    act_write(a, c->grubenv, block, sizeof(block), 0644))
 			goto fail;
 		act_detail(a, c->grubenv,
-			   "tsctui's variables removed (others were set "
-			   "since install)");
+			   salvaged ? "rebuilt as GRUB's 1024-byte block (it "
+				      "was corrupt), without tsctui's "
+				      "variables"
+				    : "tsctui's variables removed (others were "
+				      "set since install)");
 	}
 	free(orig);
 	grubenv_free(&now);

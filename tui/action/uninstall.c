@@ -29,6 +29,27 @@
 #include "loader_writing.h"
 #include "stagecfg.h"
 
+/* Does the ledger file hold an entry other than a begin line?  An
+ * unreadable or damaged one counts as holding some: act_begin then says
+ * what is wrong with it. */
+static bool ledger_has_entries(struct act *a)
+{
+	size_t len;
+	char *d = fsx_read_own(act_path_nofollow(a, TSCTUI_LEDGER), &len), *p;
+	bool any = false;
+
+	if (!d)
+		return errno != ENOENT;
+	any = memchr(d, '\0', len) != NULL;
+	for (p = d; !any && p < d + len; p = strchr(p, '\n') + 1) {
+		any = *p != '\n' && strncmp(p, "begin ", 6) != 0;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	free(d);
+	return any;
+}
+
 /* Did the ledger hold entries before this run began (act_begin's own
  * are not)? */
 static bool recorded(const struct act *a)
@@ -209,52 +230,31 @@ int uninstall_run(struct act *a, bool purge)
 	    !fsx_dir_writable(act_path(a, TSCTUI_STATE_DIR)))
 		return act_fail(a, "%s is not writable (%s); nothing changed",
 				TSCTUI_STATE_DIR, strerror(errno));
-	if (!fsx_exists(act_path_nofollow(a, TSCTUI_STATE_DIR)) &&
-	    !fsx_exists(act_path_nofollow(a, TSCTUI_CONF))) {
-		/* Nothing recorded: refused before the lock, so a refusal
-		 * creates no /run/tsctui.lock; what is left is still named. */
+	if (!ledger_has_entries(a)) {
+		/* Nothing recorded to go by: what of tsctui is here is named,
+		 * and nothing is touched (no lock taken either, so a refusal
+		 * on a clean system creates no /run/tsctui.lock). */
 		char first[PATH_UNDER_MAX];
-		struct tsctui_conf none;
 		size_t n;
 
-		memset(&none, 0, sizeof(none));
-		n = leftovers(a, &none, first, sizeof(first));
+		if (config_read(a->root, &c, &why) <= 0)
+			memset(&c, 0, sizeof(c));
+		n = leftovers(a, &c, first, sizeof(first));
 		if (n)
 			return act_fail(
 				a,
 				"%s has no record of tsctui's changes, "
 				"yet %s%s %s still here (the list is on "
 				"standard output): restore or remove %s "
-				"by hand",
+				"by hand, then run uninstall again",
 				TSCTUI_LEDGER, first, n > 1 ? " and more" : "",
 				n > 1 ? "are" : "is", n > 1 ? "them" : "it");
-		return act_fail(a, "tsctui is not installed here");
+		if (!fsx_exists(act_path_nofollow(a, TSCTUI_STATE_DIR)))
+			return act_fail(a, "tsctui is not installed here");
 	}
 	if (act_begin(a, "uninstall", ACT_UNINSTALL) != 0)
 		return -1;
 	have = config_read(a->root, &c, &why);
-	if (have >= 0 && !recorded(a)) {
-		/* No ledger to go by (missing, empty): whatever of tsctui is
-		 * here cannot be undone from a record; say what it is. */
-		char first[PATH_UNDER_MAX];
-		size_t n;
-
-		if (have == 0)
-			memset(&c, 0, sizeof(c));
-		n = leftovers(a, &c, first, sizeof(first));
-		if (n) {
-			act_fail(a,
-				 "%s has no record of tsctui's changes, yet "
-				 "%s%s "
-				 "%s still here (the list is on standard "
-				 "output): restore or remove %s by hand, then "
-				 "run uninstall again",
-				 TSCTUI_LEDGER, first, n > 1 ? " and more" : "",
-				 n > 1 ? "are" : "is", n > 1 ? "them" : "it");
-			act_abort(a);
-			return -1;
-		}
-	}
 	if (have < 0 || !installed(a, have)) {
 		if (have < 0)
 			act_fail(a, "%s", why);

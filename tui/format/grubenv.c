@@ -59,6 +59,48 @@ bad:
 	return false;
 }
 
+static bool name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return n > 0;
+}
+
+static long find(const struct grubenv *env, const char *name);
+
+void grubenv_salvage(const char *data, size_t len, struct grubenv *env)
+{
+	const char *p = data, *end = data + len, *nl, *eq;
+	char *name;
+
+	memset(env, 0, sizeof(*env));
+	for (; p < end && env->n < GRUBENV_MAX_VARS; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a last line without its newline is cut */
+		eq = memchr(p, '=', (size_t)(nl - p));
+		if (!eq || !name_ok(p, (size_t)(eq - p)) ||
+		    memchr(eq, '\0', (size_t)(nl - eq)) ||
+		    memchr(eq, '\\', (size_t)(nl - eq)))
+			continue;
+		name = strndup(p, (size_t)(eq - p));
+		if (!name)
+			break;
+		if (find(env, name) >= 0) {
+			free(name);
+			continue;
+		}
+		env->name[env->n] = name;
+		env->value[env->n] = strndup(eq + 1, (size_t)(nl - eq - 1));
+		env->n++;
+	}
+}
+
 static long find(const struct grubenv *env, const char *name)
 {
 	size_t i;

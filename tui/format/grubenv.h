@@ -25,6 +25,11 @@ struct grubenv {
 /* Parses a block; false (and *why) when it is not a valid 1024-byte one. */
 bool grubenv_parse(const char *data, size_t len, struct grubenv *env,
 		   const char **why);
+/* What can still be read from a corrupt block (any length, no header,
+ * NULs, garbage): every line that is name=value with a name of letters,
+ * digits and '_' and a value with no NUL or backslash, the first of each
+ * name, up to GRUBENV_MAX_VARS.  Always succeeds. */
+void grubenv_salvage(const char *data, size_t len, struct grubenv *env);
 /* NULL when unset. */
 const char *grubenv_get(const struct grubenv *env, const char *name);
 /* Values must be one line without a backslash; false otherwise or when

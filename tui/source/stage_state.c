@@ -71,12 +71,16 @@ int stage_state_grubenv(const char *root, const struct tsctui_conf *c,
 	if (!data) {
 		if (errno == ENOENT)
 			return 0;
-		return fail(err, "cannot read %s: %s", c->grubenv,
-			    strerror(errno));
+		return fail(err,
+			    "cannot read %s: %s (if it is not a file, remove "
+			    "it and run `grub-editenv %s create`)",
+			    c->grubenv, strerror(errno), c->grubenv);
 	}
 	if (!grubenv_parse(data, len, env, &why)) {
 		free(data);
-		return fail(err, "%s is corrupt (%s); leaving it alone",
+		return fail(err,
+			    "%s is corrupt (%s); leaving it alone (a plain "
+			    "`tsctui uninstall` rebuilds it)",
 			    c->grubenv, why);
 	}
 	free(data);
