@@ -65,7 +65,7 @@ VECTORS = ["link", "link at .tsctui-new", "link at backup",
            "link loop"]
 
 t = Tap()
-print(f"1..{len(KINDS) * len(VECTORS) + 18}")
+print(f"1..{len(KINDS) * len(VECTORS) + 19}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -433,6 +433,26 @@ try:
             if how == "corrupt backup" else
             "uninstall refuses, naming grub-editenv"),
             f"{m and m.stderr!r} / {u and (u.returncode, u.stdout, u.stderr)}")
+
+    # A dangling link where tsctui makes a directory: the creation did not
+    # happen, so it is not recorded; the refusal leaves the root as it was
+    # and the next action is not blocked by an entry it cannot undo.
+    root = new_root("plain", "dangling-dir")
+    os.symlink("nowhere", os.path.join(root, "etc/default/grub.d"))
+    before = fx.tree(root)
+    k = run(root, ["kernel-arg", "nowatchdog", "on"])
+    d = fx.differ(before, fx.tree(root))
+    os.unlink(os.path.join(root, "etc/default/grub.d"))
+    before = fx.tree(root)
+    k2 = run(root, ["kernel-arg", "nowatchdog", "on"])
+    u = run(root, ["uninstall"])
+    d2 = fx.differ(before, fx.tree(root))
+    t.ok(k and k.returncode == 2 and k.stderr.count("\n") == 1 and not d and
+         k2 and k2.returncode == 0 and u and u.returncode == 0 and not d2,
+         "a dangling link where kernel-arg makes a directory: refused, "
+         "nothing recorded or changed; without it, on and uninstall work",
+         f"{k and k.stderr} {d[:3]} / {k2 and k2.stderr} / "
+         f"{u and u.stderr} {d2[:3]}")
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)

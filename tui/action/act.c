@@ -887,10 +887,21 @@ int act_mkdirs(struct act *a, const char *sys, mode_t mode)
 			return -1;
 		if (!a->dry_run) {
 			fsx_fault_point();
-			if (fsx_mkdir(act_path_nofollow(a, part), mode) != 0 &&
-			    errno != EEXIST)
+			/* A creation is recorded ahead, and forgotten again
+			 * when it did not happen (a read-only parent, a
+			 * dangling link in the way: EEXIST, yet no
+			 * directory), so no later undo trips over it. */
+			int e = fsx_mkdir(act_path_nofollow(a, part), mode)
+					? errno
+					: 0;
+
+			if (e == EEXIST && !fsx_is_dir(act_path(a, part)))
+				e = ENOTDIR;
+			if (e && e != EEXIST) {
+				act_forget(a, L_DIR, part);
 				return act_fail(a, "cannot create %s: %s", part,
-						strerror(errno));
+						strerror(e));
+			}
 		}
 		act_changed(a, part, "created");
 	}
