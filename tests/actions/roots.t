@@ -60,12 +60,13 @@ KINDS = [
      [["kernel-arg", "nowatchdog", "on"], ["uninstall"]]),
     ("lock", "installed", "/run/tsctui.lock", [["mode", "off"]]),
 ]
-VECTORS = ["link", "link at .tsctui-new", "link at backup",
+VECTORS = ["link", "link with ..", "link at .tsctui-new", "link at backup",
            "link at parent", "fifo", "char node", "block node",
            "link loop"]
+WALK_VECTORS = ["link", "link with ..", "link at parent", "link loop"]
 
 t = Tap()
-print(f"1..{len(KINDS) * len(VECTORS) + 19}")
+print(f"1..{len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -170,6 +171,9 @@ def place(root, sys_path, vector):
     if vector == "link":
         clear(p)
         os.symlink(VICTIM, p)
+    elif vector == "link with ..":
+        clear(p)
+        os.symlink("../" * 40 + VICTIM.lstrip("/"), p)
     elif vector == "link at .tsctui-new":
         q = p + ".tsctui-new"
         clear(q)
@@ -286,6 +290,22 @@ try:
             if wrong:
                 repair()
             shutil.rmtree(root, ignore_errors=True)
+
+    # The same for the links, with the resolver's walk (kernels without
+    # openat2) instead of openat2(RESOLVE_IN_ROOT).
+    os.environ["TSCTUI_TEST_NO_OPENAT2"] = "1"
+    for kind, template, path, commands in KINDS:
+        for vector in WALK_VECTORS:
+            name = f"walk-{kind}-{vector}".replace(" ", "-").replace("/", "")
+            root = new_root(template, name)
+            nodes = place(root, path, vector)
+            wrong = check(root, commands, nodes)
+            t.ok(not wrong, f"without openat2: {kind} ({path}), {vector}: "
+                 "stays inside the root", "\n".join(wrong))
+            if wrong:
+                repair()
+            shutil.rmtree(root, ignore_errors=True)
+    del os.environ["TSCTUI_TEST_NO_OPENAT2"]
 
     # A link loop for a file tsctui writes is an error, never "": no
     # ./.tsctui-new in the working directory (checked above) and a line
