@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* tsctui: the command line.  Global options may stand anywhere; the first
  * other word names the subcommand, which parses the rest. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/report_var.h"
 #include "cli/cli.h"
-#include "util/path.h"
 
 static const char usage[] =
 	"usage: tsctui [--root DIR] [--kernel-log FILE] [--simulate SPEC]\n"
@@ -291,12 +289,6 @@ int main(int argc, char **argv)
 	if (check_globals(&g, given, c ? c : &dashboard)) {
 		free(rest);
 		return EXIT_USAGE;
-	}
-	/* From here on every file under the root goes through the resolver,
-	 * which starts at this directory's fd (DESIGN.md 8.1). */
-	if (path_root_set(g.root) != 0) {
-		free(rest);
-		return app_fail("--root %s: %s", g.root, strerror(errno));
 	}
 	if (!c) {
 		free(rest);

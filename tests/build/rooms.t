@@ -65,7 +65,7 @@ curses_outside() {
 
 # Calls that write, in the rooms that only read or compute.
 writes_in_readers() {
-	grep -rnE '\b(fsx_write_atomic|fsx_copy_atomic|fsx_remove|rename|unlink|rmdir|mkdir|symlink|truncate)[[:space:]]*\(|fopen\([^)]*"[wa]|O_(WRONLY|RDWR|CREAT)' \
+	grep -rnE '\b(fsx_write_atomic|fsx_copy_atomic|fsx_remove|fsx_append|fsx_mkdir|fsx_rmdir|fsx_symlink|fsx_open_lock|rename|unlink|rmdir|mkdir|symlink|truncate)[[:space:]]*\(|fopen\([^)]*"[wa]|O_(WRONLY|RDWR|CREAT)' \
 		"$1/tui/source" "$1/tui/model" "$1/tui/view" "$1/tui/format" \
 		"$1/tui/engine" --include='*.[ch]' || true
 }

@@ -15,6 +15,7 @@
 
 #include "../../common/options.h"
 #include "../source/kernlog.h"
+#include "../util/path.h"
 #include "cli.h"
 
 static const char *kind(mode_t m)
@@ -46,6 +47,11 @@ int cli_check_root(const char *root)
 	if (!S_ISDIR(st.st_mode))
 		return app_fail("--root %s is %s, not a directory", root,
 				kind(st.st_mode));
+	/* From here on every file under the root goes through the
+	 * resolver, which starts at this directory's fd (DESIGN.md 8.1);
+	 * without --root it is "/". */
+	if (path_root_set(root) != 0)
+		return app_fail("--root %s: %s", root, strerror(errno));
 	return 0;
 }
 
