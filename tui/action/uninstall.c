@@ -283,8 +283,9 @@ int uninstall_run(struct act *a, bool purge)
 		return -1;
 	if (w->regenerate && w->regenerate(a) != 0)
 		return -1;
-	{
-		/* The ledger is done; is anything of tsctui's still here? */
+	if (!a->dry_run) {
+		/* The ledger is done; is anything of tsctui's still here?
+		 * (A dry run removed nothing: its plan is the answer.) */
 		char first[PATH_UNDER_MAX];
 		struct tsctui_conf none;
 		size_t n;
