@@ -2,12 +2,15 @@
  * path goes through them, so a root of "/" and a test tree must both
  * come out right, and a path that does not fit must not be cut. */
 #include "cm.h"
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../tui/util/fsx.h"
 #include "../../tui/util/path.h"
 
 static void under_root(void **s)
@@ -121,13 +124,107 @@ static void links_stay_inside(void **s)
 	assert_string_equal(
 		path_under_nofollow(tree, "/esp/x", buf, sizeof(buf)),
 		in("/boot/efi/x"));
-	assert_null(path_under(tree, "/loop1/x", buf, sizeof(buf)));
+	/* a loop: the path as it is, so that the access fails with ELOOP
+	 * (never "", which the working directory would take) */
+	assert_string_equal(path_under(tree, "/loop1/x", buf, sizeof(buf)),
+			    in("/loop1/x"));
 	{
 		char cmd[128];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
 		assert_int_equal(system(cmd), 0);
 	}
+}
+
+/*
+ * The resolver itself (path_parent, through fsx): with the tree
+ * registered as the root, nothing leads out of it, nothing special is
+ * opened, and a loop is ELOOP; once with openat2 and once with the walk.
+ */
+static void resolver(bool walk)
+{
+	char outside[64], p[512], victim[128];
+	size_t len;
+	struct stat st;
+	char *d;
+	FILE *f;
+
+	snprintf(tree, sizeof(tree), "/tmp/tsctui-root-XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	snprintf(outside, sizeof(outside), "/tmp/tsctui-out-XXXXXX");
+	assert_non_null(mkdtemp(outside));
+	snprintf(victim, sizeof(victim), "%s/victim", outside);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("secret\n", f);
+	fclose(f);
+	assert_int_equal(chmod(victim, 0600), 0);
+	mk("etc");
+	ln(victim, "etc/abs"); /* absolute, out */
+	snprintf(p, sizeof(p), "../../../../../..%s", victim);
+	ln(p, "etc/up");		   /* relative, out */
+	ln(outside, "outdir");		   /* a parent, out */
+	ln(victim, "etc/conf.tsctui-new"); /* a planted temp */
+	ln("l2", "etc/l1");
+	ln("l1", "etc/l2");
+	snprintf(p, sizeof(p), "%s/etc/fifo", tree);
+	assert_int_equal(mkfifo(p, 0600), 0);
+
+	if (walk)
+		setenv("TSCTUI_TEST_NO_OPENAT2", "1", 1);
+	assert_int_equal(path_root_set(tree), 0);
+	unsetenv("TSCTUI_TEST_NO_OPENAT2");
+
+	/* reads: a link out is the root's own path, absent there */
+	assert_null(fsx_read(in("/etc/abs"), &len));
+	assert_int_equal(errno, ENOENT);
+	assert_null(fsx_read(in("/etc/up"), &len));
+	assert_int_equal(errno, ENOENT);
+	assert_null(fsx_read(in("/outdir/victim"), &len));
+	assert_int_equal(errno, ENOENT);
+	/* a FIFO is refused by its type, never opened (would block) */
+	assert_null(fsx_read(in("/etc/fifo"), &len));
+	assert_int_equal(errno, EINVAL);
+	/* a loop is an error, and so is "" */
+	assert_null(fsx_read(in("/etc/l1"), &len));
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(fsx_write_atomic("", "x", 1, 0644), -1);
+	assert_int_equal(errno, ELOOP);
+	/* writes: the planted temp is replaced, the victim untouched */
+	assert_int_equal(fsx_write_atomic(in("/etc/conf"), "new\n", 4, 0600),
+			 0);
+	d = fsx_read(in("/etc/conf"), &len);
+	assert_non_null(d);
+	assert_string_equal(d, "new\n");
+	free(d);
+	assert_int_equal(lstat(in("/etc/conf.tsctui-new"), &st), -1);
+	/* a link at the file itself is replaced, not written through */
+	assert_int_equal(fsx_write_atomic(in("/etc/abs"), "x", 1, 0644), 0);
+	assert_int_equal(lstat(in("/etc/abs"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* a parent that leads out: looked up inside the root (absent) */
+	assert_int_equal(fsx_mkdir(in("/outdir/x"), 0755), -1);
+	snprintf(p, sizeof(p), "%s/x", outside);
+	assert_int_equal(lstat(p, &st), -1);
+	/* the victim, after all that: its bytes and its mode */
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 7);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	path_root_set("/");
+	snprintf(p, sizeof(p), "rm -rf '%s' '%s'", tree, outside);
+	assert_int_equal(system(p), 0);
+}
+
+static void resolver_openat2(void **s)
+{
+	(void)s;
+	resolver(false);
+}
+
+static void resolver_walk(void **s)
+{
+	(void)s;
+	resolver(true);
 }
 
 static void clean_paths(void **s)
@@ -155,6 +252,8 @@ int main(void)
 		cmocka_unit_test(under_root_too_long),
 		cmocka_unit_test(join),
 		cmocka_unit_test(links_stay_inside),
+		cmocka_unit_test(resolver_openat2),
+		cmocka_unit_test(resolver_walk),
 		cmocka_unit_test(clean_paths),
 	};
 
