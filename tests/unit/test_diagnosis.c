@@ -32,7 +32,7 @@ static struct sysinfo *laptop(const char *cs, const char *log)
 	snprintf(s->cpu.vendor, sizeof(s->cpu.vendor), "amd");
 	s->cpu.family = 0x17;
 	s->cpu.invariant_tsc = true;
-	snprintf(s->stage.loader, sizeof(s->stage.loader), "none");
+	s->stage.loader = LOADER_NONE;
 	s->klog = calloc(1, sizeof(*s->klog));
 	assert_non_null(s->klog);
 	s->have_klog = true;

@@ -282,7 +282,9 @@ static void guest(const struct sysinfo *s, struct diagnosis *d)
 
 /* The watchdog dropped the TSC: the decision table says what may be
  * advised. */
-static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
+static void watchdog_drop(const struct sysinfo *s,
+			  const struct tsc_rate_check *rate,
+			  struct diagnosis *d)
 {
 	const struct klog_event *wd = find(s, KLOG_WATCHDOG_SKEW),
 				*rb = readback_drop(s);
@@ -291,7 +293,7 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		.skew_ppm = wd && wd->has_intervals ? kernlog_ppm(wd) : 0,
 		.reference_slow = rb && !(wd && wd->has_intervals),
 		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
-		.rate = s->rate_check,
+		.rate = *rate,
 		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
 	};
 	int i;
@@ -420,6 +422,12 @@ static void unstable_words(const struct sysinfo *s, struct diagnosis *d)
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		    struct diagnosis *d)
 {
+	diagnosis_make_rate(s, last_sync_bios, &s->rate_check, d);
+}
+
+void diagnosis_make_rate(const struct sysinfo *s, const char *last_sync_bios,
+			 const struct tsc_rate_check *rate, struct diagnosis *d)
+{
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
 	const struct tsc_report *r =
@@ -504,7 +512,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    r ? "" : " but left no report this boot");
 		}
 	} else if (watchdog) {
-		watchdog_drop(s, d);
+		watchdog_drop(s, rate, d);
 	} else if (!strcmp(current_cs(s), "tsc")) {
 		d->code = DIAG_HEALTHY;
 		say(d, "The kernel uses the TSC as its clocksource");

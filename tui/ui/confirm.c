@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "../action/actions.h"
-#include "../source/detect.h"
 #include "../view/draw.h"
 #include "dashboard.h"
 
@@ -186,18 +185,17 @@ void confirm_words(const char *msg, char *out, size_t cap)
 
 void confirm_install(struct dash *d, const char *loader)
 {
-	struct mount_info m[DASH_ESP_CHOICES];
+	const struct mount_info *m = d->sys.boot.vfat;
 	struct ui_state *u = &d->ui;
-	const char *why = NULL;
-	char esp[256];
-	int n, i;
+	int n = d->sys.boot.nvfat, i;
 
 	d->esp[0] = '\0';
-	if (detect_esp(d->root, esp, sizeof(esp), &why)) {
+	if (d->sys.boot.has_esp) {
 		confirm_describe(d, P_INSTALL, loader);
 		return;
 	}
-	n = detect_vfat_mounts(d->root, m, DASH_ESP_CHOICES);
+	if (n > DASH_ESP_CHOICES)
+		n = DASH_ESP_CHOICES;
 	if (n > 0) {
 		snprintf(d->esp_loader, sizeof(d->esp_loader), "%s", loader);
 		d->menu_for = P_ESP;

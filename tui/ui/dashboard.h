@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "../source/config.h"
-#include "../model/setup_check.h"
+#include "../model/assess.h"
+#include "../source/system.h"
 #include "../view/view.h"
 #include "klog_loader.h"
 
@@ -38,13 +38,11 @@ struct dash {
 	struct klog_loader *klog; /* reads the kernel log on its thread */
 	unsigned klog_gen;	  /* the read in sys.klog */
 	bool engine_started;
-	struct sysinfo sys;
-	struct diagnosis diag;
+	struct sysinfo sys;   /* the system as last read (system_read) */
+	struct assessment as; /* what follows from it (assess_make) */
 	struct engine_snapshot snap;
 	struct engine *engine;
 	struct ui_state ui;
-	struct tsctui_conf conf;
-	bool installed;
 	enum pending pending, menu_for;
 	char arg[32];
 	char esp[256]; /* install: the ESP chosen in the dashboard, or "" */
@@ -68,7 +66,7 @@ enum ui_reaction {
 void dashboard_status(struct dash *d, bool error, const char *msg);
 /* Re-reads the system and re-derives the model (diagnosis, setup step). */
 void dashboard_refresh(struct dash *d);
-/* Re-derives the guided setup's step alone. */
+/* Re-derives the model (the guided setup's step follows the check). */
 void dashboard_setup_step(struct dash *d);
 
 /* keys.c: the handler bound to ch on the screen shown; UI_* flags. */

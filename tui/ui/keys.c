@@ -7,8 +7,6 @@
 #include <curses.h>
 #include <stdio.h>
 
-#include "../source/detect.h"
-#include "../util/path.h"
 #include "dashboard.h"
 
 #define KEY_ESC 27
@@ -62,15 +60,14 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
  * system cannot have says why. */
 static void install_menu(struct dash *d)
 {
-	char p[PATH_UNDER_MAX];
 	const char *items[3] = {
 		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
 		"its own firmware boot entry (starts the loader after it)"
 	};
 
-	if (!detect_grubenv(d->root, p, sizeof(p)))
+	if (!d->sys.boot.grub)
 		items[0] = "GRUB (not on this system: no /boot/grub)";
-	if (!detect_efivars(d->root))
+	if (!d->sys.boot.efivars)
 		items[2] = "its own firmware boot entry (not possible: no EFI "
 			   "variables, so no UEFI boot)";
 	menu_open(d, P_INSTALL, "Install the stage for which boot path?", items,
@@ -205,7 +202,6 @@ static const struct key_binding recovery_keys[] = {
 
 static unsigned setup_enter(struct dash *d, int ch)
 {
-	const char *why = NULL;
 	enum loader loader;
 
 	(void)ch;
@@ -223,7 +219,7 @@ static unsigned setup_enter(struct dash *d, int ch)
 		return UI_REDRAW;
 	if (d->ui.setup.enter == SETUP_ENTER_INSTALL) {
 		/* No loader recognised: the user says which, never a guess. */
-		loader = detect_loader(d->root, &why);
+		loader = d->sys.boot.found;
 		if (loader == LOADER_NONE)
 			install_menu(d);
 		else
@@ -304,7 +300,7 @@ static bool can_act(struct dash *d, bool needs_install)
 {
 	if (confirm_needs_root(d))
 		return false;
-	if (needs_install && !d->installed) {
+	if (needs_install && !d->as.installed) {
 		dashboard_status(d, true,
 				 "tsctui is not installed: press i first");
 		return false;

@@ -93,8 +93,8 @@ static void stage_line(const struct ui_state *s, int y)
 			 st->strikes);
 	draw_put(y, 0,
 		 st->guard == GUARD_TRIPPED ? draw_look(s, C_BAD) : A_NORMAL,
-		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s", st->loader,
-		 st->mode_word, system_guard_word(st),
+		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s",
+		 loader_name(st->loader), st->mode_word, system_guard_word(st),
 		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report");
