@@ -95,9 +95,15 @@ void reftick_open(struct reftick *r, const char *clocksource)
 		return;
 	}
 	r->kind = REF_NONE;
+	/* NULL: the dashboard shows another root, whose clocksource says
+	 * nothing of the machine the engine runs on. */
 	snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why),
-		 "; the clocksource is tsc, so CLOCK_MONOTONIC_RAW is the TSC "
-		 "itself: no independent reference");
+		 clocksource ? "; the clocksource is tsc, so "
+			       "CLOCK_MONOTONIC_RAW is the TSC itself: no "
+			       "independent reference"
+			     : "; this machine's clocksource is not read "
+			       "under --root, so CLOCK_MONOTONIC_RAW may be "
+			       "the TSC itself: no independent reference");
 }
 
 /* The edge by reading the time until its second changes. */

@@ -223,6 +223,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 	} else if (!strcmp(current_cs(s), "tsc")) {
 		verdict_add(d, "TSC kept");
 	} else if (current_cs(s)[0]) {
+		d->verdict_cs_only = true;
 		verdict_add(d, "clocksource %s%s", current_cs(s),
 			    s->have_klog ? "" : " (no kernel log to say why)");
 	}

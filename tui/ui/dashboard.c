@@ -151,7 +151,9 @@ static void start_engine(struct dash *d)
 	ec.simulate = d->simulate;
 	ec.interval_s = 2;
 	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
-	ec.clocksource = d->sys.cs.current;
+	/* The engine measures this machine: another root's clocksource
+	 * would explain its rate with the target's clock. */
+	ec.clocksource = strcmp(d->root, "/") ? NULL : d->sys.cs.current;
 	ec.extra_ms = d->engine_extra_ms;
 	d->engine = engine_start(&ec);
 }
@@ -206,6 +208,16 @@ static void loop(struct dash *d)
 	}
 }
 
+/* Whether the terminal has cursor addressing (terminfo's cup). */
+static bool dashboard_addressable(SCREEN *scr)
+{
+	SCREEN *was = set_term(scr);
+	const char *cup = tigetstr("cup");
+
+	set_term(was);
+	return cup && cup != (char *)-1 && cup[0];
+}
+
 int dashboard_run(const struct globals *g)
 {
 	struct dash *d = calloc(1, sizeof(*d));
@@ -231,6 +243,17 @@ int dashboard_run(const struct globals *g)
 				"this system's terminfo; run with a known one, "
 				"e.g. TERM=xterm-256color or TERM=linux",
 				term && term[0] ? term : "(unset)");
+	}
+	/* A terminal that cannot move the cursor (TERM=dumb) would get the
+	 * key bar alone: refused, as an unknown one is. */
+	if (!dashboard_addressable(scr)) {
+		delscreen(scr);
+		free(d);
+		return app_fail("the terminal type TERM=%s cannot move the "
+				"cursor, which the dashboard needs; run with "
+				"one that can, e.g. TERM=xterm-256color or "
+				"TERM=linux, or use tsctui status",
+				term);
 	}
 	d->root = g->root;
 	d->kernel_log = g->kernel_log;

@@ -28,7 +28,7 @@ enum pending {
 };
 
 /* The ESP choices a menu offers (the menu's own limit). */
-#define DASH_ESP_CHOICES 8
+#define DASH_ESP_CHOICES UI_MENU_MAX
 
 struct dash {
 	const char *root;

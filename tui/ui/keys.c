@@ -49,9 +49,9 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
 
 	d->menu_for = kind;
 	snprintf(d->ui.menu_title, sizeof(d->ui.menu_title), "%s", title);
-	for (i = 0; i < n && i < 8; i++)
+	for (i = 0; i < n && i < UI_MENU_MAX; i++)
 		snprintf(d->ui.menu[i], sizeof(d->ui.menu[i]), "%s", items[i]);
-	d->ui.nmenu = n;
+	d->ui.nmenu = i;
 	d->ui.menu_sel = 0;
 	d->ui.view = V_MENU;
 }
@@ -70,8 +70,15 @@ static void install_menu(struct dash *d)
 	if (!d->sys.boot.efivars)
 		items[2] = "its own firmware boot entry (not possible: no EFI "
 			   "variables, so no UEFI boot)";
-	menu_open(d, P_INSTALL, "Install the stage for which boot path?", items,
-		  3);
+	/* A guest: the setup says there is nothing to install; the menu
+	 * says so too, and still lets a tester measure in a VM. */
+	menu_open(d, P_INSTALL,
+		  d->as.diag.vm.virtual_machine
+			  ? "A virtual machine: nothing to install (the host "
+			    "makes its TSC; s: Setup). To measure anyway, "
+			    "which boot path?"
+			  : "Install the stage for which boot path?",
+		  items, 3);
 }
 
 static unsigned menu_chosen(struct dash *d, int i)
@@ -302,7 +309,12 @@ static bool can_act(struct dash *d, bool needs_install)
 		return false;
 	if (needs_install && !d->as.installed) {
 		dashboard_status(d, true,
-				 "tsctui is not installed: press i first");
+				 d->as.diag.vm.virtual_machine
+					 ? "the stage is not installed, and a "
+					   "virtual machine needs none (the "
+					   "host makes its TSC; s: Setup)"
+					 : "tsctui is not installed: press i "
+					   "first");
 		return false;
 	}
 	return true;
