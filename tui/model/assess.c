@@ -8,7 +8,7 @@ void assess_make(const struct sysinfo *s, const struct assess_live *l,
 		 struct assessment *a)
 {
 	memset(a, 0, sizeof(*a));
-	diagnosis_make_rate(s, s->last_sync_bios, &l->rate, &a->diag);
+	diagnosis_make(s, s->last_sync_bios, &l->rate, &a->diag);
 	a->installed = s->stage.installed;
 	a->healthy = !a->diag.unhealthy;
 	a->nowatchdog = s->cmdline.nowatchdog;

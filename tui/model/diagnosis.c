@@ -145,7 +145,7 @@ bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
 
 /* What the stage's report says of the kernel's CPU `cpu`: the report
  * numbers CPUs in MP services order, the kernel as Linux does, so the two
- * meet by APIC ID (source/cpumap.h), or not at all. */
+ * meet by APIC ID (source/cpu_map.h), or not at all. */
 static void stage_on_cpu(const struct sysinfo *s, const struct tsc_report *r,
 			 int cpu, struct diagnosis *d)
 {
@@ -421,13 +421,7 @@ static void unstable_words(const struct sysinfo *s, struct diagnosis *d)
 }
 
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-		    struct diagnosis *d)
-{
-	diagnosis_make_rate(s, last_sync_bios, &s->rate_check, d);
-}
-
-void diagnosis_make_rate(const struct sysinfo *s, const char *last_sync_bios,
-			 const struct tsc_rate_check *rate, struct diagnosis *d)
+		    const struct tsc_rate_check *rate, struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);

@@ -54,12 +54,9 @@ struct diagnosis {
  * smallest such lead, in cycles. */
 bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by);
 
-/* With the rate against the RTC the front end measured (assess.c); the
- * first form takes s->rate_check, for tests that state one there. */
+/* rate: the TSC's rate against the RTC as measured live (assess.h), or
+ * an unmeasured one. */
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-		    struct diagnosis *d);
-void diagnosis_make_rate(const struct sysinfo *s, const char *last_sync_bios,
-			 const struct tsc_rate_check *rate,
-			 struct diagnosis *d);
+		    const struct tsc_rate_check *rate, struct diagnosis *d);
 
 #endif

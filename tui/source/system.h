@@ -161,7 +161,7 @@ void system_free(struct sysinfo *s);
  * was not read. */
 const char *system_guard_word(const struct sys_stage *st);
 
-/* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
+/* The readers, one file each (clocksource.c, cpu.c, kernel_cmdline.c,
  * machine.c), for tests and the dashboard. */
 /* First line of a small file under root, trailing blanks trimmed. */
 bool system_read_line(const char *root, const char *sys, char *out, size_t cap);
