@@ -10,16 +10,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/string_table.h"
 #include "../../common/tsc.h"
 #include "reftick.h"
 
-const char *reftick_name(enum ref_kind k)
-{
-	return k == REF_RTC		? "rtc"
-	       : k == REF_RTC_POLLED	? "rtc_polled"
-	       : k == REF_MONOTONIC_RAW ? "monotonic_raw"
-					: "none";
-}
+static const char *const ref_names[] = {
+	[REF_NONE] = "none",
+	[REF_RTC] = "rtc",
+	[REF_RTC_POLLED] = "rtc_polled",
+	[REF_MONOTONIC_RAW] = "monotonic_raw",
+};
+
+STRING_TABLE_TO(reftick_name, enum ref_kind, ref_names, "none")
 
 static double mono_ms(void)
 {

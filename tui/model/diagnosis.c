@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/string_table.h"
 #include "../../common/verdict.h"
 #include "diagnosis.h"
 
@@ -16,12 +17,8 @@ static const char *const code_names[] = {
 	[DIAG_UNKNOWN] = "unknown",
 };
 
-const char *diagnosis_code_name(enum diag_code c)
-{
-	return (size_t)c < sizeof(code_names) / sizeof(code_names[0])
-		       ? code_names[c]
-		       : code_names[DIAG_UNKNOWN];
-}
+STRING_TABLE_TO(diagnosis_code_name, enum diag_code, code_names,
+		code_names[DIAG_UNKNOWN])
 
 static void add_rec(struct diagnosis *d, const char *r)
 {

@@ -46,7 +46,7 @@ struct dash {
 	enum pending pending, menu_for;
 	char arg[32];
 	char esp[256]; /* install: the ESP chosen in the dashboard, or "" */
-	char esp_loader[32]; /* the loader the ESP menu installs for */
+	enum loader esp_loader; /* the loader the ESP menu installs for */
 	char esp_choices[DASH_ESP_CHOICES][256];
 	unsigned status_gen; /* counts dashboard_status() calls */
 	int scroll_max;	     /* how far the screen drawn last can scroll */
@@ -82,7 +82,7 @@ bool confirm_needs_root(struct dash *d);
 /* Install for loader: straight to the confirmation when the ESP is found;
  * else a menu of the vfat mounts there are, or, with none, a
  * confirmation that says in words what to do first. */
-void confirm_install(struct dash *d, const char *loader);
+void confirm_install(struct dash *d, enum loader loader);
 /* msg said for a person at the dashboard: the command line's "give
  * --esp" and the like become what to do here. */
 void confirm_words(const char *msg, char *out, size_t cap);

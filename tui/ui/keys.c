@@ -91,10 +91,10 @@ static unsigned menu_chosen(struct dash *d, int i)
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD) {
 		confirm_describe(d, d->menu_for, tsc_mode_name(modes[i]));
 	} else if (d->menu_for == P_INSTALL) {
-		confirm_install(d, loader_name(loaders[i]));
+		confirm_install(d, loaders[i]);
 	} else if (d->menu_for == P_ESP) {
 		snprintf(d->esp, sizeof(d->esp), "%s", d->esp_choices[i]);
-		confirm_describe(d, P_INSTALL, d->esp_loader);
+		confirm_describe(d, P_INSTALL, loader_name(d->esp_loader));
 	}
 	return UI_REDRAW;
 }
@@ -230,7 +230,7 @@ static unsigned setup_enter(struct dash *d, int ch)
 		if (loader == LOADER_NONE)
 			install_menu(d);
 		else
-			confirm_install(d, loader_name(loader));
+			confirm_install(d, loader);
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
 		confirm_describe(d, P_MODE, tsc_mode_name(TSC_MODE_SYNC));
 	} else {
