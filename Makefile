@@ -204,6 +204,7 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/source/kernlog.c tui/util/fileio.c tui/engine/rate.c \
 	tui/source/modules.c tui/model/rtc_plan.c tui/util/path.c \
 	tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c \
+	tui/engine/sample.c tui/model/assess.c tui/view/wrap.c \
 	tui/engine/clockcost.c tui/model/diagnosis.c tui/model/virt.c \
 	tui/model/watchdog_advice.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \

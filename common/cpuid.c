@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cpuid.h"
+#include "string_table.h"
 
 #define CPUID_EXT_POWER 0x80000007u
 #define EXT7_EDX_INVARIANT_TSC (1u << 8)
@@ -20,22 +21,15 @@ static bool vendor_is(const uint32_t v[3], const char *s)
 	return v[0] == w[0] && v[1] == w[1] && v[2] == w[2];
 }
 
-static const char *const vendor_names[] = { "other", "amd", "hygon", "intel" };
+static const char *const vendor_names[] = {
+	[TSC_VENDOR_OTHER] = "other",
+	[TSC_VENDOR_AMD] = "amd",
+	[TSC_VENDOR_HYGON] = "hygon",
+	[TSC_VENDOR_INTEL] = "intel",
+};
 
-const char *tsc_vendor_name(enum tsc_vendor v)
-{
-	return (unsigned)v < 4 ? vendor_names[v] : "other";
-}
-
-bool tsc_vendor_from(const char *s, size_t len, enum tsc_vendor *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(vendor_names, 4, s, len, &i))
-		return false;
-	*out = (enum tsc_vendor)i;
-	return true;
-}
+STRING_TABLE_TO(tsc_vendor_name, enum tsc_vendor, vendor_names, "other")
+STRING_TABLE_FROM_N(tsc_vendor_from, enum tsc_vendor, vendor_names, 0)
 
 void tsc_cpu_decode(const struct tsc_cpu_regs *r, struct tsc_cpu_info *out)
 {

@@ -1,17 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /* Names of the enums as they appear in the report and the JSON, and the few
  * string helpers freestanding code needs. */
+#include "string_table.h"
 #include "tsc.h"
 
-static const char *const mode_names[] = { "off", "measure", "sync" };
-static const char *const verdict_names[] = { "unmeasured", "ok", "unsure",
-					     "bad" };
-static const char *const result_names[] = { "in-sync",	   "unsure",
-					    "out-of-sync", "refused",
-					    "skipped",	   "guard-tripped",
-					    "error" };
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+/* One table per enum, index = value (string_table.h writes both
+ * directions). */
+static const char *const mode_names[] = {
+	[TSC_MODE_OFF] = "off",
+	[TSC_MODE_MEASURE] = "measure",
+	[TSC_MODE_SYNC] = "sync",
+};
+static const char *const verdict_names[] = {
+	[TSC_VERDICT_UNMEASURED] = "unmeasured",
+	[TSC_VERDICT_OK] = "ok",
+	[TSC_VERDICT_UNSURE] = "unsure",
+	[TSC_VERDICT_BAD] = "bad",
+};
+static const char *const result_names[] = {
+	[TSC_RESULT_IN_SYNC] = "in-sync",
+	[TSC_RESULT_UNSURE] = "unsure",
+	[TSC_RESULT_OUT_OF_SYNC] = "out-of-sync",
+	[TSC_RESULT_REFUSED] = "refused",
+	[TSC_RESULT_SKIPPED] = "skipped",
+	[TSC_RESULT_GUARD_TRIPPED] = "guard-tripped",
+	[TSC_RESULT_ERROR] = "error",
+};
 
 size_t tsc_strlen(const char *s)
 {
@@ -44,64 +58,12 @@ size_t tsc_strlcpy(char *dst, const char *src, size_t srclen, size_t cap)
 	return i;
 }
 
-bool tsc_name_lookup(const char *const *names, size_t n, const char *s,
-		     size_t len, unsigned *out)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (tsc_streq_n(s, len, names[i])) {
-			*out = i;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *tsc_mode_name(enum tsc_mode m)
-{
-	return (unsigned)m < COUNT(mode_names) ? mode_names[m] : "?";
-}
-
-const char *tsc_verdict_name(enum tsc_verdict v)
-{
-	return (unsigned)v < COUNT(verdict_names) ? verdict_names[v] : "?";
-}
-
-const char *tsc_result_name(enum tsc_result r)
-{
-	return (unsigned)r < COUNT(result_names) ? result_names[r] : "?";
-}
-
-bool tsc_mode_from(const char *s, size_t len, enum tsc_mode *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(mode_names, COUNT(mode_names), s, len, &i))
-		return false;
-	*out = (enum tsc_mode)i;
-	return true;
-}
-
-bool tsc_verdict_from(const char *s, size_t len, enum tsc_verdict *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(verdict_names, COUNT(verdict_names), s, len, &i))
-		return false;
-	*out = (enum tsc_verdict)i;
-	return true;
-}
-
-bool tsc_result_from(const char *s, size_t len, enum tsc_result *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(result_names, COUNT(result_names), s, len, &i))
-		return false;
-	*out = (enum tsc_result)i;
-	return true;
-}
+STRING_TABLE_TO(tsc_mode_name, enum tsc_mode, mode_names, "?")
+STRING_TABLE_TO(tsc_verdict_name, enum tsc_verdict, verdict_names, "?")
+STRING_TABLE_TO(tsc_result_name, enum tsc_result, result_names, "?")
+STRING_TABLE_FROM_N(tsc_mode_from, enum tsc_mode, mode_names, 0)
+STRING_TABLE_FROM_N(tsc_verdict_from, enum tsc_verdict, verdict_names, 0)
+STRING_TABLE_FROM_N(tsc_result_from, enum tsc_result, result_names, 0)
 
 void tsc_rng_seed(struct tsc_rng *r, uint64_t seed)
 {

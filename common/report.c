@@ -2,6 +2,7 @@
 #include "report.h"
 #include "fmt.h"
 #include "report_fields.h"
+#include "string_table.h"
 
 static const char *const build_names[] = { "release", "sim" };
 static const char *const config_names[] = { "load-options", "esp", "host" };
@@ -24,53 +25,14 @@ static const char *const efi_error_names[] = {
 	[21] = "EFI_ABORTED",
 };
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define NAME(tab, i) ((unsigned)(i) < COUNT(tab) ? (tab)[i] : "?")
+#define COUNT(a) STRING_TABLE_SIZE(a)
 
-const char *tsc_build_name(enum tsc_build b)
-{
-	return NAME(build_names, b);
-}
-
-const char *tsc_config_name(enum tsc_config c)
-{
-	return NAME(config_names, c);
-}
-
-const char *tsc_note_name(enum tsc_ap_note n)
-{
-	return NAME(note_names, n);
-}
-
-bool tsc_build_from(const char *s, size_t len, enum tsc_build *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(build_names, COUNT(build_names), s, len, &i))
-		return false;
-	*out = (enum tsc_build)i;
-	return true;
-}
-
-bool tsc_config_from(const char *s, size_t len, enum tsc_config *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(config_names, COUNT(config_names), s, len, &i))
-		return false;
-	*out = (enum tsc_config)i;
-	return true;
-}
-
-bool tsc_note_from(const char *s, size_t len, enum tsc_ap_note *out)
-{
-	unsigned i;
-
-	if (!tsc_name_lookup(note_names, COUNT(note_names), s, len, &i))
-		return false;
-	*out = (enum tsc_ap_note)i;
-	return true;
-}
+STRING_TABLE_TO(tsc_build_name, enum tsc_build, build_names, "?")
+STRING_TABLE_TO(tsc_config_name, enum tsc_config, config_names, "?")
+STRING_TABLE_TO(tsc_note_name, enum tsc_ap_note, note_names, "?")
+STRING_TABLE_FROM_N(tsc_build_from, enum tsc_build, build_names, 0)
+STRING_TABLE_FROM_N(tsc_config_from, enum tsc_config, config_names, 0)
+STRING_TABLE_FROM_N(tsc_note_from, enum tsc_ap_note, note_names, 0)
 
 const char *tsc_efi_status_name(uint64_t st)
 {

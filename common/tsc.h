@@ -109,11 +109,7 @@ static inline int64_t tsc_quantise(int64_t v, uint64_t tick)
 const char *tsc_mode_name(enum tsc_mode m);
 const char *tsc_verdict_name(enum tsc_verdict v);
 const char *tsc_result_name(enum tsc_result r);
-/* The index of s in a table of n names (the one reverse lookup every name
- * table uses); false when it is not there. */
-bool tsc_name_lookup(const char *const *names, size_t n, const char *s,
-		     size_t len, unsigned *out);
-/* Reverse lookups: return false on an unknown name. */
+/* Reverse lookups (string_table.h): return false on an unknown name. */
 bool tsc_mode_from(const char *s, size_t len, enum tsc_mode *out);
 bool tsc_verdict_from(const char *s, size_t len, enum tsc_verdict *out);
 bool tsc_result_from(const char *s, size_t len, enum tsc_result *out);

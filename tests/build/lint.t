@@ -6,6 +6,7 @@
 # top of a block are this code's style (the kernel's and systemd-boot's).
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
+echo "1..5"
 
 SOURCES=$(git ls-files 'common/*.[ch]' 'tui/*.[ch]' 'efi/*.[ch]' \
 	'tests/unit/*.[ch]' 'tests/fuzz/*.c' 'tests/efi/*.c' 'tests/bench/*.c')
@@ -22,6 +23,7 @@ cppcheck_run() {
 
 if ! command -v cppcheck >/dev/null; then
 	not_ok "cppcheck is installed (make test-deps)"
+	not_ok "cppcheck finds a function nothing calls (no cppcheck)"
 else
 	out=$(cppcheck_run common tui efi)
 	if [ -z "$out" ]; then
@@ -54,4 +56,49 @@ else
 		clang-format --dry-run $SOURCES 2>&1 | grep 'warning:' | head -10 | sed 's/^/#   /'
 	fi
 fi
-done_testing
+
+# Every file a comment names exists: in this repository (a path from the
+# top, from the commenting file's folder or from tui/, or a bare name
+# anywhere), or it is one of the few named elsewhere on purpose: the
+# kernel's sources, htop's and systemd's, the shared design documents.
+ELSEWHERE='^(arch/.*|kernel/.*|tsc_sync\.c|tsc\.c|Action\.c|efi-string-table\.h|(ARCHITECTURE|DOMAIN|REFERENCE|STYLE)\.md)$'
+missing_named_files() {
+	(
+		cd "$1" || exit
+		find common tui efi tests/unit -name '*.[ch]' | sort |
+			while read -r f; do
+				grep -nE '^[[:space:]]*(/\*|\*|//)|/\*' "$f" |
+					grep -oE '^[0-9]+:|[A-Za-z0-9_][A-Za-z0-9_./-]*\.(c|h|t|py|md)\b' |
+					while read -r tok; do
+						case $tok in *:) line=${tok%:}; continue ;; esac
+						name=${tok#./}
+						[[ $name =~ $ELSEWHERE ]] && continue
+						if [[ $name == */* ]]; then
+							[ -e "$name" ] || [ -e "$(dirname "$f")/$name" ] ||
+								[ -e "tui/$name" ] || [ -e "docs/$name" ] ||
+								echo "$f:$line: $name"
+						elif [ -z "$(find . -name "$name" -print -quit)" ]; then
+							echo "$f:$line: $name"
+						fi
+					done
+			done
+	)
+}
+out=$(missing_named_files .)
+if [ -z "$out" ]; then
+	ok "every file a comment names exists"
+else
+	not_ok "comments name files that do not exist:"
+	sed 's/^/#   /' <<<"$out"
+fi
+# The check can fail: a scratch tree whose comment names a removed file.
+tmp=$(mktemp -d)
+mkdir -p "$tmp/tui/source" "$tmp/common" "$tmp/efi" "$tmp/tests/unit"
+printf '/* Read by cpumap.c, see source/gone.h. */\nint x;\n' >"$tmp/tui/source/x.c"
+if [ "$(missing_named_files "$tmp" | wc -l)" -eq 2 ]; then
+	ok "the check finds a comment naming files that are gone"
+else
+	not_ok "the check finds a comment naming files that are gone"
+fi
+rm -rf "$tmp"
+[ "$_tap_failed" -eq 0 ] && [ "$_tap_n" -eq 5 ]

@@ -2,12 +2,15 @@
 # tui/'s rooms (DESIGN.md section 1): the include graph points one way.
 #   ui -> view;  ui, cli -> model, action -> source, engine -> format ->
 #   util -> common
+# The front ends see the system through source/system.h and model/assess.h
+# alone.
 # ui and cli are peers (what they share is tui/app.h); only view/ and ui/
 # draw, so only they include curses; source/, model/, view/, format/ and
 # engine/ never write a file.  Each check runs on the tree, then on a
 # scratch copy with one wrong include added, and must catch it.
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
+echo "1..15"
 
 # The rooms each room may include, itself aside ("common" is ../common/,
 # "app" is tui/app.h).
@@ -57,6 +60,27 @@ wrong_includes() {
 	done
 }
 
+# The front ends (cli/, ui/) see the system through one read and one
+# decision: from source/ they include only system.h, from model/ only
+# assess.h (DESIGN.md section 1).
+front_end_includes() {
+	local top=$1 f inc target
+	(cd "$top" && find tui/cli tui/ui -name '*.[ch]' | sort) |
+		while read -r f; do
+			grep -oE '^#[[:space:]]*include[[:space:]]+"[^"]+"' \
+				"$top/$f" | sed -E 's/.*"(.*)"/\1/' |
+				while read -r inc; do
+					target=$(realpath -m --relative-to="$top" \
+						"$top/$(dirname "$f")/$inc")
+					case $target in
+					tui/source/system.h | tui/model/assess.h) ;;
+					tui/source/* | tui/model/*)
+						echo "$f: $inc" ;;
+					esac
+				done
+		done
+}
+
 # Files outside view/ and ui/ that include curses.
 curses_outside() {
 	grep -rlE '^#[[:space:]]*include[[:space:]]+<n?curses' "$1/tui" \
@@ -88,6 +112,13 @@ if [ -z "$out" ]; then
 	ok "every include points down the rooms"
 else
 	not_ok "includes that point the wrong way:"
+	sed 's/^/#   /' <<<"$out"
+fi
+out=$(front_end_includes .)
+if [ -z "$out" ]; then
+	ok "cli/ and ui/ include only system.h from source/, assess.h from model/"
+else
+	not_ok "front-end includes past system.h or assess.h:"
 	sed 's/^/#   /' <<<"$out"
 fi
 out=$(curses_outside .)
@@ -130,6 +161,10 @@ try "cli/ including view/" tui/cli/status.c '#include "../view/view.h"' \
 	wrong_includes
 try "util/ including source/" tui/util/json.c \
 	'#include "../source/system.h"' wrong_includes
+try "cli/ including a reader past system.h" tui/cli/status.c \
+	'#include "../source/history.h"' front_end_includes
+try "ui/ including a decision past assess.h" tui/ui/dashboard.c \
+	'#include "../model/setup.h"' front_end_includes
 try "curses in cli/" tui/cli/status.c '#include <curses.h>' curses_outside
 try "a write in source/" tui/source/system.c \
 	'static void w(void) { fsx_write_atomic("x", "", 0, 0644); }' \
@@ -141,4 +176,4 @@ if [ -n "$(unknown_rooms "$tmp")" ]; then
 else
 	not_ok "the check catches a file in a new, unlisted room"
 fi
-done_testing
+[ "$_tap_failed" -eq 0 ] && [ "$_tap_n" -eq 15 ]

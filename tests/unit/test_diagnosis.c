@@ -32,7 +32,7 @@ static struct sysinfo *laptop(const char *cs, const char *log)
 	snprintf(s->cpu.vendor, sizeof(s->cpu.vendor), "amd");
 	s->cpu.family = 0x17;
 	s->cpu.invariant_tsc = true;
-	snprintf(s->stage.loader, sizeof(s->stage.loader), "none");
+	s->stage.loader = LOADER_NONE;
 	s->klog = calloc(1, sizeof(*s->klog));
 	assert_non_null(s->klog);
 	s->have_klog = true;
@@ -62,7 +62,7 @@ static void healthy(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "healthy");
 	assert_false(d.unhealthy);
 	assert_int_equal(d.nrecs, 1);
@@ -80,7 +80,7 @@ static void waiting_for_the_log(void **st)
 	(void)st;
 	s->have_klog = false;
 	s->klog_pending = true;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "unknown");
 	assert_false(d.unhealthy);
 	assert_int_equal(d.nrecs, 1);
@@ -97,7 +97,7 @@ static void boot_warp_asks_to_measure(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "boot-warp");
 	assert_true(d.unhealthy);
 	assert_true(has_rec(&d, "install-measure"));
@@ -127,7 +127,7 @@ static void boot_warp_measured_behind_asks_for_sync(void **st)
 	r.ap[1].verdict = TSC_VERDICT_BAD;
 	s->stage.has_report = true;
 	s->stage.report = &r;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "boot-warp");
 	assert_true(has_rec(&d, "enable-sync"));
 	assert_non_null(strstr(d.summary, "6,815,085,000 cycles behind"));
@@ -140,7 +140,7 @@ static void watchdog_skew_suggests_nowatchdog(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
 	assert_true(d.unhealthy);
 	/* -849 ppm, no rate measured: measure first */
@@ -158,7 +158,7 @@ static void watchdog_skew_with_nowatchdog_set(void **st)
 
 	(void)st;
 	kernel_cmdline_parse("ro quiet tsc=nowatchdog", &s->cmdline);
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
 	assert_false(has_rec(&d, "add-nowatchdog"));
 	assert_non_null(strstr(d.summary, "although tsc=nowatchdog is set"));
@@ -174,13 +174,13 @@ static void virtual_machine_checks_the_host_only_when_slow(void **st)
 
 	(void)st;
 	s->cpu.hypervisor = true;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "virtual-machine");
 	assert_false(has_rec(&d, "check-host"));
 	assert_true(has_rec(&d, "none"));
 	assert_non_null(strstr(d.summary, "paravirtual clock"));
 	snprintf(s->cs.current, sizeof(s->cs.current), "hpet");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_true(has_rec(&d, "check-host"));
 	assert_non_null(strstr(d.summary, "slow"));
 	done(s);
@@ -195,7 +195,7 @@ static void guest_with_a_warp_checks_the_host(void **st)
 
 	(void)st;
 	s->cpu.hypervisor = true;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "virtual-machine");
 	assert_true(has_rec(&d, "check-host"));
 	assert_non_null(strstr(d.summary, "in doubt"));
@@ -216,7 +216,7 @@ static void guest_told_by_other_evidence(void **st)
 	int i;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_true(d.vm.virtual_machine);
 	assert_int_equal(d.vm.n, 3);
 	assert_string_equal(d.vm.what[0], "log: Hypervisor detected: KVM");
@@ -227,14 +227,14 @@ static void guest_told_by_other_evidence(void **st)
 	done(s);
 	/* each alone is enough */
 	s = laptop("hyperv_clocksource_tsc_page", "");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(d.vm.what[0],
 			    "clocksource: hyperv_clocksource_tsc_page");
 	assert_false(has_rec(&d, "check-host"));
 	snprintf(s->cs.current, sizeof(s->cs.current), "hpet");
 	snprintf(s->cs.available[0], sizeof(s->cs.available[0]), "xen");
 	s->cs.navailable = 1;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(d.vm.what[0], "clocksource: xen");
 	assert_true(has_rec(&d, "check-host"));
 	s->cs.navailable = 0;
@@ -242,7 +242,7 @@ static void guest_told_by_other_evidence(void **st)
 		 "Microsoft Corporation");
 	snprintf(s->machine.product, sizeof(s->machine.product),
 		 "Virtual Machine");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(d.vm.what[0], "dmi: Microsoft Virtual Machine");
 	for (i = 0; i < d.nrecs; i++)
 		assert_string_not_equal(d.recs[i], "add-nowatchdog");
@@ -278,7 +278,7 @@ static void laptop_strings_are_never_virtual(void **st)
 			 laptops[i][0]);
 		snprintf(s->machine.product, sizeof(s->machine.product), "%s",
 			 laptops[i][1]);
-		diagnosis_make(s, NULL, &d);
+		diagnosis_make(s, NULL, &s->rate_check, &d);
 		assert_false(d.vm.virtual_machine);
 		assert_int_equal(d.vm.n, 0);
 		assert_string_equal(diagnosis_code_name(d.code), "healthy");
@@ -294,27 +294,27 @@ static void firmware_bug_is_not_no_trouble(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "healthy");
 	assert_null(strstr(d.summary, "no TSC trouble"));
 	assert_non_null(strstr(d.summary, "changes nothing here"));
 	done(s);
 	s = laptop("tsc", "[    0.121455] [Firmware Bug]: TSC ADJUST: CPU0: "
 			  "-2147483648 force to 0\n");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_null(strstr(d.summary, "no TSC trouble"));
 	assert_non_null(strstr(d.summary, "firmware bug"));
 	assert_non_null(strstr(d.summary, "CPU 0"));
 	done(s);
 	s = laptop("tsc", "[    0.160302] TSC ADJUST compensate: CPU2 observed "
 			  "86522 warp. Adjust: 86522\n");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_null(strstr(d.summary, "no TSC trouble"));
 	assert_non_null(strstr(d.summary, "CPU 2's TSC 86522 cycles off"));
 	done(s);
 	s = laptop("tsc", "[  327.445302] [Firmware Bug]: TSC ADJUST differs: "
 			  "CPU15 45960750 --> 78394770. Restoring\n");
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_null(strstr(d.summary, "no TSC trouble"));
 	assert_non_null(strstr(d.summary, "CPU 15"));
 	done(s);
@@ -335,7 +335,7 @@ static void readback_drop_blames_the_reference(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
 	assert_non_null(strstr(d.summary, "reading its reference (hpet)"));
 	assert_non_null(strstr(d.summary, "not the TSC"));
@@ -355,7 +355,7 @@ static void old_delta_is_measured_first(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
 	assert_non_null(strstr(d.summary, "-131624372 ns"));
 	assert_non_null(strstr(d.summary, "not known"));
@@ -387,7 +387,7 @@ static void cpus_apart_keeps_the_watchdog(void **st)
 	(void)st;
 	s->rate_check.measured = true;
 	s->rate_check.ppm = 2;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
 	assert_false(has_rec(&d, "add-nowatchdog"));
 	assert_non_null(strstr(d.summary, "apart between CPUs"));
@@ -404,11 +404,11 @@ static void a_measured_rate_decides(void **st)
 	(void)st;
 	s->rate_check.measured = true;
 	s->rate_check.ppm = -16;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_int_equal(d.nrecs, 1);
 	assert_string_equal(d.recs[0], "add-nowatchdog");
 	s->rate_check.ppm = -95000;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_false(has_rec(&d, "add-nowatchdog"));
 	assert_non_null(strstr(d.summary, "base clock"));
 	done(s);
@@ -421,7 +421,7 @@ static void no_invariant_tsc(void **st)
 
 	(void)st;
 	s->cpu.invariant_tsc = false;
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "no-invariant-tsc");
 	assert_true(d.unhealthy);
 	done(s);
@@ -437,13 +437,13 @@ static void bios_update_asks_to_remeasure(void **st)
 	(void)st;
 	snprintf(s->machine.bios_version, sizeof(s->machine.bios_version),
 		 "R11ET36W (1.30 )");
-	diagnosis_make(s, "R11ET36W (1.28 )", &d);
+	diagnosis_make(s, "R11ET36W (1.28 )", &s->rate_check, &d);
 	assert_true(has_rec(&d, "remeasure-after-bios-update"));
 	assert_true(d.bios_changed);
-	diagnosis_make(s, "R11ET36W (1.30 )", &d);
+	diagnosis_make(s, "R11ET36W (1.30 )", &s->rate_check, &d);
 	assert_false(has_rec(&d, "remeasure-after-bios-update"));
 	assert_false(d.bios_changed);
-	diagnosis_make(s, "", &d);
+	diagnosis_make(s, "", &s->rate_check, &d);
 	assert_false(d.bios_changed);
 	done(s);
 }
@@ -457,7 +457,7 @@ static void reliable_is_warned_never_recommended(void **st)
 
 	(void)st;
 	kernel_cmdline_parse("tsc=reliable", &s->cmdline);
-	diagnosis_make(s, NULL, &d);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_non_null(strstr(d.summary, "Warning: tsc=reliable is set"));
 	for (i = 0; i < d.nrecs; i++)
 		assert_null(strstr(d.recs[i], "reliable"));

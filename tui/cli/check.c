@@ -14,12 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/rate.h"
-#include "../engine/reftick.h"
 #include "../action/module_load.h"
+#include "../engine/sample.h"
 #include "../engine/survey.h"
-#include "../model/rtc_plan.h"
-#include "../source/modules.h"
+#include "../model/assess.h"
 #include "../source/system.h"
 #include "cli.h"
 #include "metrics.h"
@@ -212,33 +210,28 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	double interval = 15;
 	uint64_t samples = 1, i, total_warps = 0;
 	bool json = g->json, prom = false, unhealthy = false;
-	struct tsc_report *r = calloc(1, sizeof(*r));
+	struct tsc_report *r = NULL;
 	struct sys_clocksource cs;
-	struct reftick ref;
-	struct rate rate;
+	struct sampler sm;
 	const char *err;
-	int c;
+	int c, rc = EXIT_OK;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'i':
 			if (!cli_parse_seconds(optarg, CHECK_INTERVAL_MAX,
-					       &interval)) {
-				free(r);
+					       &interval))
 				return app_fail("check: --interval takes "
 						"seconds, 0 to %d, not '%s'",
 						CHECK_INTERVAL_MAX, optarg);
-			}
 			break;
 		case 'n':
 			if (!cli_parse_u64(optarg, 1, CHECK_SAMPLES_MAX,
-					   &samples)) {
-				free(r);
+					   &samples))
 				return app_fail("check: --samples takes a "
 						"count, 1 to %d, not '%s'",
 						CHECK_SAMPLES_MAX, optarg);
-			}
 			break;
 		case 'j':
 			json = true;
@@ -250,62 +243,49 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			load_rtc = true;
 			break;
 		default:
-			free(r);
 			return EXIT_USAGE;
 		}
 	}
-	if (cli_no_args(argc, argv)) {
-		free(r);
+	if (cli_no_args(argc, argv))
 		return EXIT_USAGE;
-	}
-	if (json && prom) {
-		free(r);
+	if (json && prom)
 		return app_fail("check: --json and --prometheus exclude each "
 				"other");
-	}
+	clocksource_read(g->root, &cs);
+	if (load_rtc && prepare_rtc() != 0)
+		return EXIT_USAGE;
+	/* The one allocation, after every usage error: the one exit below
+	 * frees it. */
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return app_fail("check: out of memory");
-	clocksource_read(g->root, &cs);
-	if (load_rtc && prepare_rtc() != 0) {
-		free(r);
-		return EXIT_USAGE;
-	}
-	reftick_open(&ref, cs.current);
-	rate_init(&rate, 0);
+	sampler_open(&sm, g->simulate, kernel_mhz(g), cs.current, r);
 	for (i = 0; i < samples; i++) {
 		struct timespec t0, next;
-		uint32_t warps = 0, k;
-		uint64_t tsc;
-		double t;
+		bool healthy;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (survey_run(g->simulate, 0, r, &err) != 0) {
-			reftick_close(&ref);
-			free(r);
-			return app_fail("check: %s", err);
+		if (sampler_take(&sm, &err) != 0) {
+			rc = app_fail("check: %s", err);
+			break;
 		}
-		if (rate.ref_mhz <= 0)
-			rate_set_reference(&rate, kernel_mhz(g), r->tsc_hz);
-		if (reftick_sample(&ref, &t, &tsc))
-			rate_tick(&rate, tsc, t);
 		clocksource_read(g->root, &cs);
-		for (k = 0; k < r->nap; k++)
-			warps += r->ap[k].warps_bsp + r->ap[k].warps_ap;
-		if (warps || strcmp(cs.current, "tsc"))
-			unhealthy = true;
-		total_warps += warps;
+		healthy = assess_sample_healthy(sm.warps, cs.current);
+		unhealthy |= !healthy;
+		total_warps += sm.warps;
 		/* Prometheus: one exposition, after the last sample (a
 		 * metric family appears once in a scrape). */
 		if (prom) {
 			if (i + 1 == samples)
-				sample_prometheus(r, &ref, &rate, warps,
-						  samples, total_warps);
+				sample_prometheus(r, &sm.ref, &sm.rate,
+						  sm.warps, samples,
+						  total_warps);
 		} else if (json) {
-			sample_json((unsigned)i, cs.current, r, &ref, &rate,
-				    warps,
-				    !warps && !strcmp(cs.current, "tsc"));
+			sample_json((unsigned)i, cs.current, r, &sm.ref,
+				    &sm.rate, sm.warps, healthy);
 		} else {
-			sample_text((unsigned)i, cs.current, r, &ref, &rate);
+			sample_text((unsigned)i, cs.current, r, &sm.ref,
+				    &sm.rate);
 		}
 		/* Until the next sample is due, S seconds after this one
 		 * began: an absolute time (usleep's 32-bit microseconds
@@ -317,7 +297,9 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 				;
 		}
 	}
-	reftick_close(&ref);
+	sampler_close(&sm);
 	free(r);
-	return unhealthy ? EXIT_UNHEALTHY : EXIT_OK;
+	if (rc == EXIT_OK && unhealthy)
+		rc = EXIT_UNHEALTHY;
+	return rc;
 }

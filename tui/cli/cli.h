@@ -9,7 +9,7 @@
 
 #include "../../common/report.h"
 #include "../app.h"
-#include "../source/cpu_map.h"
+#include "../source/system.h"
 #include "../util/json.h"
 
 int cmd_report(const struct globals *g, int argc, char **argv);

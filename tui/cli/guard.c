@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "../action/actions.h"
-#include "../source/config.h"
-#include "../source/stage_state.h"
+#include "../source/system.h"
 #include "cli.h"
 
 static int take_mode(int c, const char *arg, void *ctx)
@@ -18,17 +17,24 @@ static int take_mode(int c, const char *arg, void *ctx)
 
 static int guard_status(const struct globals *g, bool json)
 {
+	struct sysinfo sys;
 	struct tsctui_conf c;
 	struct stage_state s;
-	const char *why = NULL;
-	int have = config_read(g->root, &c, &why);
+	int have;
 
+	system_read_parts(g->root, NULL, 0, &sys);
+	/* What follows needs only the snapshot's own arrays: system_free
+	 * releases the log, the report and the history. */
+	system_free(&sys);
+	have = sys.stage.conf_read;
+	c = sys.stage.conf;
+	s = sys.stage.state;
 	if (have < 0)
-		return app_fail("guard: %s", why);
+		return app_fail("guard: %s", sys.stage.conf_why);
 	if (have == 0)
 		return app_fail("guard: tsctui is not installed");
-	if (stage_state_read(g->root, &c, &s, &why) != 0)
-		return app_fail("guard: %s", why);
+	if (!sys.stage.has_state)
+		return app_fail("guard: %s", sys.stage.state_why);
 	if (json) {
 		struct json j;
 

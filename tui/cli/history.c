@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../source/history.h"
-#include "../util/fileio.h"
-#include "../util/path.h"
+#include "../source/system.h"
 #include "cli.h"
 
 static void print(struct json *j, bool json, const struct hist_row *r)
@@ -43,26 +41,25 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hist_row *rows = calloc(HISTORY_MAX, sizeof(*rows));
 	bool json = g->json;
+	struct sysinfo sys;
 	struct json j;
 	int c, n, i;
 
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, opts)) != -1) {
-		if (c != 'j') {
-			free(rows);
+		if (c != 'j')
 			return EXIT_USAGE;
-		}
 		json = true;
 	}
-	if (cli_no_args(argc, argv)) {
-		free(rows);
+	if (cli_no_args(argc, argv))
 		return EXIT_USAGE;
-	}
-	if (!rows)
+	system_read_parts(g->root, NULL, SYS_HISTORY, &sys);
+	if (!sys.history) {
+		system_free(&sys);
 		return app_fail("history: out of memory");
-	n = history_rows(g->root, rows, HISTORY_MAX);
+	}
+	n = sys.nhistory;
 	json_init(&j, stdout, true);
 	if (json)
 		json_arr(&j, NULL);
@@ -73,7 +70,7 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 		puts(head);
 	}
 	for (i = 0; i < n; i++)
-		print(&j, json, &rows[i]);
+		print(&j, json, &sys.history[i]);
 	if (json) {
 		json_arr_end(&j);
 		json_end(&j);
@@ -81,6 +78,6 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 		printf("no boots recorded yet, and no kernel messages in the "
 		       "systemd journal\n");
 	}
-	free(rows);
+	system_free(&sys);
 	return EXIT_OK;
 }

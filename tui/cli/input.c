@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../../common/options.h"
-#include "../source/kernlog.h"
+#include "../source/system.h"
 #include "../util/path.h"
 #include "cli.h"
 

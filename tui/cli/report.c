@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../source/stage_report.h"
+#include "../source/system.h"
 #include "../util/fileio.h"
 #include "../util/fsx.h"
 #include "../util/path.h"

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rtcrate.h"
-#include "../model/diagnosis.h"
-#include "../source/history.h"
+#include "../model/assess.h"
 #include "cli.h"
 #include "metrics.h"
 
@@ -93,7 +91,8 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 	json_obj_end(j);
 }
 
-static void status_json(const struct sysinfo *s, const struct diagnosis *d)
+static void status_json(const struct sysinfo *s, const struct diagnosis *d,
+			const struct tsc_rate_check *rc)
 {
 	struct json j;
 	int i;
@@ -197,7 +196,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_bool(&j, "kvm_host", s->kvm_host);
 	json_obj(&j, "stage");
 	json_bool(&j, "installed", s->stage.installed);
-	json_str(&j, "loader", s->stage.loader);
+	json_str(&j, "loader", loader_name(s->stage.loader));
 	json_str(&j, "mode", s->stage.mode_word[0] ? s->stage.mode_word : NULL);
 	json_str(&j, "guard",
 		 s->stage.has_state ? system_guard_word(&s->stage) : NULL);
@@ -217,27 +216,26 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	 * (none until a measurement is kept) and its bound. */
 	json_obj(&j, "rate_check");
 	json_str(&j, "result",
-		 s->rate_check.measured
-			 ? (watchdog_advice_rate(&s->rate_check) ==
-					    WATCHDOG_RATE_WITHIN
+		 rc->measured
+			 ? (watchdog_advice_rate(rc) == WATCHDOG_RATE_WITHIN
 				    ? "within"
 				    : "outside")
 			 : "none");
-	if (s->rate_check.measured)
-		json_num(&j, "ppm", s->rate_check.ppm, 1);
+	if (rc->measured)
+		json_num(&j, "ppm", rc->ppm, 1);
 	else
 		json_null(&j, "ppm");
 	json_num(&j, "bound_ppm", WATCHDOG_RATE_GOOD_PPM, 0);
-	if (s->rate_check.source)
-		json_str(&j, "source", s->rate_check.source);
+	if (rc->source)
+		json_str(&j, "source", rc->source);
 	else
 		json_null(&j, "source");
-	if (s->rate_check.measured) {
-		json_str(&j, "reference", s->rate_check.reference);
-		json_num(&j, "seconds", s->rate_check.seconds, 0);
-		json_num(&j, "tsc_mhz", s->rate_check.mhz, 3);
-	} else if (s->rate_check.why[0]) {
-		json_str(&j, "why", s->rate_check.why);
+	if (rc->measured) {
+		json_str(&j, "reference", rc->reference);
+		json_num(&j, "seconds", rc->seconds, 0);
+		json_num(&j, "tsc_mhz", rc->mhz, 3);
+	} else if (rc->why[0]) {
+		json_str(&j, "why", rc->why);
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
@@ -321,7 +319,8 @@ static void status_prometheus(const struct sysinfo *s,
 	metrics_gauge(METRIC_UNHEALTHY, d->unhealthy);
 }
 
-static void status_text(const struct sysinfo *s, const struct diagnosis *d)
+static void status_text(const struct sysinfo *s, const struct diagnosis *d,
+			const struct tsc_rate_check *rc)
 {
 	int i;
 
@@ -367,7 +366,7 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	printf("%s\n", s->cmdline.nnext ? "" : "(none)");
 	if (s->stage.installed)
 		printf("stage:       installed (%s), mode %s, guard %s%s%s\n",
-		       s->stage.loader, s->stage.mode_word,
+		       loader_name(s->stage.loader), s->stage.mode_word,
 		       system_guard_word(&s->stage),
 		       s->stage.has_report ? ", this boot: " : "",
 		       s->stage.has_report
@@ -375,16 +374,15 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 			       : "");
 	else
 		printf("stage:       not installed\n");
-	if (s->rate_check.measured)
+	if (rc->measured)
 		printf("rate:        %.3f MHz against the RTC (%s, %.0f s, "
 		       "measured by %s): %+.1f ppm from the kernel's "
 		       "calibration\n",
-		       s->rate_check.mhz, s->rate_check.reference,
-		       s->rate_check.seconds, s->rate_check.source,
-		       s->rate_check.ppm);
-	else if (s->rate_check.source)
+		       rc->mhz, rc->reference, rc->seconds, rc->source,
+		       rc->ppm);
+	else if (rc->source)
 		printf("rate:        not measured against the RTC: %s\n",
-		       s->rate_check.why);
+		       rc->why);
 	printf("diagnosis:   %s\n", d->summary);
 	printf("next step:   ");
 	for (i = 0; i < d->nrecs; i++)
@@ -398,34 +396,18 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
  * The watchdog dropped the TSC on the machine this runs on: only the TSC's
  * rate against the RTC tells whether the TSC or the watchdog's reference
  * lied, so status measures it (RTCRATE_SECONDS, a few seconds) rather than
- * advise blind.  Not for another machine's log or root (the live RTC would
- * judge the wrong TSC), nor for --prometheus (the textfile timer runs it
- * every minute; `check` measures the rate there).
+ * advise blind.  Not for another machine's log or root (assess.h), nor
+ * for --prometheus (the textfile timer runs it every minute; `check`
+ * measures the rate there).
  */
-static bool status_rate_wanted(const struct globals *g,
-			       const struct diagnosis *d)
+static void status_rate_measure(const struct sysinfo *s,
+				struct tsc_rate_check *rc)
 {
-	return d->has_watchdog_advice && !g->kernel_log &&
-	       !strcmp(g->root, "/");
-}
-
-static void status_rate_measure(struct sysinfo *s)
-{
-	struct tsc_rate_check *rc = &s->rate_check;
 	struct rtcrate m;
 
 	rtcrate_measure(RTCRATE_SECONDS,
 			s->have_klog ? kernlog_tsc_mhz(s->klog) : 0, &m);
-	rc->source = "status";
-	rc->measured = m.measured;
-	if (!m.measured) {
-		snprintf(rc->why, sizeof(rc->why), "%s", m.why);
-		return;
-	}
-	rc->ppm = m.ppm;
-	rc->mhz = m.mhz;
-	rc->seconds = m.seconds;
-	rc->reference = reftick_name(m.ref);
+	assess_rate_from_rtcrate(&m, rc);
 }
 
 int cmd_status(const struct globals *g, int argc, char **argv)
@@ -435,10 +417,10 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char bios[128] = "";
+	struct assess_live live = { 0 };
 	bool json = g->json, prom = false;
+	struct assessment a;
 	struct sysinfo s;
-	struct diagnosis d;
 	int c;
 
 	optind = 1;
@@ -456,18 +438,18 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 		return app_fail("status: --json and --prometheus exclude each "
 				"other");
 	system_read(g->root, g->kernel_log, &s);
-	history_last_sync_bios(g->root, bios, sizeof(bios));
-	diagnosis_make(&s, bios, &d);
-	if (!prom && status_rate_wanted(g, &d)) {
-		status_rate_measure(&s);
-		diagnosis_make(&s, bios, &d);
+	assess_make(&s, &live, &a);
+	if (!prom &&
+	    assess_rate_wanted(&a, !g->kernel_log && !strcmp(g->root, "/"))) {
+		status_rate_measure(&s, &live.rate);
+		assess_make(&s, &live, &a);
 	}
 	if (prom)
-		status_prometheus(&s, &d);
+		status_prometheus(&s, &a.diag);
 	else if (json)
-		status_json(&s, &d);
+		status_json(&s, &a.diag, &live.rate);
 	else
-		status_text(&s, &d);
+		status_text(&s, &a.diag, &live.rate);
 	system_free(&s);
-	return d.unhealthy ? EXIT_UNHEALTHY : EXIT_OK;
+	return a.healthy ? EXIT_OK : EXIT_UNHEALTHY;
 }

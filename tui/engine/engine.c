@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "sample.h"
 #include "survey.h"
 
 /* Clock cost changes only with the clocksource: every 30 surveys. */
@@ -22,7 +23,7 @@ struct engine {
 	bool stop;
 	struct engine_snapshot snap;
 	struct tsc_report report; /* the worker's own */
-	struct reftick ref;
+	struct sampler sampler;	  /* the worker's; the rate is copied out */
 };
 
 static double now_ms(void)
@@ -53,7 +54,7 @@ static void publish(struct engine *e, double ms)
 
 	s->surveys++;
 	s->survey_ms = ms;
-	rate_set_reference(&s->rate, e->cfg.kernel_mhz, e->report.tsc_hz);
+	s->rate = e->sampler.rate;
 	s->ncores = e->report.nap;
 	for (i = 0; i < e->report.nap; i++) {
 		const struct tsc_report_cpu *c = &e->report.ap[i];
@@ -99,8 +100,7 @@ static void *worker(void *arg)
 	struct timespec until;
 	struct clockcost cost;
 	const char *err;
-	double t0, t;
-	uint64_t tsc;
+	double t0;
 	int rc;
 
 	for (;;) {
@@ -110,7 +110,7 @@ static void *worker(void *arg)
 		if (e->stop)
 			break;
 		t0 = now_ms();
-		rc = survey_run(e->cfg.simulate, 0, &e->report, &err);
+		rc = sampler_survey(&e->sampler, &err);
 		if (e->cfg.extra_ms)
 			usleep(e->cfg.extra_ms * 1000u);
 		pthread_mutex_lock(&e->lock);
@@ -121,16 +121,15 @@ static void *worker(void *arg)
 				 err);
 		e->snap.busy = false;
 		pthread_mutex_unlock(&e->lock);
-		if (reftick_sample(&e->ref, &t, &tsc)) {
-			pthread_mutex_lock(&e->lock);
-			rate_tick(&e->snap.rate, tsc, t);
-			pthread_mutex_unlock(&e->lock);
-		}
-		/* The RTC may have turned out to be polled. */
+		/* The survey is out before the wait for the reference's
+		 * edge (up to a second). */
+		sampler_tick(&e->sampler);
 		pthread_mutex_lock(&e->lock);
-		e->snap.ref = e->ref.kind;
+		e->snap.rate = e->sampler.rate;
+		/* The RTC may have turned out to be polled. */
+		e->snap.ref = e->sampler.ref.kind;
 		snprintf(e->snap.ref_why, sizeof(e->snap.ref_why), "%s",
-			 e->ref.why);
+			 e->sampler.ref.why);
 		pthread_mutex_unlock(&e->lock);
 		if (e->snap.surveys % COST_EVERY == 1 &&
 		    clockcost_measure(50000, &cost) == 0) {
@@ -173,12 +172,14 @@ struct engine *engine_start(const struct engine_config *c)
 		e->cfg.interval_s = 2;
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->wake, NULL);
-	rate_init(&e->snap.rate, c->kernel_mhz);
-	reftick_open(&e->ref, c->clocksource);
-	e->snap.ref = e->ref.kind;
-	snprintf(e->snap.ref_why, sizeof(e->snap.ref_why), "%s", e->ref.why);
+	sampler_open(&e->sampler, e->cfg.simulate, c->kernel_mhz,
+		     c->clocksource, &e->report);
+	e->snap.rate = e->sampler.rate;
+	e->snap.ref = e->sampler.ref.kind;
+	snprintf(e->snap.ref_why, sizeof(e->snap.ref_why), "%s",
+		 e->sampler.ref.why);
 	if (pthread_create(&e->thread, NULL, worker, e) != 0) {
-		reftick_close(&e->ref);
+		sampler_close(&e->sampler);
 		free(e);
 		return NULL;
 	}
@@ -201,7 +202,7 @@ void engine_stop(struct engine *e)
 	pthread_cond_signal(&e->wake);
 	pthread_mutex_unlock(&e->lock);
 	pthread_join(e->thread, NULL);
-	reftick_close(&e->ref);
+	sampler_close(&e->sampler);
 	pthread_mutex_destroy(&e->lock);
 	pthread_cond_destroy(&e->wake);
 	free(e);

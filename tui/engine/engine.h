@@ -53,7 +53,7 @@ struct engine_snapshot {
 	struct engine_core cores[TSC_MAX_CPUS];
 	struct rate rate;
 	enum ref_kind ref;
-	char ref_why[160];
+	char ref_why[256];
 	bool cost_valid;
 	struct clockcost cost;
 	char error[160];

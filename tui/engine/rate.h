@@ -5,7 +5,7 @@
  * and cumulative, in MHz and in ppm against the kernel's calibration.  A
  * late tick makes one window long and the next short: such pairs cancel and
  * are flagged; a real drift does not cancel, and the cumulative figure is
- * the headline.  Pure arithmetic here; rtc.c feeds it.
+ * the headline.  Pure arithmetic here; reftick.c feeds it.
  */
 #ifndef TSCTUI_ENGINE_RATE_H
 #define TSCTUI_ENGINE_RATE_H

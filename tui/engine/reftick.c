@@ -10,16 +10,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/string_table.h"
 #include "../../common/tsc.h"
 #include "reftick.h"
 
-const char *reftick_name(enum ref_kind k)
-{
-	return k == REF_RTC		? "rtc"
-	       : k == REF_RTC_POLLED	? "rtc_polled"
-	       : k == REF_MONOTONIC_RAW ? "monotonic_raw"
-					: "none";
-}
+static const char *const ref_names[] = {
+	[REF_NONE] = "none",
+	[REF_RTC] = "rtc",
+	[REF_RTC_POLLED] = "rtc_polled",
+	[REF_MONOTONIC_RAW] = "monotonic_raw",
+};
+
+STRING_TABLE_TO(reftick_name, enum ref_kind, ref_names, "none")
 
 static double mono_ms(void)
 {
@@ -95,9 +97,15 @@ void reftick_open(struct reftick *r, const char *clocksource)
 		return;
 	}
 	r->kind = REF_NONE;
+	/* NULL: the dashboard shows another root, whose clocksource says
+	 * nothing of the machine the engine runs on. */
 	snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why),
-		 "; the clocksource is tsc, so CLOCK_MONOTONIC_RAW is the TSC "
-		 "itself: no independent reference");
+		 clocksource ? "; the clocksource is tsc, so "
+			       "CLOCK_MONOTONIC_RAW is the TSC itself: no "
+			       "independent reference"
+			     : "; this machine's clocksource is not read "
+			       "under --root, so CLOCK_MONOTONIC_RAW may be "
+			       "the TSC itself: no independent reference");
 }
 
 /* The edge by reading the time until its second changes. */

@@ -38,10 +38,12 @@ struct reftick {
 	enum ref_kind kind;
 	int fd;
 	double edge_ms; /* CLOCK_MONOTONIC of the last polled edge, or 0 */
-	char why[160];	/* for REF_NONE, and why the RTC is polled */
+	char why[256];	/* for REF_NONE, and why the RTC is polled */
 };
 
 const char *reftick_name(enum ref_kind k);
+/* clocksource: the running machine's, or NULL when it is not known (the
+ * dashboard under --root): then only the RTC is taken. */
 void reftick_open(struct reftick *r, const char *clocksource);
 /* Waits for the next second's edge (RTC, at most REFTICK_UIE_WAIT_MS plus
  * REFTICK_POLL_MAX_MS) or reads now (monotonic); returns the reference

@@ -24,7 +24,9 @@ void rtcrate_measure(unsigned seconds, double kernel_mhz, struct rtcrate *out)
 	/* "tsc": never fall back to CLOCK_MONOTONIC_RAW (see the header). */
 	reftick_open(&ref, "tsc");
 	if (ref.kind != REF_RTC && ref.kind != REF_RTC_POLLED) {
-		snprintf(out->why, sizeof(out->why), "%s", ref.why);
+		/* Cut to fit, as status has always printed it. */
+		snprintf(out->why, sizeof(out->why), "%.*s",
+			 (int)sizeof(out->why) - 1, ref.why);
 		reftick_close(&ref);
 		return;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The boot history file, one record per boot: written by boot-ok
- * (action/modes.c), read by `tsctui history`, the dashboard and the
+ * (action/boot_ok.c), read by `tsctui history`, the dashboard and the
  * diagnosis (source/history.c).  A record is one line of tab-separated
  * key=value fields (a BIOS version has spaces in it); a reader skips keys
  * it does not know, so a field can be added.  Pure: no I/O.

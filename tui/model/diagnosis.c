@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/string_table.h"
 #include "../../common/verdict.h"
 #include "diagnosis.h"
 
@@ -16,12 +17,8 @@ static const char *const code_names[] = {
 	[DIAG_UNKNOWN] = "unknown",
 };
 
-const char *diagnosis_code_name(enum diag_code c)
-{
-	return (size_t)c < sizeof(code_names) / sizeof(code_names[0])
-		       ? code_names[c]
-		       : code_names[DIAG_UNKNOWN];
-}
+STRING_TABLE_TO(diagnosis_code_name, enum diag_code, code_names,
+		code_names[DIAG_UNKNOWN])
 
 static void add_rec(struct diagnosis *d, const char *r)
 {
@@ -145,7 +142,7 @@ bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
 
 /* What the stage's report says of the kernel's CPU `cpu`: the report
  * numbers CPUs in MP services order, the kernel as Linux does, so the two
- * meet by APIC ID (source/cpumap.h), or not at all. */
+ * meet by APIC ID (source/cpu_map.h), or not at all. */
 static void stage_on_cpu(const struct sysinfo *s, const struct tsc_report *r,
 			 int cpu, struct diagnosis *d)
 {
@@ -223,6 +220,7 @@ static void kernel_words(const struct sysinfo *s, struct diagnosis *d)
 	} else if (!strcmp(current_cs(s), "tsc")) {
 		verdict_add(d, "TSC kept");
 	} else if (current_cs(s)[0]) {
+		d->verdict_cs_only = true;
 		verdict_add(d, "clocksource %s%s", current_cs(s),
 			    s->have_klog ? "" : " (no kernel log to say why)");
 	}
@@ -282,7 +280,9 @@ static void guest(const struct sysinfo *s, struct diagnosis *d)
 
 /* The watchdog dropped the TSC: the decision table says what may be
  * advised. */
-static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
+static void watchdog_drop(const struct sysinfo *s,
+			  const struct tsc_rate_check *rate,
+			  struct diagnosis *d)
 {
 	const struct klog_event *wd = find(s, KLOG_WATCHDOG_SKEW),
 				*rb = readback_drop(s);
@@ -291,7 +291,7 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		.skew_ppm = wd && wd->has_intervals ? kernlog_ppm(wd) : 0,
 		.reference_slow = rb && !(wd && wd->has_intervals),
 		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
-		.rate = s->rate_check,
+		.rate = *rate,
 		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
 	};
 	int i;
@@ -418,7 +418,7 @@ static void unstable_words(const struct sysinfo *s, struct diagnosis *d)
 }
 
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-		    struct diagnosis *d)
+		    const struct tsc_rate_check *rate, struct diagnosis *d)
 {
 	const struct klog_event *w = find(s, KLOG_WARP),
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
@@ -504,7 +504,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    r ? "" : " but left no report this boot");
 		}
 	} else if (watchdog) {
-		watchdog_drop(s, d);
+		watchdog_drop(s, rate, d);
 	} else if (!strcmp(current_cs(s), "tsc")) {
 		d->code = DIAG_HEALTHY;
 		say(d, "The kernel uses the TSC as its clocksource");

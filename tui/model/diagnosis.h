@@ -38,6 +38,9 @@ struct diagnosis {
 	/* The kernel's verdict for this boot, in words, e.g. "TSC dropped at
 	 * boot: warp of 6,601,281,288 cycles (3.15 s) CPU#0 -> CPU#2". */
 	char kernel_verdict[192];
+	/* The verdict only names the clocksource (no TSC event in the log):
+	 * a screen that shows the clocksource already says it otherwise. */
+	bool verdict_cs_only;
 	bool unhealthy; /* status and check exit 1 */
 	/* The BIOS version differs from the last sync boot's. */
 	bool bios_changed;
@@ -51,7 +54,9 @@ struct diagnosis {
  * smallest such lead, in cycles. */
 bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by);
 
+/* rate: the TSC's rate against the RTC as measured live (assess.h), or
+ * an unmeasured one. */
 void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
-		    struct diagnosis *d);
+		    const struct tsc_rate_check *rate, struct diagnosis *d);
 
 #endif

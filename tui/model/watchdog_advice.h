@@ -45,7 +45,7 @@ struct watchdog_case {
 	/* The watchdog's cross-CPU check found CPUs ahead of or behind the
 	 * one it ran on: the TSCs are apart, whatever the reference. */
 	bool cpus_apart;
-	struct tsc_rate_check rate; /* sysinfo.rate_check */
+	struct tsc_rate_check rate; /* the live one, assess.h */
 	bool nowatchdog_set;	    /* tsc=nowatchdog already on */
 };
 

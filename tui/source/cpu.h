@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The CPU as the managed system's /proc/cpuinfo describes it: the one
- * reader of that file (cpumap.c reads the APIC IDs from the same text). */
+ * reader of that file (cpu_map.c reads the APIC IDs from the same text). */
 #ifndef TSCTUI_SOURCE_CPU_H
 #define TSCTUI_SOURCE_CPU_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Linux CPU numbers by APIC ID, from /proc/cpuinfo (cpumap.h). */
+/* Linux CPU numbers by APIC ID, from /proc/cpuinfo (cpu_map.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

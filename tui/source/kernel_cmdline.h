@@ -3,7 +3,7 @@
  * The kernel command line: this boot's (/proc/cmdline), the next boot's
  * as the boot configuration holds it (/etc/kernel/cmdline,
  * /etc/default/grub and its drop-ins), and kernel-arg's own setting.
- * action/kernelarg.c changes them.
+ * action/kernel_arg.c changes them.
  */
 #ifndef TSCTUI_SOURCE_KERNEL_CMDLINE_H
 #define TSCTUI_SOURCE_KERNEL_CMDLINE_H

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/string_table.h"
 #include "kernlog.h"
 
 static const char *const names[KLOG_KINDS] = {
@@ -29,10 +30,7 @@ static const char *const names[KLOG_KINDS] = {
 	"cpus-apart",
 };
 
-const char *kernlog_kind_name(enum klog_kind k)
-{
-	return (unsigned)k < KLOG_KINDS ? names[k] : "?";
-}
+STRING_TABLE_TO(kernlog_kind_name, enum klog_kind, names, "?")
 
 /* The reasons mark_tsc_unstable() has been given since 3.x, by the words
  * that tell them apart ("TSC halts in idle" has grown a tail in

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../../common/string_table.h"
 #include "loader.h"
 
 /* The one table of names: index = enum loader. */
@@ -11,25 +12,9 @@ static const char *const names[] = {
 	[LOADER_SDBOOT] = "systemd-boot",
 	[LOADER_EFI_ENTRY] = "efi-entry",
 };
-#define NNAMES (sizeof(names) / sizeof(names[0]))
-
-const char *loader_name(enum loader l)
-{
-	return (size_t)l < NNAMES ? names[l] : names[LOADER_NONE];
-}
-
-bool loader_from(const char *name, enum loader *l)
-{
-	size_t i;
-
-	for (i = LOADER_NONE + 1; name && i < NNAMES; i++) {
-		if (strcmp(name, names[i]) == 0) {
-			*l = (enum loader)i;
-			return true;
-		}
-	}
-	return false;
-}
+STRING_TABLE_TO(loader_name, enum loader, names, names[LOADER_NONE])
+/* "none" is no loader to install for: the lookup starts after it. */
+STRING_TABLE_FROM(loader_from, enum loader, names, LOADER_NONE + 1)
 
 const struct loader_reading *loader_reading(enum loader l)
 {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../common/string_table.h"
 #include "../format/grubenv.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
@@ -203,12 +204,8 @@ static const char *const guard_names[] = {
 	[GUARD_TRIPPED] = "tripped",
 };
 
-const char *stage_state_guard_name(enum guard_state g)
-{
-	return (size_t)g < sizeof(guard_names) / sizeof(guard_names[0])
-		       ? guard_names[g]
-		       : guard_names[GUARD_CLEAR];
-}
+STRING_TABLE_TO(stage_state_guard_name, enum guard_state, guard_names,
+		guard_names[GUARD_CLEAR])
 
 static void guard_of(struct stage_state *s)
 {

@@ -10,10 +10,7 @@
 #include "../util/fileio.h"
 #include "../util/fsx.h"
 #include "../util/path.h"
-#include "config.h"
 #include "efivar.h"
-#include "stage_report.h"
-#include "stage_state.h"
 #include "system.h"
 
 /* A small file under root, first line, trailing blanks trimmed. */
@@ -100,30 +97,32 @@ const char *system_guard_word(const struct sys_stage *st)
 static void read_stage(const char *root, struct sysinfo *s)
 {
 	struct sys_stage *st = &s->stage;
-	struct tsctui_conf c;
-	struct stage_state ss;
+	struct stage_state *ss = &st->state;
 	const char *why = NULL;
 	int rc;
 
-	snprintf(st->loader, sizeof(st->loader), "none");
-	if (config_read(root, &c, &why) > 0) {
+	st->loader = LOADER_NONE;
+	st->conf_read = config_read(root, &st->conf, &why);
+	if (st->conf_read > 0) {
 		st->installed = true;
-		snprintf(st->loader, sizeof(st->loader), "%s",
-			 loader_name(c.loader));
-		if (stage_state_read(root, &c, &ss, &why) == 0) {
+		st->loader = st->conf.loader;
+		if (stage_state_read(root, &st->conf, ss, &why) == 0) {
 			st->has_state = true;
-			st->mode = ss.mode;
-			st->mode_known = ss.mode_known;
+			st->mode = ss->mode;
+			st->mode_known = ss->mode_known;
 			snprintf(st->mode_word, sizeof(st->mode_word), "%s",
-				 ss.mode_word);
-			st->guard = ss.guard;
-			snprintf(st->since, sizeof(st->since), "%s", ss.since);
-			st->probation = ss.marks.probation;
-			st->strikes = ss.marks.strikes;
+				 ss->mode_word);
+			st->guard = ss->guard;
+			snprintf(st->since, sizeof(st->since), "%s", ss->since);
+			st->probation = ss->marks.probation;
+			st->strikes = ss->marks.strikes;
 		} else {
+			snprintf(st->state_why, sizeof(st->state_why), "%s",
+				 why);
 			note(s, "%s", why);
 		}
 	} else if (why) {
+		snprintf(st->conf_why, sizeof(st->conf_why), "%s", why);
 		note(s, "%s", why);
 	}
 	st->report = calloc(1, sizeof(*st->report));
@@ -138,9 +137,27 @@ static void read_stage(const char *root, struct sysinfo *s)
 			"report");
 }
 
-/* Everything but the kernel log when with_klog is false. */
-static int read_all(const char *root, const char *kernel_log, bool with_klog,
-		    struct sysinfo *s)
+static void read_boot(const char *root, struct sys_boot *b)
+{
+	char path[PATH_UNDER_MAX];
+	const char *why = NULL;
+
+	b->found = detect_loader(root, &b->found_why);
+	b->has_esp = detect_esp(root, b->esp, sizeof(b->esp), &why);
+	b->nvfat = detect_vfat_mounts(root, b->vfat, SYS_VFAT_MAX);
+	b->grub = detect_grubenv(root, path, sizeof(path));
+	b->efivars = detect_efivars(root);
+}
+
+static void read_history(const char *root, struct sysinfo *s)
+{
+	s->history = calloc(HISTORY_MAX, sizeof(*s->history));
+	if (s->history)
+		s->nhistory = history_rows(root, s->history, HISTORY_MAX);
+}
+
+int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
+		      struct sysinfo *s)
 {
 	char path[4096], *d;
 	size_t len;
@@ -176,7 +193,7 @@ static int read_all(const char *root, const char *kernel_log, bool with_klog,
 	kernel_cmdline_read_next(root, &s->cmdline);
 	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
 	machine_read(root, &s->machine);
-	if (with_klog)
+	if (parts & SYS_KLOG)
 		read_klog(root, kernel_log, s);
 	else
 		s->klog = calloc(1, sizeof(*s->klog));
@@ -199,23 +216,29 @@ static int read_all(const char *root, const char *kernel_log, bool with_klog,
 	path_under(root, "/dev/kvm", path, sizeof(path));
 	s->kvm_host =
 		fsx_exists(path) || s->modules.kvm_amd || s->modules.kvm_intel;
+	history_last_sync_bios(root, s->last_sync_bios,
+			       sizeof(s->last_sync_bios));
+	if (parts & SYS_BOOT) {
+		s->have_boot = true;
+		read_boot(root, &s->boot);
+	}
+	if (parts & SYS_HISTORY)
+		read_history(root, s);
 	return 0;
 }
 
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 {
-	return read_all(root, kernel_log, true, s);
-}
-
-int system_read_except_klog(const char *root, struct sysinfo *s)
-{
-	return read_all(root, NULL, false, s);
+	return system_read_parts(root, kernel_log, SYS_KLOG, s);
 }
 
 void system_free(struct sysinfo *s)
 {
 	free(s->klog);
 	free(s->stage.report);
+	free(s->history);
 	s->klog = NULL;
 	s->stage.report = NULL;
+	s->history = NULL;
+	s->nhistory = 0;
 }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Everything tsctui reads about a machine, as plain data: one reader per
- * source (clocksource.c, cpu.c, cmdline.c, machine.c, kernlog.c, efivars.c,
- * stage_report.c, and the install state), gathered by system_read().
- * Every path resolves under --root; with a root other than "/", CPU facts
- * come from that root's /proc/cpuinfo only, and there is no live kernel
- * log (give --kernel-log).  What a reader could not see is said in `notes`.
+ * source (clocksource.c, cpu.c, kernel_cmdline.c, machine.c, kernlog.c,
+ * efivar.c, stage_report.c, config.c, stage_state.c, history.c,
+ * detect.c), gathered by system_read() into one snapshot.  The front ends
+ * (cli/, ui/) read the system through this header alone (tests/build/
+ * rooms.t): what they need is in struct sysinfo, and the headers below
+ * give its types.  Every path resolves under --root; with a root other
+ * than "/", CPU facts come from that root's /proc/cpuinfo only, and there
+ * is no live kernel log (give --kernel-log).  What a reader could not see
+ * is said in `notes`.
  */
 #ifndef TSCTUI_SOURCE_SYSTEM_H
 #define TSCTUI_SOURCE_SYSTEM_H
@@ -13,11 +17,16 @@
 #include <stdbool.h>
 
 #include "../../common/report.h"
+#include "config.h"
 #include "cpu.h"
 #include "cpu_map.h"
+#include "detect.h"
+#include "history.h"
 #include "kernel_cmdline.h"
 #include "kernlog.h"
+#include "loader.h"
 #include "modules.h"
+#include "stage_report.h"
 #include "stage_state.h"
 
 #define SYS_MAX_NOTES 8
@@ -48,8 +57,15 @@ struct sys_efi {
 
 struct sys_stage {
 	bool installed;
-	char loader[16];    /* grub | systemd-boot | efi-entry | none */
+	/* tsctui.conf: 1 read, 0 absent (not installed), -1 unreadable or
+	 * malformed (conf_why says so); conf is valid when 1. */
+	int conf_read;
+	char conf_why[STAGE_STATE_ERR_MAX];
+	struct tsctui_conf conf;
+	enum loader loader; /* conf.loader; LOADER_NONE when not installed */
 	bool has_state;	    /* mode and guard were read (stage_state.h) */
+	struct stage_state state;	     /* all of it, when has_state */
+	char state_why[STAGE_STATE_ERR_MAX]; /* installed, no state: why */
 	enum tsc_mode mode; /* TSC_MODE_OFF too when mode_word names none */
 	bool mode_known;
 	char mode_word[16]; /* as the boot path keeps it: shown, not compared */
@@ -62,9 +78,11 @@ struct sys_stage {
 };
 
 /* The TSC's rate against the RTC, as ppm from the kernel's calibration:
- * what the watchdog advice goes by.  Filled by whoever measured it
- * (`status` itself, when the watchdog dropped the TSC on the running
- * machine: tui/cli/status.c); left unmeasured, the advice asks for one. */
+ * what the watchdog advice goes by.  A live measurement, not a read:
+ * whoever measured it (`status` when the watchdog dropped the TSC on the
+ * running machine, the dashboard's engine) hands it to assess_make
+ * (model/assess.h); left unmeasured, the advice asks for one.  The
+ * snapshot's own rate_check stays unmeasured (tests state one there). */
 struct tsc_rate_check {
 	bool measured;
 	double ppm;
@@ -73,6 +91,21 @@ struct tsc_rate_check {
 	const char *source;    /* who measured: "status"; NULL if no one */
 	const char *reference; /* "rtc" or "rtc_polled" */
 	char why[160];	       /* tried, not measured: why */
+};
+
+/* Where the stage could go, for the dashboard's install (detect.h): the
+ * loader found, the ESP, every vfat mount when the ESP is not at a usual
+ * place, whether GRUB and EFI variables are there. */
+#define SYS_VFAT_MAX 8
+struct sys_boot {
+	enum loader found; /* LOADER_NONE: found_why says what was seen */
+	const char *found_why;
+	bool has_esp;
+	char esp[256];
+	int nvfat;
+	struct mount_info vfat[SYS_VFAT_MAX];
+	bool grub;    /* a GRUB directory, so a grubenv to write */
+	bool efivars; /* booted with UEFI */
 };
 
 struct sysinfo {
@@ -91,14 +124,31 @@ struct sysinfo {
 	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
 	struct tsc_rate_check rate_check;
+	/* The BIOS version of the most recent boot recorded in sync mode, ""
+	 * when none: what the diagnosis compares this BIOS with. */
+	char last_sync_bios[64];
+	bool have_boot; /* SYS_BOOT was asked for */
+	struct sys_boot boot;
+	/* SYS_HISTORY: the newest HISTORY_MAX boots, oldest first. */
+	int nhistory;
+	struct hist_row *history;
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];
 };
 
+/* The parts of the snapshot that cost more than a few small files, read
+ * only when asked for.  Without SYS_KLOG, have_klog is false and klog
+ * zeroed (the dashboard reads the log on a thread of its own,
+ * klog_loader.c). */
+enum sys_part {
+	SYS_KLOG = 1 << 0,    /* the kernel log */
+	SYS_HISTORY = 1 << 1, /* every recorded boot (and the journal's) */
+	SYS_BOOT = 1 << 2,    /* the loader, ESP and mounts (sys_boot) */
+};
+int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
+		      struct sysinfo *s);
+/* The snapshot with the kernel log (status, check, boot-ok). */
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
-/* The same without the kernel log: have_klog false, klog zeroed (the
- * dashboard reads the log on a thread of its own, klog_loader.c). */
-int system_read_except_klog(const char *root, struct sysinfo *s);
 /* --kernel-log reads files under 64 MiB (a note says "File too large"
  * otherwise); /dev/kmsg is read up to 1 MiB (kernlog.c). */
 #define KERNLOG_FILE_MAX (64u << 20)
@@ -111,7 +161,7 @@ void system_free(struct sysinfo *s);
  * was not read. */
 const char *system_guard_word(const struct sys_stage *st);
 
-/* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
+/* The readers, one file each (clocksource.c, cpu.c, kernel_cmdline.c,
  * machine.c), for tests and the dashboard. */
 /* First line of a small file under root, trailing blanks trimmed. */
 bool system_read_line(const char *root, const char *sys, char *out, size_t cap);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "../action/actions.h"
-#include "../source/detect.h"
 #include "../view/draw.h"
 #include "dashboard.h"
 
@@ -184,22 +183,21 @@ void confirm_words(const char *msg, char *out, size_t cap)
 	out[o] = '\0';
 }
 
-void confirm_install(struct dash *d, const char *loader)
+void confirm_install(struct dash *d, enum loader loader)
 {
-	struct mount_info m[DASH_ESP_CHOICES];
+	const struct mount_info *m = d->sys.boot.vfat;
 	struct ui_state *u = &d->ui;
-	const char *why = NULL;
-	char esp[256];
-	int n, i;
+	int n = d->sys.boot.nvfat, i;
 
 	d->esp[0] = '\0';
-	if (detect_esp(d->root, esp, sizeof(esp), &why)) {
-		confirm_describe(d, P_INSTALL, loader);
+	if (d->sys.boot.has_esp) {
+		confirm_describe(d, P_INSTALL, loader_name(loader));
 		return;
 	}
-	n = detect_vfat_mounts(d->root, m, DASH_ESP_CHOICES);
+	if (n > DASH_ESP_CHOICES)
+		n = DASH_ESP_CHOICES;
 	if (n > 0) {
-		snprintf(d->esp_loader, sizeof(d->esp_loader), "%s", loader);
+		d->esp_loader = loader;
 		d->menu_for = P_ESP;
 		snprintf(u->menu_title, sizeof(u->menu_title),
 			 "Which is the EFI system partition? (none at "
@@ -222,7 +220,7 @@ void confirm_install(struct dash *d, const char *loader)
 	d->pending = P_NONE;
 	snprintf(u->confirm_title, sizeof(u->confirm_title),
 		 "Install the stage for %s: no EFI system partition found",
-		 loader);
+		 loader_name(loader));
 	draw_addl(u->confirm, &u->nconfirm,
 		  "No FAT file system is mounted, so tsctui cannot find the "
 		  "EFI system partition the firmware boots from.");

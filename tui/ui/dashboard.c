@@ -18,13 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../source/stage_state.h"
 #include "../app.h"
-#include "../engine/rtcrate.h"
-#include "../model/setup.h"
-#include "../source/history.h"
-#include "../util/fileio.h"
-#include "../util/path.h"
 #include "../view/draw.h"
 #include "dashboard.h"
 
@@ -50,8 +44,8 @@ void dashboard_status(struct dash *d, bool error, const char *msg)
 
 static void load_history(struct dash *d)
 {
-	struct hist_row *rows = calloc(HISTORY_MAX, sizeof(*rows));
-	int n = rows ? history_rows(d->root, rows, HISTORY_MAX) : 0, i;
+	const struct hist_row *rows = d->sys.history;
+	int n = d->sys.nhistory, i;
 	struct ui_state *u = &d->ui;
 
 	u->nhistory = 0;
@@ -68,7 +62,6 @@ static void load_history(struct dash *d)
 			  "no boots recorded yet (tsctui-boot.service records "
 			  "one "
 			  "per boot once the stage is installed)");
-	free(rows);
 }
 
 /* The newest kernel log the loader has into sys (pending while it has
@@ -83,60 +76,41 @@ static void attach_klog(struct dash *d)
 }
 
 /*
- * The engine's rate against the RTC, for the watchdog advice: a
- * measurement of the machine the engine runs on, so only when the
- * dashboard shows that machine, and once it spans RTCRATE_SECONDS.
+ * What follows from the system as read and the engine's measurements: the
+ * diagnosis, the setup step (model/assess.h).  The engine's rate against
+ * the RTC counts for the watchdog advice only when the dashboard shows the
+ * machine the engine runs on.
  */
-static void engine_rate_check(struct dash *d)
-{
-	const struct rate *r = &d->snap.rate;
-	struct tsc_rate_check *rc = &d->sys.rate_check;
-
-	if (!d->engine || d->kernel_log || strcmp(d->root, "/") ||
-	    (d->snap.ref != REF_RTC && d->snap.ref != REF_RTC_POLLED) ||
-	    !r->started || r->last_t - r->first_t < RTCRATE_SECONDS ||
-	    r->ref_mhz <= 0)
-		return;
-	rc->measured = true;
-	rc->source = "dashboard";
-	rc->reference = reftick_name(d->snap.ref);
-	rc->mhz = rate_cumulative_mhz(r);
-	rc->ppm = rate_ppm(r, rc->mhz);
-	rc->seconds = r->last_t - r->first_t;
-}
-
-/* What follows from the system as read: the diagnosis, the setup step. */
 static void derive(struct dash *d)
 {
-	char bios[128] = "";
+	char said[sizeof(d->as.diag.summary)];
+	struct assess_live live = { 0 };
 
-	char said[sizeof(d->diag.summary)];
-
-	engine_rate_check(d);
-	history_last_sync_bios(d->root, bios, sizeof(bios));
-	diagnosis_make(&d->sys, bios, &d->diag);
-	confirm_words(d->diag.summary, said, sizeof(said));
-	snprintf(d->diag.summary, sizeof(d->diag.summary), "%s", said);
-	dashboard_setup_step(d);
+	if (d->engine && !d->kernel_log && !strcmp(d->root, "/"))
+		assess_rate_from_engine(&d->snap, &live.rate);
+	live.checking = setup_check_started(&d->check);
+	assess_make(&d->sys, &live, &d->as);
+	confirm_words(d->as.diag.summary, said, sizeof(said));
+	snprintf(d->as.diag.summary, sizeof(d->as.diag.summary), "%s", said);
+	d->ui.setup = d->as.setup;
+	d->ui.nowatchdog = d->as.nowatchdog;
+	d->ui.struck_out = d->as.struck_out;
 }
 
 void dashboard_refresh(struct dash *d)
 {
-	const char *why;
-
 	system_free(&d->sys);
 	if (d->klog) {
 		/* The log as last read; a new read lands in take_klog. */
-		system_read_except_klog(d->root, &d->sys);
+		system_read_parts(d->root, NULL, SYS_HISTORY | SYS_BOOT,
+				  &d->sys);
 		klog_loader_reload(d->klog);
 		if (d->sys.klog)
 			attach_klog(d);
 	} else {
-		system_read(d->root, d->kernel_log, &d->sys);
+		system_read_parts(d->root, d->kernel_log,
+				  SYS_KLOG | SYS_HISTORY | SYS_BOOT, &d->sys);
 	}
-	d->installed = config_read(d->root, &d->conf, &why) > 0;
-	d->ui.nowatchdog = d->sys.cmdline.nowatchdog;
-	d->ui.struck_out = d->sys.stage.strikes >= GUARD_MAX_STRIKES;
 	load_history(d);
 	derive(d);
 	d->refreshed = time(NULL);
@@ -144,8 +118,7 @@ void dashboard_refresh(struct dash *d)
 
 void dashboard_setup_step(struct dash *d)
 {
-	setup_decide(&d->sys, &d->diag, d->ui.nowatchdog,
-		     setup_check_started(&d->check), &d->ui.setup);
+	derive(d);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -178,7 +151,9 @@ static void start_engine(struct dash *d)
 	ec.simulate = d->simulate;
 	ec.interval_s = 2;
 	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
-	ec.clocksource = d->sys.cs.current;
+	/* The engine measures this machine: another root's clocksource
+	 * would explain its rate with the target's clock. */
+	ec.clocksource = strcmp(d->root, "/") ? NULL : d->sys.cs.current;
 	ec.extra_ms = d->engine_extra_ms;
 	d->engine = engine_start(&ec);
 }
@@ -233,6 +208,16 @@ static void loop(struct dash *d)
 	}
 }
 
+/* Whether the terminal has cursor addressing (terminfo's cup). */
+static bool dashboard_addressable(SCREEN *scr)
+{
+	SCREEN *was = set_term(scr);
+	const char *cup = tigetstr("cup");
+
+	set_term(was);
+	return cup && cup != (char *)-1 && cup[0];
+}
+
 int dashboard_run(const struct globals *g)
 {
 	struct dash *d = calloc(1, sizeof(*d));
@@ -259,6 +244,17 @@ int dashboard_run(const struct globals *g)
 				"e.g. TERM=xterm-256color or TERM=linux",
 				term && term[0] ? term : "(unset)");
 	}
+	/* A terminal that cannot move the cursor (TERM=dumb) would get the
+	 * key bar alone: refused, as an unknown one is. */
+	if (!dashboard_addressable(scr)) {
+		delscreen(scr);
+		free(d);
+		return app_fail("the terminal type TERM=%s cannot move the "
+				"cursor, which the dashboard needs; run with "
+				"one that can, e.g. TERM=xterm-256color or "
+				"TERM=linux, or use tsctui status",
+				term);
+	}
 	d->root = g->root;
 	d->kernel_log = g->kernel_log;
 	d->simulate = g->simulate;
@@ -281,7 +277,7 @@ int dashboard_run(const struct globals *g)
 	timeout(100);
 	view_init_colors(&d->ui);
 	d->ui.sys = &d->sys;
-	d->ui.diag = &d->diag;
+	d->ui.diag = &d->as.diag;
 	d->ui.snap = &d->snap;
 	d->ui.check = &d->check;
 	d->ui.root = d->root;

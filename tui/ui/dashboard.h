@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "../source/config.h"
-#include "../model/setup_check.h"
+#include "../model/assess.h"
+#include "../source/system.h"
 #include "../view/view.h"
 #include "klog_loader.h"
 
@@ -28,7 +28,7 @@ enum pending {
 };
 
 /* The ESP choices a menu offers (the menu's own limit). */
-#define DASH_ESP_CHOICES 8
+#define DASH_ESP_CHOICES UI_MENU_MAX
 
 struct dash {
 	const char *root;
@@ -38,17 +38,15 @@ struct dash {
 	struct klog_loader *klog; /* reads the kernel log on its thread */
 	unsigned klog_gen;	  /* the read in sys.klog */
 	bool engine_started;
-	struct sysinfo sys;
-	struct diagnosis diag;
+	struct sysinfo sys;   /* the system as last read (system_read) */
+	struct assessment as; /* what follows from it (assess_make) */
 	struct engine_snapshot snap;
 	struct engine *engine;
 	struct ui_state ui;
-	struct tsctui_conf conf;
-	bool installed;
 	enum pending pending, menu_for;
 	char arg[32];
 	char esp[256]; /* install: the ESP chosen in the dashboard, or "" */
-	char esp_loader[32]; /* the loader the ESP menu installs for */
+	enum loader esp_loader; /* the loader the ESP menu installs for */
 	char esp_choices[DASH_ESP_CHOICES][256];
 	unsigned status_gen; /* counts dashboard_status() calls */
 	int scroll_max;	     /* how far the screen drawn last can scroll */
@@ -68,7 +66,7 @@ enum ui_reaction {
 void dashboard_status(struct dash *d, bool error, const char *msg);
 /* Re-reads the system and re-derives the model (diagnosis, setup step). */
 void dashboard_refresh(struct dash *d);
-/* Re-derives the guided setup's step alone. */
+/* Re-derives the model (the guided setup's step follows the check). */
 void dashboard_setup_step(struct dash *d);
 
 /* keys.c: the handler bound to ch on the screen shown; UI_* flags. */
@@ -84,7 +82,7 @@ bool confirm_needs_root(struct dash *d);
 /* Install for loader: straight to the confirmation when the ESP is found;
  * else a menu of the vfat mounts there are, or, with none, a
  * confirmation that says in words what to do first. */
-void confirm_install(struct dash *d, const char *loader);
+void confirm_install(struct dash *d, enum loader loader);
 /* msg said for a person at the dashboard: the command line's "give
  * --esp" and the like become what to do here. */
 void confirm_words(const char *msg, char *out, size_t cap);

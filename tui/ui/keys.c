@@ -7,8 +7,6 @@
 #include <curses.h>
 #include <stdio.h>
 
-#include "../source/detect.h"
-#include "../util/path.h"
 #include "dashboard.h"
 
 #define KEY_ESC 27
@@ -51,9 +49,9 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
 
 	d->menu_for = kind;
 	snprintf(d->ui.menu_title, sizeof(d->ui.menu_title), "%s", title);
-	for (i = 0; i < n && i < 8; i++)
+	for (i = 0; i < n && i < UI_MENU_MAX; i++)
 		snprintf(d->ui.menu[i], sizeof(d->ui.menu[i]), "%s", items[i]);
-	d->ui.nmenu = n;
+	d->ui.nmenu = i;
 	d->ui.menu_sel = 0;
 	d->ui.view = V_MENU;
 }
@@ -62,19 +60,25 @@ static void menu_open(struct dash *d, enum pending kind, const char *title,
  * system cannot have says why. */
 static void install_menu(struct dash *d)
 {
-	char p[PATH_UNDER_MAX];
 	const char *items[3] = {
 		"GRUB (chain-loaded before the menu)", "systemd-boot (driver)",
 		"its own firmware boot entry (starts the loader after it)"
 	};
 
-	if (!detect_grubenv(d->root, p, sizeof(p)))
+	if (!d->sys.boot.grub)
 		items[0] = "GRUB (not on this system: no /boot/grub)";
-	if (!detect_efivars(d->root))
+	if (!d->sys.boot.efivars)
 		items[2] = "its own firmware boot entry (not possible: no EFI "
 			   "variables, so no UEFI boot)";
-	menu_open(d, P_INSTALL, "Install the stage for which boot path?", items,
-		  3);
+	/* A guest: the setup says there is nothing to install; the menu
+	 * says so too, and still lets a tester measure in a VM. */
+	menu_open(d, P_INSTALL,
+		  d->as.diag.vm.virtual_machine
+			  ? "A virtual machine: nothing to install (the host "
+			    "makes its TSC; s: Setup). To measure anyway, "
+			    "which boot path?"
+			  : "Install the stage for which boot path?",
+		  items, 3);
 }
 
 static unsigned menu_chosen(struct dash *d, int i)
@@ -87,10 +91,10 @@ static unsigned menu_chosen(struct dash *d, int i)
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD) {
 		confirm_describe(d, d->menu_for, tsc_mode_name(modes[i]));
 	} else if (d->menu_for == P_INSTALL) {
-		confirm_install(d, loader_name(loaders[i]));
+		confirm_install(d, loaders[i]);
 	} else if (d->menu_for == P_ESP) {
 		snprintf(d->esp, sizeof(d->esp), "%s", d->esp_choices[i]);
-		confirm_describe(d, P_INSTALL, d->esp_loader);
+		confirm_describe(d, P_INSTALL, loader_name(d->esp_loader));
 	}
 	return UI_REDRAW;
 }
@@ -205,7 +209,6 @@ static const struct key_binding recovery_keys[] = {
 
 static unsigned setup_enter(struct dash *d, int ch)
 {
-	const char *why = NULL;
 	enum loader loader;
 
 	(void)ch;
@@ -223,11 +226,11 @@ static unsigned setup_enter(struct dash *d, int ch)
 		return UI_REDRAW;
 	if (d->ui.setup.enter == SETUP_ENTER_INSTALL) {
 		/* No loader recognised: the user says which, never a guess. */
-		loader = detect_loader(d->root, &why);
+		loader = d->sys.boot.found;
 		if (loader == LOADER_NONE)
 			install_menu(d);
 		else
-			confirm_install(d, loader_name(loader));
+			confirm_install(d, loader);
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
 		confirm_describe(d, P_MODE, tsc_mode_name(TSC_MODE_SYNC));
 	} else {
@@ -304,9 +307,14 @@ static bool can_act(struct dash *d, bool needs_install)
 {
 	if (confirm_needs_root(d))
 		return false;
-	if (needs_install && !d->installed) {
+	if (needs_install && !d->as.installed) {
 		dashboard_status(d, true,
-				 "tsctui is not installed: press i first");
+				 d->as.diag.vm.virtual_machine
+					 ? "the stage is not installed, and a "
+					   "virtual machine needs none (the "
+					   "host makes its TSC; s: Setup)"
+					 : "tsctui is not installed: press i "
+					   "first");
 		return false;
 	}
 	return true;

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "../source/kernlog.h"
+#include "../source/system.h"
 
 struct klog_loader;
 

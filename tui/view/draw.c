@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "wrap.h"
 
 attr_t draw_look(const struct ui_state *s, enum draw_pair pair)
 {
@@ -45,33 +46,15 @@ void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 	attroff(a);
 }
 
-/* The length of text's first row wrapped at width w (at a word boundary
- * where there is one), and in *next where the row after it starts. */
-static int row_cut(const char *p, int w, const char **next)
-{
-	int len = (int)strlen(p), cut = len;
-
-	if (len > w) {
-		cut = w;
-		while (cut > 0 && p[cut] != ' ')
-			cut--;
-		if (cut == 0)
-			cut = w;
-	}
-	for (*next = p + cut; **next == ' ';)
-		(*next)++;
-	return cut;
-}
-
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
 {
-	int w = COLS - x, i;
+	int w = COLS - x, hang = wrap_indent(text, w), i;
 	const char *p = text, *next;
 
 	for (i = 0; i < n && *p && w > 10; i++) {
-		int cut = row_cut(p, w, &next);
+		int cut = wrap_row(p, i ? w - hang : w, &next);
 
-		draw_put(y + i, x, a, "%.*s", cut, p);
+		draw_put(y + i, i ? x + hang : x, a, "%.*s", cut, p);
 		p = next;
 	}
 }
@@ -131,27 +114,24 @@ int draw_overflow(void)
 	return overflow;
 }
 
-static int wrapped_rows(const char *p, int w)
+int draw_status_rows(const struct ui_state *s)
 {
-	int rows = 0;
+	int rows = s->status[0] ? wrap_rows(s->status, COLS) : 1;
 
-	while (*p) {
-		row_cut(p, w, &p);
-		rows++;
-	}
-	return rows ? rows : 1;
+	return rows < DRAW_STATUS_ROWS ? rows : DRAW_STATUS_ROWS;
 }
 
 void draw_lines(const struct ui_state *s, const char *title,
 		const char lines[][UI_LINE], int n, const char *keys)
 {
 	int i, rows = 0, row = 0, first = s->info_scroll, y = 2,
-	       fit = LINES - 3 - 2 + 1, w = COLS > 20 ? COLS : 20;
+	       fit = LINES - 2 - 2 - draw_status_rows(s) + 1,
+	       w = COLS > 20 ? COLS : 20;
 	char bar[160];
 
 	draw_put(0, 0, draw_look(s, C_TITLE) | A_BOLD, "%s", title);
 	for (i = 0; i < n; i++)
-		rows += wrapped_rows(lines[i], w);
+		rows += wrap_rows(lines[i], w);
 	/* Scrolled no further than to show the last row at the bottom. */
 	if (first > rows - fit)
 		first = rows - fit;
@@ -161,13 +141,15 @@ void draw_lines(const struct ui_state *s, const char *title,
 		overflow = rows - fit;
 	for (i = 0; i < n && y < 2 + fit; i++) {
 		const char *p = lines[i], *next;
+		int hang = wrap_indent(p, w), x = 0;
 
 		do {
-			int cut = row_cut(p, w, &next);
+			int cut = wrap_row(p, w - x, &next);
 
 			if (row++ >= first && y < 2 + fit)
-				draw_put(y++, 0, A_NORMAL, "%.*s", cut, p);
+				draw_put(y++, x, A_NORMAL, "%.*s", cut, p);
 			p = next;
+			x = hang;
 		} while (*p);
 	}
 	if (rows > fit)
@@ -176,40 +158,43 @@ void draw_lines(const struct ui_state *s, const char *title,
 	draw_keys(s, rows > fit ? bar : keys);
 }
 
+/* text into lines of up to UI_LINE - 1 bytes, cut at blanks; the lines
+ * after the first indented by its hanging indent (wrap.h), so that each
+ * wraps on the screen under the text it continues. */
+static void add_split(char lines[][UI_LINE], int *n, const char *text)
+{
+	int hang = wrap_hang(text), room, cut;
+	const char *p = text, *next;
+
+	if (hang > UI_LINE / 4)
+		hang = 0;
+	room = UI_LINE - 1;
+	do {
+		if (*n >= UI_MAX_LINES)
+			return;
+		cut = wrap_row(p, room, &next);
+		snprintf(lines[(*n)++], UI_LINE, "%*s%.*s",
+			 p == text ? 0 : hang, "", cut, p);
+		p = next;
+		room = UI_LINE - 1 - hang;
+	} while (*p);
+}
+
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 {
+	char text[UI_LINE * UI_MAX_LINES];
 	va_list ap;
 
-	if (*n >= UI_MAX_LINES)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(lines[(*n)++], UI_LINE, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	add_split(lines, n, text);
 }
 
 void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
 		  const char *text)
 {
-	int pad = (int)strlen(lead), room = UI_LINE - 1 - pad, cut;
-	const char *p = text;
-
-	if (room < 20)
-		return;
-	do {
-		cut = (int)strlen(p);
-		if (cut > room) {
-			cut = room;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = room;
-		}
-		draw_addl(lines, n, "%*s%.*s", pad, p == text ? lead : "", cut,
-			  p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-	} while (*p && *n < UI_MAX_LINES);
+	draw_addl(lines, n, "%s%s", lead, text);
 }
 
 void draw_sparkline(const int64_t *v, unsigned n, char *out, size_t cap,

@@ -21,13 +21,19 @@ attr_t draw_verdict_look(const struct ui_state *s, enum tsc_verdict v);
 /* One line at (y, x), cut to the screen's width. */
 void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Text wrapped at word boundaries into at most n lines from y. */
+/* Text wrapped at word boundaries into at most n lines from y, the rows
+ * after the first under its text (wrap.h). */
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text);
 /* A title, then lines, each wrapped to the screen's width, from row
  * s->info_scroll on, and a key bar (saying Up/Down when they do not all
  * fit). */
 void draw_lines(const struct ui_state *s, const char *title,
 		const char lines[][UI_LINE], int n, const char *keys);
+/* The rows the status line takes above the key bar: the last action's
+ * message wrapped whole (its last sentence is often the one step left,
+ * "run update-grub"), up to DRAW_STATUS_ROWS; 1 when there is none. */
+#define DRAW_STATUS_ROWS 3
+int draw_status_rows(const struct ui_state *s);
 /* The bottom line: the keys this screen answers (cut to the width). */
 void draw_keys(const struct ui_state *s, const char *keys);
 /* A key bar entry: the key, its label, a shorter label for narrow
@@ -44,12 +50,13 @@ void draw_keybar(const struct ui_state *s, const struct draw_key *k, int n);
  * scroll), since the last draw_begin(). */
 void draw_begin(void);
 int draw_overflow(void);
-/* Appends a formatted line to lines[*n], up to UI_MAX_LINES. */
+/* Appends a formatted line to lines[*n], up to UI_MAX_LINES; a line longer
+ * than UI_LINE - 1 bytes goes on in the next ones, cut at blanks and
+ * indented as its first (wrap.h), never cut off. */
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Appends text of any length as lines of up to UI_LINE - 1 bytes, cut at
- * spaces (each is wrapped to the screen when drawn); the first prefixed
- * with lead, the others indented as far. */
+/* draw_addl of lead then text (each line is wrapped to the screen when
+ * drawn, its continuation rows under its text). */
 void draw_addtext(char lines[][UI_LINE], int *n, const char *lead,
 		  const char *text);
 /* A sparkline of the values (Unicode blocks where the locale allows, else

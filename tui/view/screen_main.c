@@ -2,8 +2,9 @@
 /*
  * The main screen.  Rows: 0-1 header, 2-3 clocksource and the kernel's
  * verdict, 4 stage, 6.. cores (as many as there are, up to two thirds of
- * what is left), then rate, cost and events, then the diagnosis (3 lines),
- * status and keys.
+ * what is left), then rate, cost and events, then the diagnosis (as many
+ * rows as it takes, while the panels above keep MAIN_MIN_PANEL), status
+ * and keys.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,11 @@
 #include "../engine/reftick.h"
 #include "draw.h"
 #include "screen.h"
+#include "wrap.h"
+
+/* The cores' title and one core, and the rate: what the diagnosis never
+ * takes from the panels above it. */
+#define MAIN_MIN_PANEL 3
 
 /* A fact the system did not give: "unknown", and why where it is known. */
 static const char *or_unknown(const char *v, const char *why)
@@ -56,13 +62,22 @@ static void clocksource_line(const struct ui_state *s, int y)
 {
 	const struct sysinfo *sys = s->sys;
 	char avail[128] = "";
+	const char *verdict = s->diag->kernel_verdict;
 	int i;
 
+	/* The others the kernel could switch to: the current one is said
+	 * already. */
 	for (i = 0; i < sys->cs.navailable; i++) {
-		strncat(avail, i ? " " : "", sizeof(avail) - strlen(avail) - 1);
+		if (!strcmp(sys->cs.available[i], sys->cs.current))
+			continue;
+		strncat(avail, avail[0] ? " " : "",
+			sizeof(avail) - strlen(avail) - 1);
 		strncat(avail, sys->cs.available[i],
 			sizeof(avail) - strlen(avail) - 1);
 	}
+	if (s->diag->verdict_cs_only)
+		verdict = s->sys->have_klog ? "no TSC event in the kernel log"
+					    : "";
 	if (!sys->cs.current[0])
 		draw_put(y, 0, draw_look(s, C_DIM),
 			 "Clocksource unknown (no "
@@ -72,9 +87,10 @@ static void clocksource_line(const struct ui_state *s, int y)
 			 draw_look(s, strcmp(sys->cs.current, "tsc") ? C_BAD
 								     : C_OK),
 			 "Clocksource %s%s%s%s", sys->cs.current,
-			 avail[0] ? " (" : "", avail, avail[0] ? ")" : "");
+			 avail[0] ? " (also available: " : "", avail,
+			 avail[0] ? ")" : "");
 	draw_put(y + 1, 2, A_NORMAL, "%s",
-		 s->diag->kernel_verdict[0] ? s->diag->kernel_verdict
+		 verdict[0]    ? verdict
 		 : s->not_root ? "kernel log unavailable: reading it needs root"
 			       : "kernel log unavailable");
 }
@@ -93,8 +109,8 @@ static void stage_line(const struct ui_state *s, int y)
 			 st->strikes);
 	draw_put(y, 0,
 		 st->guard == GUARD_TRIPPED ? draw_look(s, C_BAD) : A_NORMAL,
-		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s", st->loader,
-		 st->mode_word, system_guard_word(st),
+		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s",
+		 loader_name(st->loader), st->mode_word, system_guard_word(st),
 		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report");
@@ -136,8 +152,10 @@ static void cores(const struct ui_state *s, int y, int rows)
 			 "... %u more (Down/PgDn)", n->ncores - first - shown);
 }
 
-/* The rate against the reference, and how it moved window by window. */
-static int rate_lines(const struct ui_state *s, int y, int rows)
+/* The rate against the reference, and how it moved window by window;
+ * why there is none on as many of the rows as the panels below leave
+ * (spare), at least one. */
+static int rate_lines(const struct ui_state *s, int y, int rows, int spare)
 {
 	const struct engine_snapshot *n = s->snap;
 	int used = 0;
@@ -157,8 +175,18 @@ static int rate_lines(const struct ui_state *s, int y, int rows)
 				 ? " (cancels its pair)"
 				 : "");
 	} else if (n) {
-		draw_put(y + used++, 0, draw_look(s, C_DIM), "Rate: %s",
+		char why[sizeof(n->ref_why) + 16];
+		int need;
+
+		snprintf(why, sizeof(why), "Rate: %s",
 			 n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
+		need = wrap_rows(why, COLS);
+		if (need > spare)
+			need = spare > 1 ? spare : 1;
+		if (need > rows)
+			need = rows;
+		draw_wrapped(y, 0, need, draw_look(s, C_DIM), why);
+		used += need;
 	}
 	if (n && n->rate.kept > 1 && used < rows) {
 		int64_t ppm[RATE_WINDOWS];
@@ -179,8 +207,13 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 {
 	const struct engine_snapshot *n = s->snap;
 	const struct klog *k = s->sys->have_klog ? s->sys->klog : NULL;
-	int used = rate_lines(s, y, rows);
+	int events = 0, used;
 	size_t i;
+
+	for (i = 0; k && i < k->n; i++)
+		events += !(k->ev[i].kind == KLOG_SWITCH && i + 1 < k->n);
+	used = rate_lines(s, y, rows,
+			  rows - events - (n && n->cost_valid ? 1 : 0));
 
 	if (n && n->cost_valid && used < rows)
 		draw_put(y + used++, 0, A_NORMAL,
@@ -225,9 +258,14 @@ static bool other_root(const struct ui_state *s)
 
 static void draw(const struct ui_state *s)
 {
-	/* The diagnosis' summary gets 3 lines where there is room, else 1;
+	/* The diagnosis' summary gets the rows it needs, as long as the
+	 * cores keep their title, one row and the rate (MAIN_MIN_PANEL);
 	 * then the status line and the keys. */
-	int sum = LINES >= 20 ? 3 : 1, diag_y = LINES - 3 - sum;
+	int need = wrap_rows(s->diag->summary, COLS - 2);
+	int below = draw_status_rows(s) + 2; /* status, keys, the title */
+	int most = LINES - below - 1 - 6 - MAIN_MIN_PANEL;
+	int sum = need < most ? need : most > 1 ? most : 1;
+	int diag_y = LINES - below - sum;
 	int free_rows = diag_y - 6, rows, want;
 	const int top = 6;
 
@@ -251,7 +289,15 @@ static void draw(const struct ui_state *s)
 	draw_put(diag_y, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
 		 diagnosis_code_name(s->diag->code),
 		 s->diag->nrecs ? s->diag->recs[0] : "none");
-	draw_wrapped(diag_y + 1, 2, sum, A_NORMAL, s->diag->summary);
+	if (need <= sum) {
+		draw_wrapped(diag_y + 1, 2, sum, A_NORMAL, s->diag->summary);
+	} else {
+		/* Not cut without a word: the setup screen scrolls it all. */
+		draw_wrapped(diag_y + 1, 2, sum - 1, A_NORMAL,
+			     s->diag->summary);
+		draw_put(diag_y + sum, 2, draw_look(s, C_DIM),
+			 "... the whole diagnosis: s (Setup)");
+	}
 	draw_keybar(s, main_keys,
 		    (int)(sizeof(main_keys) / sizeof(main_keys[0])));
 }

@@ -25,7 +25,7 @@ static void draw(const struct ui_state *s)
 	if (st->since[0])
 		draw_addl(l, &n, "Tripped: %s (UTC).", st->since);
 	draw_addl(l, &n, "The stage was in %s mode (%s path).", st->mode_word,
-		  st->loader);
+		  loader_name(st->loader));
 	if (r)
 		draw_addl(l, &n, "Last report: %s%s%s",
 			  tsc_result_name(r->result), r->reason[0] ? " - " : "",

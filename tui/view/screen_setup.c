@@ -104,13 +104,15 @@ static void draw(const struct ui_state *s)
 	lines_t l;
 	int n = 0;
 
-	draw_addl(
-		l, &n,
-		"1. Is this machine affected? clocksource %s; %s; CPU "
-		"%s family %xh; TSC_ADJUST %s",
-		y->cs.current[0] ? y->cs.current : "unknown",
-		s->diag->kernel_verdict[0] ? s->diag->kernel_verdict : "no log",
-		y->cpu.vendor, y->cpu.family, y->cpu.tsc_adjust ? "yes" : "no");
+	draw_addl(l, &n,
+		  "1. Is this machine affected? clocksource %s; %s; CPU "
+		  "%s family %xh; TSC_ADJUST %s",
+		  y->cs.current[0] ? y->cs.current : "unknown",
+		  !s->diag->kernel_verdict[0] ? "no log"
+		  : s->diag->verdict_cs_only  ? "no TSC event in the kernel log"
+					      : s->diag->kernel_verdict,
+		  y->cpu.vendor, y->cpu.family,
+		  y->cpu.tsc_adjust ? "yes" : "no");
 	draw_addtext(l, &n, "   ", s->diag->summary);
 	step(s, l, &n);
 	draw_lines(s, "Guided setup", l, n,

@@ -31,10 +31,12 @@ void view_init_colors(struct ui_state *s)
 /* The status line: the last action's message, or its error. */
 static void statusline(const struct ui_state *s)
 {
+	int rows = draw_status_rows(s);
+
 	if (s->status[0])
-		draw_put(LINES - 2, 0,
-			 draw_look(s, s->status_error ? C_BAD : C_OK), "%s",
-			 s->status);
+		draw_wrapped(LINES - 1 - rows, 0, rows,
+			     draw_look(s, s->status_error ? C_BAD : C_OK),
+			     s->status);
 }
 
 int view_draw(const struct ui_state *s)

@@ -31,7 +31,13 @@ enum ui_view {
 };
 
 #define UI_MAX_LINES 24
-#define UI_LINE 160
+/* The items a menu holds: keys 1 to 8 choose one; the dashboard's ESP
+ * choices are as many. */
+#define UI_MENU_MAX 8
+/* Room for the longest paragraph a screen words (the diagnosis' summary
+ * is 768 bytes): a paragraph kept in one line wraps as one on the screen,
+ * where one split into 159-byte pieces broke mid-sentence. */
+#define UI_LINE 1024
 /* The smallest terminal every screen is drawn whole on (the main screen's
  * header, one core, the diagnosis, status and keys; the other screens
  * scroll); below it one line asks for a larger window. */
@@ -67,9 +73,9 @@ struct ui_state {
 	bool color;
 
 	/* A menu: a title and items. */
-	char menu_title[80];
+	char menu_title[UI_LINE];
 	int nmenu, menu_sel;
-	char menu[8][80];
+	char menu[UI_MENU_MAX][80];
 
 	/* A confirmation: what will change, asked once. */
 	char confirm_title[120];

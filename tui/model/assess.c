@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "assess.h"
+
+void assess_make(const struct sysinfo *s, const struct assess_live *l,
+		 struct assessment *a)
+{
+	memset(a, 0, sizeof(*a));
+	diagnosis_make(s, s->last_sync_bios, &l->rate, &a->diag);
+	a->installed = s->stage.installed;
+	a->healthy = !a->diag.unhealthy;
+	a->nowatchdog = s->cmdline.nowatchdog;
+	a->struck_out = s->stage.strikes >= GUARD_MAX_STRIKES;
+	setup_decide(s, &a->diag, a->nowatchdog, l->checking, &a->setup);
+}
+
+bool assess_rate_wanted(const struct assessment *a, bool this_machine)
+{
+	return a->diag.has_watchdog_advice && this_machine;
+}
+
+void assess_rate_from_rtcrate(const struct rtcrate *m,
+			      struct tsc_rate_check *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->source = "status";
+	rc->measured = m->measured;
+	if (!m->measured) {
+		snprintf(rc->why, sizeof(rc->why), "%s", m->why);
+		return;
+	}
+	rc->ppm = m->ppm;
+	rc->mhz = m->mhz;
+	rc->seconds = m->seconds;
+	rc->reference = reftick_name(m->ref);
+}
+
+bool assess_rate_from_engine(const struct engine_snapshot *snap,
+			     struct tsc_rate_check *rc)
+{
+	const struct rate *r = &snap->rate;
+
+	if ((snap->ref != REF_RTC && snap->ref != REF_RTC_POLLED) ||
+	    !r->started || r->last_t - r->first_t < RTCRATE_SECONDS ||
+	    r->ref_mhz <= 0)
+		return false;
+	rc->measured = true;
+	rc->source = "dashboard";
+	rc->reference = reftick_name(snap->ref);
+	rc->mhz = rate_cumulative_mhz(r);
+	rc->ppm = rate_ppm(r, rc->mhz);
+	rc->seconds = r->last_t - r->first_t;
+	return true;
+}
+
+bool assess_sample_healthy(uint32_t warps, const char *clocksource)
+{
+	return !warps && !strcmp(clocksource, "tsc");
+}

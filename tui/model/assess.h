@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One decision over one read: what the front ends show and act on, derived
+ * once from the system snapshot (source/system.h) and what was measured
+ * live, as chrony's REF_GetTrackingReport derives the report its client
+ * and daemon only format.  Pure: no file is read here, so a unit test
+ * states a case as a snapshot (tests/unit/test_assess.c).  cli/ and ui/
+ * include model/ through this header alone (tests/build/rooms.t); the
+ * headers below give the types they word.
+ */
+#ifndef TSCTUI_MODEL_ASSESS_H
+#define TSCTUI_MODEL_ASSESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../engine/engine.h"
+#include "../engine/rtcrate.h"
+#include "../source/system.h"
+#include "diagnosis.h"
+#include "rtc_plan.h"
+#include "setup.h"
+#include "setup_check.h"
+#include "watchdog_advice.h"
+
+/* What was measured on the running machine, beside what was read. */
+struct assess_live {
+	/* The TSC's rate against the RTC (measured false: none yet). */
+	struct tsc_rate_check rate;
+	bool checking; /* the guided setup's five-minute check started */
+};
+
+struct assessment {
+	struct diagnosis diag; /* what is wrong, the advice, health */
+	struct setup setup;    /* the guided setup's step */
+	/* tsctui.conf was read: mode, guard and uninstall have a stage to
+	 * act on. */
+	bool installed;
+	bool healthy;	 /* status exits 0 */
+	bool nowatchdog; /* kernel-arg has tsc=nowatchdog set */
+	/* The hang guard gave up on sync after GUARD_MAX_STRIKES. */
+	bool struck_out;
+};
+
+void assess_make(const struct sysinfo *s, const struct assess_live *l,
+		 struct assessment *a);
+
+/*
+ * Whether the rate against the RTC would decide the advice and may be
+ * measured: the watchdog dropped the TSC, and the log and the root are
+ * the running machine's (the live RTC would judge another machine's TSC
+ * wrongly).
+ */
+bool assess_rate_wanted(const struct assessment *a, bool this_machine);
+/* A measurement by `status` (engine/rtcrate.h) as the advice takes it. */
+void assess_rate_from_rtcrate(const struct rtcrate *m,
+			      struct tsc_rate_check *rc);
+/* The dashboard engine's rate as the advice takes it, once it spans
+ * RTCRATE_SECONDS of the RTC; false (rc untouched) before. */
+bool assess_rate_from_engine(const struct engine_snapshot *snap,
+			     struct tsc_rate_check *rc);
+
+/* `check`'s health rule for one sample: no warp on any core and the
+ * kernel on the TSC. */
+bool assess_sample_healthy(uint32_t warps, const char *clocksource);
+
+#endif
