@@ -80,6 +80,33 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 	case KLOG_SWITCH:
 		json_str(j, "to", e->text);
 		break;
+	case KLOG_INTER_CPU_SKEW:
+		/* cpus[0] read its counter after cpus[1] and got less */
+		json_arr(j, "cpus");
+		if (e->cpus[0] >= 0) {
+			json_i64(j, NULL, e->cpus[0]);
+			json_i64(j, NULL, e->cpus[1]);
+		}
+		json_arr_end(j);
+		json_arr(j, "counters");
+		if (e->cpus[0] >= 0) {
+			json_u64(j, NULL, e->counter[0]);
+			json_u64(j, NULL, e->counter[1]);
+		}
+		json_arr_end(j);
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cycles", e->cycles);
+		else
+			json_null(j, "cycles");
+		break;
+	case KLOG_WATCHDOG_TIMEOUT:
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
+		if (e->delay_ns > 0)
+			json_i64(j, "readout_ns", e->delay_ns);
+		break;
 	case KLOG_ADJUST_COMPENSATE:
 		json_i64(j, "cycles", e->cycles);
 		json_i64(j, "cpu", e->cpus[0]);
@@ -90,6 +117,29 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 		if (e->text[0])
 			json_str(j, "text", e->text);
 	}
+	json_obj_end(j);
+}
+
+/* Which clocksource watchdog the kernel has, what decided it, and the
+ * skew at which it drops the TSC (docs/DESIGN.md 9.2). */
+static void watchdog_json(struct json *j, const struct sysinfo *s)
+{
+	enum klog_watchdog_by by = KLOG_WATCHDOG_BY_NONE;
+	enum klog_watchdog w = KLOG_WATCHDOG_UNKNOWN;
+	static const struct klog none;
+
+	w = kernlog_watchdog(s->have_klog ? s->klog : &none, s->kernel_release,
+			     &by);
+	json_obj(j, "watchdog");
+	json_str(j, "kind", kernlog_watchdog_name(w));
+	json_str(j, "decided_by", kernlog_watchdog_by_name(by));
+	if (w == KLOG_WATCHDOG_UNKNOWN)
+		json_null(j, "limit_ppm");
+	else
+		json_num(j, "limit_ppm",
+			 kernlog_watchdog_limit_ppm(
+				 w, s->have_klog && s->klog->refined_mhz > 0),
+			 1);
 	json_obj_end(j);
 }
 
@@ -155,6 +205,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 		json_str(&j, NULL, s->cmdline.next_tsc[i]);
 	json_arr_end(&j);
 	json_bool(&j, "log", s->have_klog);
+	watchdog_json(&j, s);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
 		event_json(&j, &s->klog->ev[i], kernlog_tsc_mhz(s->klog),

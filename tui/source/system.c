@@ -175,6 +175,12 @@ static int read_all(const char *root, const char *kernel_log, bool with_klog,
 	kernel_cmdline_read_next(root, &s->cmdline);
 	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
 	machine_read(root, &s->machine);
+	/* The running kernel's release decides which watchdog it has where
+	 * the log's wording does not; a log handed in may be another
+	 * kernel's, so then only its own "Linux version" counts. */
+	if (!kernel_log)
+		system_read_line(root, "/proc/sys/kernel/osrelease",
+				 s->kernel_release, sizeof(s->kernel_release));
 	if (with_klog)
 		read_klog(root, kernel_log, s);
 	else
