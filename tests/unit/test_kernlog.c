@@ -944,6 +944,97 @@ static void watchdog_generation(void **s)
 			    "version");
 }
 
+/* tsc=directsync kernels print a line a correction, up to 1000 a CPU:
+ * one event a CPU, its corrections counted and summed. */
+static void directsync_lines(void **s)
+{
+	const struct klog_event *e;
+	size_t i, n = 0;
+
+	(void)s;
+	parse_file("directsync-steamos.dmesg");
+	for (i = 0; i < k.n; i++)
+		if (k.ev[i].kind == KLOG_DIRECTSYNC)
+			n++;
+	assert_int_equal(n, 3);
+	e = first(KLOG_DIRECTSYNC);
+	assert_int_equal(e->cpus[0], 1);
+	assert_int_equal(e->corrections, 2);
+	assert_int_equal(e->cycles, 6815086010LL + 41);
+	assert_int_equal(e->overhead, 424);
+	assert_true(fabs(e->time - 0.171002) < 1e-9);
+	assert_int_equal(k.ev[2].cpus[0], 3);
+	assert_int_equal(k.ev[2].cycles, 6815086033LL - 12);
+	assert_null(first(KLOG_WARP));
+	/* a thousand lines for one CPU are still one event, and leave room
+	 * for what follows */
+	{
+		size_t cap = 1200 * 64, len = 0;
+		char *big = malloc(cap);
+
+		assert_non_null(big);
+		for (i = 0; i < 1000; i++)
+			len += (size_t)snprintf(big + len, cap - len,
+						"[ 0.2] TSC direct sync: CPU7 "
+						"observed %d warp. Overhead: "
+						"200\n",
+						(int)i % 7 - 3);
+		len += (size_t)snprintf(big + len, cap - len,
+					"[ 9.0] clocksource: Switched to "
+					"clocksource hpet\n");
+		kernlog_parse(big, len, &k);
+		free(big);
+	}
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.ev[0].corrections, 1000);
+	assert_int_equal(k.ev[1].kind, KLOG_SWITCH);
+}
+
+/* Suspend and hibernation before the watchdog's drop are kept (the
+ * Framework laptops' drops follow s2idle); the ones after it are not:
+ * they cannot have caused it. */
+static void power_transitions(void **s)
+{
+	const struct klog_transition *tr;
+	int i;
+
+	(void)s;
+	parse_file("framework-s2idle-watchdog.dmesg");
+	assert_int_equal(k.ntr, 4);
+	assert_int_equal(k.tr_total, 4);
+	tr = kernlog_last_transition(&k);
+	assert_non_null(tr);
+	assert_int_equal(tr->kind, KLOG_SUSPEND_EXIT);
+	assert_true(fabs(tr->time - 5466.201399) < 1e-9);
+	assert_int_equal(k.tr[2].kind, KLOG_SUSPEND_ENTRY);
+	assert_string_equal(k.tr[2].what, "s2idle");
+	assert_true(fabs(first(KLOG_WATCHDOG_SKEW)->time - 5466.713020) < 1e-9);
+	assert_string_equal(kernlog_transition_name(KLOG_SUSPEND_EXIT),
+			    "suspend-exit");
+	/* more than fit: the last ones are kept, the count goes on */
+	{
+		char big[4096];
+		size_t len = 0;
+
+		for (i = 0; i < 12; i++)
+			len += (size_t)snprintf(
+				big + len, sizeof(big) - len,
+				"[ %d.0] PM: hibernation: hibernation entry\n"
+				"[ %d.5] PM: hibernation: hibernation exit\n",
+				10 * i + 1, 10 * i + 1);
+		kernlog_parse(big, len, &k);
+	}
+	assert_int_equal(k.ntr, KLOG_MAX_TRANSITIONS);
+	assert_int_equal(k.tr_total, 24);
+	assert_int_equal(kernlog_last_transition(&k)->kind,
+			 KLOG_HIBERNATE_EXIT);
+	assert_true(fabs(kernlog_last_transition(&k)->time - 111.5) < 1e-9);
+	/* "PM:" elsewhere in a line is not a transition */
+	parse_text("[ 1.0] foo: PM: suspend entry (s2idle)\n");
+	assert_int_equal(k.ntr, 0);
+	assert_null(kernlog_last_transition(&k));
+}
+
 /* Every kind has its own word (status prints it; a kind added without
  * one would print nothing). */
 static void every_kind_named(void **s)
@@ -1018,6 +1109,8 @@ int main(void)
 		cmocka_unit_test(watchdog2026_padded_intervals),
 		cmocka_unit_test(skew_needs_both_intervals),
 		cmocka_unit_test(watchdog_generation),
+		cmocka_unit_test(directsync_lines),
+		cmocka_unit_test(power_transitions),
 		cmocka_unit_test(every_kind_named),
 		cmocka_unit_test(context_lines_are_not_events),
 	};

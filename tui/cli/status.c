@@ -99,6 +99,12 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 		else
 			json_null(j, "cycles");
 		break;
+	case KLOG_DIRECTSYNC:
+		json_i64(j, "cpu", e->cpus[0]);
+		json_i64(j, "corrections", e->corrections);
+		json_i64(j, "cycles", e->cycles);
+		json_i64(j, "overhead_cycles", e->overhead);
+		break;
 	case KLOG_WATCHDOG_TIMEOUT:
 		if (e->cpus[0] >= 0)
 			json_i64(j, "cpu", e->cpus[0]);
@@ -141,6 +147,29 @@ static void watchdog_json(struct json *j, const struct sysinfo *s)
 				 w, s->have_klog && s->klog->refined_mhz > 0),
 			 1);
 	json_obj_end(j);
+}
+
+/* Suspend and hibernation before the watchdog's drop (all of them when
+ * it did not drop the TSC), the last KLOG_MAX_TRANSITIONS. */
+static void transitions_json(struct json *j, const struct sysinfo *s)
+{
+	int i;
+
+	json_arr(j, "power_transitions");
+	for (i = 0; s->have_klog && i < s->klog->ntr; i++) {
+		const struct klog_transition *tr = &s->klog->tr[i];
+
+		json_obj(j, NULL);
+		json_str(j, "kind", kernlog_transition_name(tr->kind));
+		if (tr->time >= 0)
+			json_num(j, "time", tr->time, 6);
+		else
+			json_null(j, "time");
+		if (tr->what[0])
+			json_str(j, "what", tr->what);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void status_json(const struct sysinfo *s, const struct diagnosis *d)
@@ -206,6 +235,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	json_arr_end(&j);
 	json_bool(&j, "log", s->have_klog);
 	watchdog_json(&j, s);
+	transitions_json(&j, s);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
 		event_json(&j, &s->klog->ev[i], kernlog_tsc_mhz(s->klog),

@@ -28,6 +28,7 @@ static const char *const names[KLOG_KINDS] = {
 	"paravirt",
 	"cpus-apart",
 	"inter-cpu-skew",
+	"directsync",
 };
 
 const char *kernlog_kind_name(enum klog_kind k)
@@ -431,6 +432,7 @@ enum {
 	W_GUEST = 1u << 9,    /* DMI:, Hypervisor detected, Booting
 				 paravirtualized, kvm-clock */
 	W_VERSION = 1u << 10, /* Linux version, at the message's start */
+	W_PM = 1u << 11,      /* PM: at the message's start */
 };
 
 /* src into dst[cap], cut to fit. */
@@ -600,6 +602,29 @@ static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 		e->cpus[1] = s->sync_to;
 		return true;
 	}
+	/* The out-of-tree tsc=directsync sync retries its warp test and
+	 * prints each correction (pr_info in the posted patch, pr_debug in
+	 * SteamOS's): up to 1000 lines a CPU, so one event a CPU. */
+	if ((p = after(m, n, "TSC direct sync: CPU")) &&
+	    sscanf(p, "%d observed %lld warp", &a, &v) == 2) {
+		long long o = 0;
+		const char *q = after(m, n, "Overhead: ");
+		size_t i;
+
+		for (i = 0, e = NULL; i < s->k->n; i++)
+			if (s->k->ev[i].kind == KLOG_DIRECTSYNC &&
+			    s->k->ev[i].cpus[0] == a)
+				e = &s->k->ev[i];
+		if (!e && (e = add(s, KLOG_DIRECTSYNC, t)))
+			e->cpus[0] = a;
+		if (e) {
+			e->corrections++;
+			e->cycles += v;
+			if (q && sscanf(q, "%lld", &o) == 1)
+				e->overhead += o;
+		}
+		return true;
+	}
 	if (find(m, n, "TSC warped randomly between CPUs")) {
 		add(s, KLOG_WARP_RANDOM, t);
 		return true;
@@ -608,6 +633,8 @@ static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 	    (e = add(s, KLOG_UNSTABLE, t))) {
 		copy_text(e, p, n - (size_t)(p - m));
 		e->cause = cause_of(e->text);
+		if (e->cause == KLOG_CAUSE_WATCHDOG)
+			s->k->wd_dropped = true;
 		return true;
 	}
 
@@ -752,6 +779,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 		 "Marking clocksource 'tsc' unstable due to frequency "
 		 "skew")) {
 		s->k->wd_2026_words = true;
+		s->k->wd_dropped = true;
 		add(s, KLOG_FREQUENCY_SKEW, t);
 		return true;
 	}
@@ -760,6 +788,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	 * CPU 0 and got less (both right-aligned in 16 columns). */
 	if (find(m, n, "unstable due to inter CPU skew")) {
 		s->k->wd_2026_words = true;
+		s->k->wd_dropped = true;
 		if (quoted(m, n, "Marking clocksource '", name) ||
 		    ((p = after(m, n, "Marking clocksource ")) &&
 		     sscanf(p, "%31s", name) == 1)) {
@@ -891,6 +920,64 @@ static bool line_guest(struct klog_parser *s, const char *m, size_t n, double t)
 	return false;
 }
 
+static const char *const transition_names[] = {
+	"suspend-entry",
+	"suspend-exit",
+	"hibernate-entry",
+	"hibernate-exit",
+};
+
+const char *kernlog_transition_name(enum klog_transition_kind kind)
+{
+	return (unsigned)kind < sizeof(transition_names) /
+					sizeof(transition_names[0])
+		       ? transition_names[kind]
+		       : "?";
+}
+
+/* "PM: suspend entry (s2idle)", "PM: suspend exit" (5.x on; 4.x wrote
+ * "PM: suspend entry (deep)" too), "PM: hibernation: hibernation entry"
+ * / "... exit" (5.x on; "PM: hibernation entry" before).  Kept until the
+ * watchdog drops the TSC, the last KLOG_MAX_TRANSITIONS of them. */
+static bool transition(struct klog_parser *s, const char *m, size_t n, double t)
+{
+	struct klog *k = s->k;
+	struct klog_transition *tr;
+	enum klog_transition_kind kind;
+	const char *p;
+
+	if ((p = after(m, n, "suspend entry")))
+		kind = KLOG_SUSPEND_ENTRY;
+	else if (find(m, n, "suspend exit"))
+		kind = KLOG_SUSPEND_EXIT;
+	else if ((p = after(m, n, "hibernation entry")))
+		kind = KLOG_HIBERNATE_ENTRY;
+	else if (find(m, n, "hibernation exit"))
+		kind = KLOG_HIBERNATE_EXIT;
+	else
+		return false;
+	if (k->wd_dropped)
+		return true;
+	if (k->ntr == KLOG_MAX_TRANSITIONS) {
+		memmove(k->tr, k->tr + 1, sizeof(k->tr) - sizeof(k->tr[0]));
+		k->ntr--;
+	}
+	tr = &k->tr[k->ntr++];
+	memset(tr, 0, sizeof(*tr));
+	tr->kind = kind;
+	tr->time = t;
+	if ((kind == KLOG_SUSPEND_ENTRY || kind == KLOG_HIBERNATE_ENTRY) &&
+	    (p = memchr(m, '(', n)))
+		sscanf(p, "(%15[^)])", tr->what);
+	k->tr_total++;
+	return true;
+}
+
+const struct klog_transition *kernlog_last_transition(const struct klog *k)
+{
+	return k->ntr ? &k->tr[k->ntr - 1] : NULL;
+}
+
 /* One message (NUL-terminated copy in m), whose words are w: only the
  * wordings that name one of them are tried. */
 static void line(struct klog_parser *s, const char *m, size_t n, double t,
@@ -906,6 +993,8 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t,
 	    line_watchdog(s, m, n, t))
 		return;
 	if ((w & W_GUEST) && line_guest(s, m, n, t))
+		return;
+	if ((w & W_PM) && transition(s, m, n, t))
 		return;
 	if ((w & W_VERSION) && !s->k->version_major &&
 	    !strncmp(m, "Linux version ", 14) &&
@@ -993,6 +1082,10 @@ static unsigned words(const char *m, size_t n)
 		case 'L':
 			if (i == 0 && AT("Linux version "))
 				w |= W_VERSION;
+			break;
+		case 'P':
+			if (i == 0 && AT("PM: "))
+				w |= W_PM;
 			break;
 		default:
 			break;

@@ -43,8 +43,30 @@ enum klog_kind {
 				   "Marking clocksource tsc unstable due to
 				   inter CPU skew", then "CPUa A < CPUb B
 				   (cycles)" */
+	KLOG_DIRECTSYNC,	/* tsc=directsync kernels: "TSC direct sync:
+				   CPUn observed N warp. Overhead: O", one
+				   event per CPU, its corrections summed */
 	KLOG_KINDS
 };
+
+/* A power transition the watchdog may have tripped on (s2idle and AC
+ * changes on the Framework laptops: docs/DESIGN.md 9.2). */
+enum klog_transition_kind {
+	KLOG_SUSPEND_ENTRY, /* PM: suspend entry (s2idle|deep) */
+	KLOG_SUSPEND_EXIT,  /* PM: suspend exit */
+	KLOG_HIBERNATE_ENTRY,
+	KLOG_HIBERNATE_EXIT,
+};
+
+struct klog_transition {
+	enum klog_transition_kind kind;
+	double time;   /* seconds since boot; < 0 unknown */
+	char what[16]; /* s2idle, deep, ... */
+};
+
+/* The transitions kept: the last ones before the watchdog dropped the
+ * TSC (after that they cannot have caused it). */
+#define KLOG_MAX_TRANSITIONS 8
 
 /* Which clocksource watchdog wrote a log.  The 2026 rewrite ("clocksource:
  * Rewrite watchdog code completely") has its own lines and its own
@@ -87,6 +109,9 @@ struct klog_event {
 	/* inter-CPU skew: the counters of cpus[0] and cpus[1], the first
 	 * read later and lower */
 	uint64_t counter[2];
+	/* directsync: its corrections on this CPU, their overheads summed */
+	int corrections;
+	int64_t overhead;
 	int64_t wd_ns; /* watchdog interval */
 	int64_t cs_ns; /* clocksource interval */
 	bool has_intervals;
@@ -124,6 +149,11 @@ struct klog {
 	bool wd_classic_words, wd_2026_words;
 	/* "Linux version X.Y...": the kernel's release, 0.0 if not logged */
 	int version_major, version_minor;
+	/* the transitions before the watchdog's drop, oldest first, and
+	 * how many there were in all before it */
+	struct klog_transition tr[KLOG_MAX_TRANSITIONS];
+	int ntr, tr_total;
+	bool wd_dropped; /* the watchdog dropped the TSC: stop keeping */
 };
 
 const char *kernlog_kind_name(enum klog_kind k);
@@ -166,6 +196,12 @@ const char *kernlog_watchdog_by_name(enum klog_watchdog_by by);
  * margins, each at least 2 * WATCHDOG_MAX_SKEW (62.5 us): 250 us over
  * 0.5 s.  0 when unknown. */
 double kernlog_watchdog_limit_ppm(enum klog_watchdog w, bool tsc_calibrated);
+
+/* The last power transition in the log before the watchdog dropped the
+ * TSC (or the last of all, without a drop), or NULL: kept in log order,
+ * so a journal's lines without boot times are paired too. */
+const struct klog_transition *kernlog_last_transition(const struct klog *k);
+const char *kernlog_transition_name(enum klog_transition_kind kind);
 
 /* The first event of a kind (the earliest in the log), or NULL. */
 const struct klog_event *kernlog_first(const struct klog *k,

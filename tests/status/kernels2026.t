@@ -6,7 +6,10 @@ docs/DESIGN.md 9.2).  The inter-CPU skew is its own event with the CPU pair,
 both counters and how far back; the frequency check's padded interval lines
 give a watchdog-skew with its ppm; which watchdog wrote a log is decided by
 its wording, else by the kernel's version (the log's banner, else the
-root's /proc/sys/kernel/osrelease), and sets the limit status reports."""
+root's /proc/sys/kernel/osrelease), and sets the limit status reports.
+Beside it, the other kernels users have in 2026: a tsc=directsync kernel's
+corrections (one event a CPU), and the suspend transitions a runtime
+watchdog drop may follow (the Framework laptops' fault)."""
 import json
 import os
 import shutil
@@ -20,7 +23,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
-WORK = os.path.join(BUILD, "status-watchdog2026")
+WORK = os.path.join(BUILD, "status-kernels2026")
 t = Tap()
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
@@ -115,5 +118,22 @@ t.ok(out.get("kernel", {}).get("watchdog") ==
      {"kind": "unknown", "decided_by": "none", "limit_ppm": None},
      "no log and no release: unknown, and no limit made up",
      json.dumps(out.get("kernel", {}).get("watchdog")))
+
+rc, out, err = status(machine("directsync"), "directsync-steamos.dmesg")
+ds = events(out, "directsync")
+t.ok([(e["cpu"], e["corrections"], e["cycles"], e["overhead_cycles"])
+      for e in ds] == [(1, 2, 6815086051, 424), (2, 1, 6815085990, 209),
+                       (3, 2, 6815086021, 430)],
+     "a directsync kernel's corrections: one event a CPU, counted and "
+     "summed", json.dumps(ds) + err)
+
+rc, out, err = status(machine("framework"), "framework-s2idle-watchdog.dmesg")
+tr = out.get("kernel", {}).get("power_transitions")
+t.ok(tr == [{"kind": "suspend-entry", "time": 1820.113201, "what": "s2idle"},
+            {"kind": "suspend-exit", "time": 1820.941007},
+            {"kind": "suspend-entry", "time": 5402.008114, "what": "s2idle"},
+            {"kind": "suspend-exit", "time": 5466.201399}],
+     "the suspends before the watchdog's drop, not the one after it",
+     json.dumps(tr))
 
 sys.exit(t.done())
