@@ -9,7 +9,10 @@ its wording, else by the kernel's version (the log's banner, else the
 root's /proc/sys/kernel/osrelease), and sets the limit status reports.
 Beside it, the other kernels users have in 2026: a tsc=directsync kernel's
 corrections (one event a CPU), and the suspend transitions a runtime
-watchdog drop may follow (the Framework laptops' fault)."""
+watchdog drop may follow (the Framework laptops' fault).  And whether a
+program that reads the TSC itself can rely on it (tsc_trust, status
+--quiet's exit status, tsctui_tsc_trusted), judged on fixture roots from
+the log and the files alone."""
 import json
 import os
 import shutil
@@ -29,13 +32,14 @@ if os.path.exists(WORK):
     shutil.rmtree(WORK)
 
 
-def machine(name, osrelease=None):
+def machine(name, osrelease=None, current="hpet", cpuinfo=fx.CPUINFO_AMD,
+            cmdline="root=UUID=0f ro quiet"):
     root = os.path.join(WORK, name)
     cs = "/sys/devices/system/clocksource/clocksource0/"
-    fx.write(root, cs + "current_clocksource", "hpet\n")
+    fx.write(root, cs + "current_clocksource", current + "\n")
     fx.write(root, cs + "available_clocksource", "hpet acpi_pm \n")
-    fx.write(root, "/proc/cpuinfo", fx.CPUINFO_AMD)
-    fx.write(root, "/proc/cmdline", "root=UUID=0f ro quiet\n")
+    fx.write(root, "/proc/cpuinfo", cpuinfo)
+    fx.write(root, "/proc/cmdline", cmdline + "\n")
     if osrelease:
         fx.write(root, "/proc/sys/kernel/osrelease", osrelease + "\n")
     return root
@@ -135,5 +139,72 @@ t.ok(tr == [{"kind": "suspend-entry", "time": 1820.113201, "what": "s2idle"},
             {"kind": "suspend-exit", "time": 5466.201399}],
      "the suspends before the watchdog's drop, not the one after it",
      json.dumps(tr))
+
+
+
+def quiet(root, log=None):
+    cmd = [TSCTUI, "--root", root, "status", "--quiet"]
+    if log:
+        cmd += ["--kernel-log", os.path.join(LOGS, log)]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def trust(root, log=None):
+    return status(root, log)[1].get("tsc_trust")
+
+
+def trusted_metric(root, log=None):
+    cmd = [TSCTUI, "--root", root, "status", "--prometheus"]
+    if log:
+        cmd += ["--kernel-log", os.path.join(LOGS, log)]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    vals = [ln.split()[1] for ln in out.splitlines()
+            if ln.startswith("tsctui_tsc_trusted ")]
+    return vals[0] if vals else None
+
+
+kept = machine("trust-kept", current="tsc")
+r = quiet(kept, "healthy-synced.dmesg")
+tr = trust(kept, "healthy-synced.dmesg")
+t.ok(r.returncode == 0 and r.stdout == "" and r.stderr == "" and
+     tr["programs_can_trust"] is True and "log and files alone" in tr["why"]
+     and trusted_metric(kept, "healthy-synced.dmesg") == "1",
+     "the kernel kept the TSC, no warp since boot: --quiet exits 0 and "
+     "prints nothing, JSON true (from the log and files alone: a root's "
+     "cores are not surveyed), tsctui_tsc_trusted 1", repr(r) + str(tr))
+warp = machine("trust-warp")
+r = quiet(warp, "e595-bios128-warp.dmesg")
+tr = trust(warp, "e595-bios128-warp.dmesg")
+t.ok(r.returncode == 1 and r.stdout == "" and r.stderr == "" and
+     tr["programs_can_trust"] is False and
+     "WINE_DISABLE_QPC_TSC=1" in tr["why"] and "warp test" in tr["why"] and
+     trusted_metric(warp, "e595-bios128-warp.dmesg") == "0",
+     "the E595's boot warp: exit 1, false, what breaks and Proton's "
+     "switch, tsctui_tsc_trusted 0", repr(r) + str(tr))
+reliable = machine("trust-reliable", current="tsc",
+                   cmdline="root=UUID=0f ro tsc=reliable")
+r = quiet(reliable, "watchdog2026-inter-cpu.dmesg")
+t.ok(r.returncode == 1,
+     "tsc kept, but the log shows the cores disagreed (an inter-CPU skew): "
+     "exit 1", repr(r))
+nolog = machine("trust-nolog", current="tsc")
+r = quiet(nolog)
+t.ok(r.returncode == 2 and r.stdout == "" and
+     r.stderr.count("\n") == 1 and r.stderr.startswith("tsctui: ") and
+     "log" in r.stderr and trusted_metric(nolog) is None,
+     "tsc kept but no log to read: exit 2 with one line on stderr, no "
+     "tsctui_tsc_trusted sample", repr(r))
+guest_cpu = fx.CPUINFO_AMD.replace("nonstop_tsc", "nonstop_tsc hypervisor")
+r = quiet(machine("trust-guest", current="kvm-clock", cpuinfo=guest_cpu),
+          "kvm-guest.dmesg")
+r2 = quiet(machine("trust-guest-tsc", current="tsc", cpuinfo=guest_cpu),
+           "kvm-guest.dmesg")
+t.ok(r.returncode == 1 and r2.returncode == 0,
+     "a guest: 1 on kvm-clock, 0 only when its own kernel uses tsc",
+     repr(r) + repr(r2))
+r = subprocess.run([TSCTUI, "--root", kept, "status", "--quiet", "--json"],
+                   capture_output=True, text=True)
+t.ok(r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1,
+     "--quiet with --json: one line, exit 2", repr(r))
 
 sys.exit(t.done())

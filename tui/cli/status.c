@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "../engine/rtcrate.h"
+#include "../engine/survey.h"
 #include "../model/diagnosis.h"
+#include "../model/trust.h"
 #include "../source/history.h"
 #include "cli.h"
 #include "metrics.h"
@@ -172,7 +174,8 @@ static void transitions_json(struct json *j, const struct sysinfo *s)
 	json_arr_end(j);
 }
 
-static void status_json(const struct sysinfo *s, const struct diagnosis *d)
+static void status_json(const struct sysinfo *s, const struct diagnosis *d,
+			const struct trust_out *t)
 {
 	struct json j;
 	int i;
@@ -322,6 +325,13 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d)
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
+	json_obj(&j, "tsc_trust");
+	if (t->verdict == TRUST_UNKNOWN)
+		json_null(&j, "programs_can_trust");
+	else
+		json_bool(&j, "programs_can_trust", t->verdict == TRUST_YES);
+	json_str(&j, "why", t->why);
+	json_obj_end(&j);
 	json_arr(&j, "notes");
 	for (i = 0; i < s->nnotes; i++)
 		json_str(&j, NULL, s->notes[i]);
@@ -340,7 +350,8 @@ static void status_machine(const struct sys_machine *m, char *out, size_t cap)
 
 /* The families and names are metrics.c's; this says what each one holds. */
 static void status_prometheus(const struct sysinfo *s,
-			      const struct diagnosis *d)
+			      const struct diagnosis *d,
+			      const struct trust_out *t)
 {
 	const struct klog *k = s->have_klog ? s->klog : NULL;
 	const struct klog_event *w = kernlog_first(k, KLOG_WARP),
@@ -400,9 +411,12 @@ static void status_prometheus(const struct sysinfo *s,
 		metrics_state(METRIC_DIAGNOSIS, "code", diagnosis_code_name(i),
 			      (int)d->code == i);
 	metrics_gauge(METRIC_UNHEALTHY, d->unhealthy);
+	if (t->verdict != TRUST_UNKNOWN)
+		metrics_gauge(METRIC_TSC_TRUSTED, t->verdict == TRUST_YES);
 }
 
-static void status_text(const struct sysinfo *s, const struct diagnosis *d)
+static void status_text(const struct sysinfo *s, const struct diagnosis *d,
+			const struct trust_out *t)
 {
 	int i;
 
@@ -466,6 +480,11 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	else if (s->rate_check.source)
 		printf("rate:        not measured against the RTC: %s\n",
 		       s->rate_check.why);
+	printf("programs:    %s the TSC: %s\n",
+	       t->verdict == TRUST_YES	? "can trust"
+	       : t->verdict == TRUST_NO ? "cannot trust"
+					: "cannot tell whether they can trust",
+	       t->why);
 	printf("diagnosis:   %s\n", d->summary);
 	printf("next step:   ");
 	for (i = 0; i < d->nrecs; i++)
@@ -473,6 +492,33 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d)
 	printf("\n");
 	for (i = 0; i < s->nnotes; i++)
 		printf("note:        %s\n", s->notes[i]);
+}
+
+/*
+ * Can programs that read the TSC themselves rely on it (model/trust.c)?
+ * On the live machine, a yes from the kernel's files and log is checked
+ * against a survey of the cores (a few ms a CPU); never for another
+ * machine's root or log, whose cores are not these.
+ */
+static void status_trust(const struct globals *g, const struct sysinfo *s,
+			 const struct diagnosis *d, struct trust_out *t)
+{
+	bool live = !g->kernel_log && !strcmp(g->root, "/");
+	struct tsc_report *r;
+	struct trust_in in;
+	const char *err = NULL;
+
+	trust_inputs(s, d->vm.virtual_machine, NULL, &in);
+	trust_decide(&in, t);
+	if (t->verdict != TRUST_YES || !live)
+		return;
+	r = malloc(sizeof(*r));
+	if (r && survey_run(g->simulate, 0, r, &err) == 0)
+		trust_inputs(s, d->vm.virtual_machine, r, &in);
+	else
+		in.survey = TRUST_SURVEY_INCOMPLETE;
+	free(r);
+	trust_decide(&in, t);
 }
 
 /*
@@ -514,8 +560,11 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct trust_out t;
+	bool quiet = false;
 	char bios[128] = "";
 	bool json = g->json, prom = false;
 	struct sysinfo s;
@@ -528,6 +577,8 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 			json = true;
 		else if (c == 'p')
 			prom = true;
+		else if (c == 'q')
+			quiet = true;
 		else
 			return EXIT_USAGE;
 	}
@@ -536,19 +587,31 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	if (json && prom)
 		return app_fail("status: --json and --prometheus exclude each "
 				"other");
+	if (quiet && (json || prom))
+		return app_fail("status: --quiet prints nothing; it excludes "
+				"--json and --prometheus");
 	system_read(g->root, g->kernel_log, &s);
 	history_last_sync_bios(g->root, bios, sizeof(bios));
 	diagnosis_make(&s, bios, &d);
-	if (!prom && status_rate_wanted(g, &d)) {
+	if (!prom && !quiet && status_rate_wanted(g, &d)) {
 		status_rate_measure(&s);
 		diagnosis_make(&s, bios, &d);
 	}
+	status_trust(g, &s, &d, &t);
+	if (quiet) {
+		system_free(&s);
+		if (t.verdict == TRUST_UNKNOWN) {
+			fprintf(stderr, "tsctui: %s\n", t.why);
+			return EXIT_USAGE;
+		}
+		return t.verdict == TRUST_YES ? EXIT_OK : EXIT_UNHEALTHY;
+	}
 	if (prom)
-		status_prometheus(&s, &d);
+		status_prometheus(&s, &d, &t);
 	else if (json)
-		status_json(&s, &d);
+		status_json(&s, &d, &t);
 	else
-		status_text(&s, &d);
+		status_text(&s, &d, &t);
 	system_free(&s);
 	return d.unhealthy ? EXIT_UNHEALTHY : EXIT_OK;
 }
