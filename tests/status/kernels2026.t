@@ -69,6 +69,12 @@ t.ok(rc == 1 and len(ic) == 1 and ic[0]["cpus"] == [3, 0] and
      ic[0]["cycles"] == 38 and ic[0]["time"] == 38.502113,
      "an inter-CPU skew: CPU 3 read 38 cycles below CPU 0, both counters, "
      "exit 1", json.dumps(ic) + err)
+t.ok(out.get("diagnosis", {}).get("code") == "inter-cpu-skew" and
+     "add-nowatchdog" not in out["diagnosis"]["recommendations"] and
+     "CPU 3 read its TSC 38 cycles behind CPU 0's" in
+     out["diagnosis"]["summary"],
+     "its own diagnosis, naming the pair and the cycles, and never "
+     "tsc=nowatchdog", json.dumps(out.get("diagnosis")))
 t.ok(not events(out, "watchdog-skew") and not events(out, "warp"),
      "it is neither a frequency skew nor a boot-time warp",
      json.dumps(out.get("kernel", {}).get("events")))

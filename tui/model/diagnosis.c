@@ -14,6 +14,7 @@ static const char *const code_names[] = {
 	[DIAG_NO_INVARIANT_TSC] = "no-invariant-tsc",
 	[DIAG_VIRTUAL_MACHINE] = "virtual-machine",
 	[DIAG_UNKNOWN] = "unknown",
+	[DIAG_INTER_CPU_SKEW] = "inter-cpu-skew",
 };
 
 const char *diagnosis_code_name(enum diag_code c)
@@ -119,6 +120,17 @@ static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 		if (!strcmp(s->cmdline.tsc[i], v))
 			return true;
 	return false;
+}
+
+/* Which watchdog the kernel has (source/kernlog.c): the log's wording,
+ * else the kernel's version. */
+static enum klog_watchdog watchdog_gen(const struct sysinfo *s)
+{
+	static const struct klog none;
+	enum klog_watchdog_by by;
+
+	return kernlog_watchdog(s->have_klog ? s->klog : &none,
+				s->kernel_release, &by);
 }
 
 bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
@@ -293,6 +305,7 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
 		.rate = s->rate_check,
 		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
+		.watchdog_2026 = watchdog_gen(s) == KLOG_WATCHDOG_2026,
 	};
 	int i;
 
@@ -330,6 +343,77 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 	say(d, " %s", d->watchdog.why);
 	for (i = 0; i < d->watchdog.nrecs; i++)
 		add_rec(d, d->watchdog.recs[i]);
+}
+
+/* tsc=watchdog changed its meaning with the 2026 watchdog: read by the
+ * same rule as the log (its wording, else the kernel's version). */
+static void watchdog_param(const struct sysinfo *s, struct diagnosis *d)
+{
+	switch (watchdog_gen(s)) {
+	case KLOG_WATCHDOG_2026:
+		say(d, " tsc=watchdog is set: on this kernel it forces the "
+		       "clocksource watchdog on the TSC, even where the kernel "
+		       "would leave it off.");
+		break;
+	case KLOG_WATCHDOG_CLASSIC:
+		say(d, " tsc=watchdog is set: on this kernel it makes the TSC "
+		       "the watchdog of the other clocksources (since the 2026 "
+		       "watchdog it means the opposite: the watchdog forced on "
+		       "the TSC).");
+		break;
+	case KLOG_WATCHDOG_UNKNOWN:
+		say(d, " tsc=watchdog is set: before the 2026 watchdog it made "
+		       "the TSC the watchdog of the other clocksources, since "
+		       "then it forces the watchdog on the TSC; which one this "
+		       "kernel has is not known.");
+		break;
+	}
+}
+
+/* The 2026 watchdog's inter-CPU test dropped the TSC: a CPU read its
+ * counter after the boot CPU and got less.  No rate measurement clears
+ * that, and tsc=nowatchdog would only hide it (on that kernel it turns
+ * the test off). */
+static void inter_cpu_skew(const struct sysinfo *s, const struct tsc_report *r,
+			   struct diagnosis *d)
+{
+	const struct klog_event *e = find(s, KLOG_INTER_CPU_SKEW);
+	bool synced = r && r->mode == TSC_MODE_SYNC && r->msr_writes > 0;
+	bool amd = !strcmp(s->cpu.vendor, "amd") ||
+		   !strcmp(s->cpu.vendor, "hygon");
+	char n[32];
+
+	d->code = DIAG_INTER_CPU_SKEW;
+	d->unhealthy = true;
+	say(d, "The clocksource watchdog's inter-CPU test dropped the TSC");
+	if (e->time >= 0)
+		say(d, " %.0f s after boot", e->time);
+	if (e->cpus[0] >= 0) {
+		grouped(e->cycles, n, sizeof(n));
+		say(d, ": CPU %d read its TSC %s cycles behind CPU %d's",
+		    e->cpus[0], n, e->cpus[1]);
+	}
+	say(d, ". The boot-time warp test passed, so the cores agreed closely "
+	       "enough then");
+	if (synced) {
+		say(d, "; this boot the stage synced the TSCs (result %s)",
+		    tsc_result_name(r->result));
+		if (e->cpus[0] >= 0) {
+			say(d, ", and had CPU %d", e->cpus[0]);
+			stage_on_cpu(s, r, e->cpus[0], d);
+			say(d, " and CPU %d", e->cpus[1]);
+			stage_on_cpu(s, r, e->cpus[1], d);
+		}
+		say(d, ": the stage's residual, or a drift since, was "
+		       "visible to the running kernel. `tsctui check` "
+		       "measures the offsets now.");
+	} else {
+		say(d, ": the TSCs are apart between cores at run time, "
+		       "which tsc=nowatchdog would only hide (on this kernel "
+		       "it turns the inter-CPU test off).");
+		if (!s->stage.installed && (amd || !s->cpu.vendor[0]))
+			add_rec(d, "install-measure");
+	}
 }
 
 /* What a boot that kept the TSC logged anyway: the firmware's TSC lines
@@ -503,6 +587,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    s->stage.mode_word,
 			    r ? "" : " but left no report this boot");
 		}
+	} else if (find(s, KLOG_INTER_CPU_SKEW)) {
+		inter_cpu_skew(s, r, d);
 	} else if (watchdog) {
 		watchdog_drop(s, d);
 	} else if (!strcmp(current_cs(s), "tsc")) {
@@ -556,6 +642,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 				    "the boot-time warp test and hides a real "
 				    "offset.");
 	}
+	if (cmdline_tsc(s, "watchdog"))
+		watchdog_param(s, d);
 	if (s->kvm_host && s->cs.current[0] && strcmp(s->cs.current, "tsc") &&
 	    !d->vm.virtual_machine)
 		say(d,
