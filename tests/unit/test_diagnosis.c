@@ -598,6 +598,78 @@ static void tsc_watchdog_parameter(void **st)
 	done(s);
 }
 
+/* A watchdog drop within seconds of a resume from s2idle: the Framework
+ * laptops' runtime fault, which the stage cannot fix; one hours later is
+ * not tied to it. */
+static void drop_after_suspend(void **st)
+{
+	static const char near[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 5466.7] clocksource: Watchdog hpet interval: 499712311ns\n"
+		"[ 5466.7] clocksource: Clocksource tsc interval: 500217903ns\n"
+		"[ 5466.7] clocksource: Marking clocksource tsc unstable due "
+		"to frequency skew\n";
+	static const char far[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 9466.7] clocksource: Watchdog hpet interval: 499712311ns\n"
+		"[ 9466.7] clocksource: Clocksource tsc interval: 500217903ns\n"
+		"[ 9466.7] clocksource: Marking clocksource tsc unstable due "
+		"to frequency skew\n";
+	struct sysinfo *s = laptop("hpet", near);
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
+	assert_non_null(strstr(d.summary, "It came 0.5 s after a "
+					  "suspend-exit"));
+	assert_non_null(strstr(d.summary, "Framework 13/16 AMD"));
+	assert_true(has_rec(&d, "measure-rate"));
+	done(s);
+	s = laptop("hpet", far);
+	diagnosis_make(s, NULL, &d);
+	assert_null(strstr(d.summary, "Framework"));
+	done(s);
+}
+
+/* A tsc=directsync kernel keeps the TSC by writing it itself: said, with
+ * what it corrected where the log has it. */
+static void directsync_kernel(void **st)
+{
+	static const char log[] =
+		"[ 0.17] TSC direct sync: CPU1 observed 6815086010 warp. "
+		"Overhead: 212\n"
+		"[ 2.1] clocksource: Switched to clocksource tsc\n";
+	struct sysinfo *s = laptop("tsc", log);
+	struct tsc_report r = { .mode = TSC_MODE_MEASURE };
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "healthy");
+	assert_non_null(strstr(d.summary, "it corrected CPU 1 by 6815086010 "
+					  "cycles"));
+	assert_false(has_rec(&d, "enable-sync"));
+	s->stage.has_report = true;
+	s->stage.report = &r;
+	diagnosis_make(s, NULL, &d);
+	assert_non_null(strstr(d.summary, "measure report still shows the "
+					  "firmware's fault"));
+	done(s);
+	/* at the default log level its lines are gone: the command line
+	 * says it */
+	s = laptop("tsc", "");
+	kernel_cmdline_parse("ro quiet tsc=directsync", &s->cmdline);
+	diagnosis_make(s, NULL, &d);
+	assert_non_null(strstr(d.summary, "tsc=directsync"));
+	assert_non_null(strstr(d.summary, "not in this log"));
+	done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +697,8 @@ int main(void)
 		cmocka_unit_test(inter_cpu_skew_without_stage),
 		cmocka_unit_test(nowatchdog_scope_by_watchdog),
 		cmocka_unit_test(tsc_watchdog_parameter),
+		cmocka_unit_test(drop_after_suspend),
+		cmocka_unit_test(directsync_kernel),
 	};
 
 	return cmocka_run_group_tests_name("diagnosis", tests, NULL, NULL);

@@ -294,6 +294,39 @@ static void guest(const struct sysinfo *s, struct diagnosis *d)
 
 /* The watchdog dropped the TSC: the decision table says what may be
  * advised. */
+/* A suspend or hibernation this close before a watchdog drop: the
+ * Framework 13/16 AMD pattern (runtime drops of about 1000 ppm after
+ * s2idle and power-source changes), a fault the stage's sync cannot fix.
+ * The watchdog runs every 0.5 s, so a drop caused by the resume comes
+ * within seconds of it; two minutes leaves room for the retries. */
+#define TRANSITION_NEAR_S 120.0
+
+static void power_transition(const struct sysinfo *s,
+			     const struct klog_event *wd, struct diagnosis *d)
+{
+	const struct klog_transition *tr =
+		s->have_klog ? kernlog_last_transition(s->klog) : NULL;
+	double gap;
+
+	if (!tr)
+		return;
+	if (tr->time >= 0 && wd && wd->time >= 0) {
+		gap = wd->time - tr->time;
+		if (gap > TRANSITION_NEAR_S)
+			return;
+		say(d, " It came %.1f s after a %s%s%s%s:", gap,
+		    kernlog_transition_name(tr->kind), tr->what[0] ? " (" : "",
+		    tr->what, tr->what[0] ? ")" : "");
+	} else {
+		say(d, " It followed a %s in the log:",
+		    kernlog_transition_name(tr->kind));
+	}
+	say(d, " the pattern of the Framework 13/16 AMD laptops, whose TSC is "
+	       "dropped at run time after suspend or a change of power "
+	       "source while the boot-time test passes; the stage's sync "
+	       "cannot help there, measuring which clock is wrong can.");
+}
+
 static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 {
 	const struct klog_event *wd = find(s, KLOG_WATCHDOG_SKEW),
@@ -340,9 +373,50 @@ static void watchdog_drop(const struct sysinfo *s, struct diagnosis *d)
 		say(d, " although tsc=nowatchdog is set.");
 	else
 		say(d, ".");
+	power_transition(s, wd, d);
 	say(d, " %s", d->watchdog.why);
 	for (i = 0; i < d->watchdog.nrecs; i++)
 		add_rec(d, d->watchdog.recs[i]);
+}
+
+/* A tsc=directsync kernel (SteamOS's and others') writes the APs' TSCs
+ * itself during its warp test; its lines may be at debug level. */
+static void directsync(const struct sysinfo *s, const struct tsc_report *r,
+		       struct diagnosis *d)
+{
+	const struct klog_event *e;
+	int ncpu = 0;
+	size_t i;
+
+	if (!cmdline_tsc(s, "directsync") && !find(s, KLOG_DIRECTSYNC))
+		return;
+	say(d, " This kernel syncs the TSCs itself at boot (tsc=directsync)");
+	for (i = 0; s->have_klog && i < s->klog->n; i++) {
+		e = &s->klog->ev[i];
+		if (e->kind != KLOG_DIRECTSYNC)
+			continue;
+		say(d, "%s CPU %d by %lld cycles",
+		    ncpu ? "," : ": it corrected", e->cpus[0],
+		    (long long)e->cycles);
+		ncpu++;
+	}
+	if (!ncpu)
+		say(d,
+		    " (its corrections are not in this log: SteamOS's kernel "
+		    "logs them at debug level)");
+	if (r && r->mode == TSC_MODE_SYNC && r->msr_writes > 0)
+		say(d, "; the stage synced first, so it %s.",
+		    ncpu ? "still found offsets to correct"
+			 : "had nothing left to correct");
+	else if (r && r->mode == TSC_MODE_MEASURE)
+		say(d, "; the stage's measure report still shows the "
+		       "firmware's fault as it was before the kernel.");
+	else
+		say(d, ".");
+	say(d, " The stage adds a sync before any kernel (a distribution "
+	       "kernel, Secure Boot) without long loops with interrupts off "
+	       "in the kernel; with this kernel keeping the TSC it is not "
+	       "needed.");
 }
 
 /* tsc=watchdog changed its meaning with the 2026 watchdog: read by the
@@ -600,6 +674,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		} else if (!s->have_klog) {
 			say(d, ".");
 		}
+		directsync(s, r, d);
 	} else {
 		d->code = DIAG_UNKNOWN;
 		if (current_cs(s)[0])
