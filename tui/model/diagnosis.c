@@ -321,6 +321,7 @@ static void power_transition(const struct sysinfo *s,
 		say(d, " It followed a %s in the log:",
 		    kernlog_transition_name(tr->kind));
 	}
+	d->after_power_transition = true;
 	say(d, " the pattern of the Framework 13/16 AMD laptops, whose TSC is "
 	       "dropped at run time after suspend or a change of power "
 	       "source while the boot-time test passes; the stage's sync "
@@ -390,6 +391,7 @@ static void directsync(const struct sysinfo *s, const struct tsc_report *r,
 
 	if (!cmdline_tsc(s, "directsync") && !find(s, KLOG_DIRECTSYNC))
 		return;
+	d->directsync = true;
 	say(d, " This kernel syncs the TSCs itself at boot (tsc=directsync)");
 	for (i = 0; s->have_klog && i < s->klog->n; i++) {
 		e = &s->klog->ev[i];

@@ -47,6 +47,11 @@ struct diagnosis {
 	bool bios_changed;
 	struct virt_evidence vm;  /* whether a guest, and why */
 	bool has_watchdog_advice; /* the watchdog dropped the TSC */
+	/* that drop came soon after a suspend: the runtime fault the stage
+	 * cannot fix (the Framework laptops) */
+	bool after_power_transition;
+	/* the kernel syncs the TSCs itself (tsc=directsync) */
+	bool directsync;
 	struct watchdog_advice watchdog;
 };
 
