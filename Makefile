@@ -206,7 +206,7 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/engine/engine.c tui/engine/survey.c tui/engine/reftick.c \
 	tui/engine/sample.c tui/model/assess.c tui/view/wrap.c \
 	tui/engine/clockcost.c tui/model/diagnosis.c tui/model/virt.c \
-	tui/model/watchdog_advice.c \
+	tui/model/watchdog_advice.c tui/model/trust.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
 	tui/util/fsx.c \
 	tui/view/why.c tui/model/setup.c tui/model/setup_check.c \

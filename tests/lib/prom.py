@@ -5,7 +5,9 @@ boot), the exposition parsed into samples, and promtool."""
 import os
 import re
 import shutil
+import socket
 import subprocess
+import urllib.request
 
 import fixtures as fx
 import reportvar
@@ -127,3 +129,17 @@ def promtool_check(text):
     r = subprocess.run(["promtool", "check", "metrics"], input=text,
                        capture_output=True, text=True)
     return r.returncode == 0 and not r.stdout.strip(), r.stdout + r.stderr
+
+
+def free_port():
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(port):
+    """node_exporter's /metrics on a loopback port."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                timeout=5) as r:
+        return r.read().decode()

@@ -16,13 +16,11 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -55,16 +53,8 @@ def unit_keys(path):
     return keys
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def scrape(port):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
-                                timeout=5) as r:
-        return r.read().decode()
+free_port = prom.free_port
+scrape = prom.scrape
 
 
 def start_exporter():

@@ -488,6 +488,188 @@ static void bsp_behind(void **st)
 	assert_false(diagnosis_bsp_behind(NULL, &by));
 }
 
+static const char inter_cpu_log[] =
+	"[    2.131550] clocksource: Switched to clocksource tsc\n"
+	"[   38.502113] clocksource: Marking clocksource tsc unstable due to "
+	"inter CPU skew\n"
+	"[   38.502120] clocksource: CPU3      80712345678 < CPU0      "
+	"80712345716 (cycles)\n"
+	"[   38.502131] tsc: Marking TSC unstable due to clocksource "
+	"watchdog\n"
+	"[   38.502410] clocksource: Switched to clocksource hpet\n";
+/* The classic watchdog's 6.x block: the same skew as watchdog_log. */
+static const char classic_watchdog_log[] =
+	"[    4.2] clocksource: timekeeping watchdog on CPU3: Marking "
+	"clocksource 'tsc' as unstable because the skew is too large:\n"
+	"[    4.2] clocksource:                       'hpet' wd_nsec: "
+	"495426793 wd_now: 1 wd_last: 0 mask: ffffffff\n"
+	"[    4.2] clocksource:                       'tsc' cs_nsec: "
+	"495006210 cs_now: 1 cs_last: 0 mask: ffffffffffffffff\n"
+	"[    4.2] tsc: Marking TSC unstable due to clocksource watchdog\n";
+
+/* An inter-CPU skew after a sync boot: its own code, the pair and the
+ * cycles, the stage's part named; never tsc=nowatchdog. */
+static void inter_cpu_skew_after_sync(void **st)
+{
+	struct sysinfo *s = laptop("hpet", inter_cpu_log);
+	struct tsc_report r = { .nap = 3,
+				.mode = TSC_MODE_SYNC,
+				.result = TSC_RESULT_IN_SYNC,
+				.msr_writes = 4 };
+	struct diagnosis d;
+
+	(void)st;
+	s->stage.installed = true;
+	s->stage.has_report = true;
+	s->stage.report = &r;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "inter-cpu-skew");
+	assert_true(d.unhealthy);
+	assert_non_null(strstr(d.summary, "CPU 3 read its TSC 38 cycles "
+					  "behind CPU 0's"));
+	assert_non_null(strstr(d.summary, "the stage synced the TSCs (result "
+					  "in-sync)"));
+	assert_non_null(strstr(d.summary, "visible to the running kernel"));
+	assert_false(has_rec(&d, "add-nowatchdog"));
+	assert_false(has_rec(&d, "measure-rate"));
+	done(s);
+}
+
+/* Without the stage: the TSCs are apart at run time; measure first. */
+static void inter_cpu_skew_without_stage(void **st)
+{
+	struct sysinfo *s = laptop("hpet", inter_cpu_log);
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "inter-cpu-skew");
+	assert_non_null(strstr(d.summary, "would only hide"));
+	assert_true(has_rec(&d, "install-measure"));
+	assert_false(has_rec(&d, "add-nowatchdog"));
+	done(s);
+}
+
+/* Advising tsc=nowatchdog on a kernel with the 2026 watchdog says that it
+ * also turns off the inter-CPU test; on the classic one it does not. */
+static void nowatchdog_scope_by_watchdog(void **st)
+{
+	struct sysinfo *s = laptop("hpet", watchdog_log);
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_true(has_rec(&d, "add-nowatchdog"));
+	assert_non_null(strstr(d.summary, "also turns off the watchdog's "
+					  "test of each CPU"));
+	done(s);
+	s = laptop("hpet", classic_watchdog_log);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
+	assert_true(has_rec(&d, "add-nowatchdog"));
+	assert_null(strstr(d.summary, "also turns off"));
+	/* the same log on a 7.2 kernel: the wording still decides */
+	snprintf(s->kernel_release, sizeof(s->kernel_release), "7.2.0");
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_null(strstr(d.summary, "also turns off"));
+	done(s);
+}
+
+/* tsc=watchdog means one thing before the 2026 watchdog and the opposite
+ * since: read by the same rule as the log. */
+static void tsc_watchdog_parameter(void **st)
+{
+	struct sysinfo *s = laptop("tsc", "");
+	struct diagnosis d;
+
+	(void)st;
+	kernel_cmdline_parse("ro quiet tsc=watchdog", &s->cmdline);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "which one this kernel has is not "
+					  "known"));
+	snprintf(s->kernel_release, sizeof(s->kernel_release), "7.1.0-1");
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "forces the clocksource watchdog on "
+					  "the TSC"));
+	snprintf(s->kernel_release, sizeof(s->kernel_release), "6.12.1");
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "makes the TSC the watchdog of the "
+					  "other clocksources"));
+	done(s);
+}
+
+/* A watchdog drop within seconds of a resume from s2idle: the Framework
+ * laptops' runtime fault, which the stage cannot fix; one hours later is
+ * not tied to it. */
+static void drop_after_suspend(void **st)
+{
+	static const char near[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 5466.7] clocksource: Watchdog hpet interval: 499712311ns\n"
+		"[ 5466.7] clocksource: Clocksource tsc interval: 500217903ns\n"
+		"[ 5466.7] clocksource: Marking clocksource tsc unstable due "
+		"to frequency skew\n";
+	static const char far[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 9466.7] clocksource: Watchdog hpet interval: 499712311ns\n"
+		"[ 9466.7] clocksource: Clocksource tsc interval: 500217903ns\n"
+		"[ 9466.7] clocksource: Marking clocksource tsc unstable due "
+		"to frequency skew\n";
+	struct sysinfo *s = laptop("hpet", near);
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "watchdog-skew");
+	assert_non_null(strstr(d.summary, "It came 0.5 s after a "
+					  "suspend-exit"));
+	assert_non_null(strstr(d.summary, "Framework 13/16 AMD"));
+	assert_true(has_rec(&d, "measure-rate"));
+	done(s);
+	s = laptop("hpet", far);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_null(strstr(d.summary, "Framework"));
+	done(s);
+}
+
+/* A tsc=directsync kernel keeps the TSC by writing it itself: said, with
+ * what it corrected where the log has it. */
+static void directsync_kernel(void **st)
+{
+	static const char log[] =
+		"[ 0.17] TSC direct sync: CPU1 observed 6815086010 warp. "
+		"Overhead: 212\n"
+		"[ 2.1] clocksource: Switched to clocksource tsc\n";
+	struct sysinfo *s = laptop("tsc", log);
+	struct tsc_report r = { .mode = TSC_MODE_MEASURE };
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "healthy");
+	assert_non_null(strstr(d.summary, "it corrected CPU 1 by 6815086010 "
+					  "cycles"));
+	assert_false(has_rec(&d, "enable-sync"));
+	s->stage.has_report = true;
+	s->stage.report = &r;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "measure report still shows the "
+					  "firmware's fault"));
+	done(s);
+	/* at the default log level its lines are gone: the command line
+	 * says it */
+	s = laptop("tsc", "");
+	kernel_cmdline_parse("ro quiet tsc=directsync", &s->cmdline);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "tsc=directsync"));
+	assert_non_null(strstr(d.summary, "not in this log"));
+	done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +693,12 @@ int main(void)
 		cmocka_unit_test(bios_update_asks_to_remeasure),
 		cmocka_unit_test(reliable_is_warned_never_recommended),
 		cmocka_unit_test(bsp_behind),
+		cmocka_unit_test(inter_cpu_skew_after_sync),
+		cmocka_unit_test(inter_cpu_skew_without_stage),
+		cmocka_unit_test(nowatchdog_scope_by_watchdog),
+		cmocka_unit_test(tsc_watchdog_parameter),
+		cmocka_unit_test(drop_after_suspend),
+		cmocka_unit_test(directsync_kernel),
 	};
 
 	return cmocka_run_group_tests_name("diagnosis", tests, NULL, NULL);

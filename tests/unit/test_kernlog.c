@@ -783,6 +783,258 @@ static void cpus_apart(void **s)
 	assert_int_equal(k.ev[1].kind, KLOG_CPUS_APART);
 }
 
+/* The 2026 watchdog's inter-CPU test (REFERENCE: no kernel the project
+ * can fetch carries it; the lines are its printk formats): the CPU pair
+ * in Linux numbers, both counters, how far back, and the wording decides
+ * which watchdog wrote the log. */
+static void watchdog2026_inter_cpu(void **s)
+{
+	const struct klog_event *e;
+	enum klog_watchdog_by by;
+
+	(void)s;
+	parse_file("watchdog2026-inter-cpu.dmesg");
+	e = first(KLOG_INTER_CPU_SKEW);
+	assert_non_null(e);
+	assert_int_equal(e->cpus[0], 3);
+	assert_int_equal(e->cpus[1], 0);
+	assert_true(e->counter[0] == 80712345678ULL);
+	assert_true(e->counter[1] == 80712345716ULL);
+	assert_int_equal(e->cycles, 38);
+	assert_string_equal(e->clocksource, "tsc");
+	assert_true(fabs(e->time - 38.502113) < 1e-9);
+	/* not a frequency skew, and no warp at boot */
+	assert_null(first(KLOG_WATCHDOG_SKEW));
+	assert_null(first(KLOG_FREQUENCY_SKEW));
+	assert_null(first(KLOG_WARP));
+	assert_string_equal(first(KLOG_UNSTABLE)->text, "clocksource watchdog");
+	assert_int_equal(k.version_major, 7);
+	assert_int_equal(k.version_minor, 1);
+	assert_int_equal(kernlog_watchdog(&k, "6.1.0-18-amd64", &by),
+			 KLOG_WATCHDOG_2026);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_WORDING);
+	/* its second line alone (no marking line before it) is no event */
+	parse_text("[ 38.5] clocksource: CPU3 80712345678 < CPU0 80712345716 "
+		   "(cycles)\n");
+	assert_null(first(KLOG_INTER_CPU_SKEW));
+	/* a marking line whose pair line never came: an event without a
+	 * pair (cpus -1), not a made-up one */
+	parse_text("[ 38.5] clocksource: Marking clocksource tsc unstable due "
+		   "to inter CPU skew\n[ 38.6] clocksource: Switched to "
+		   "clocksource hpet\n");
+	e = first(KLOG_INTER_CPU_SKEW);
+	assert_non_null(e);
+	assert_int_equal(e->cpus[0], -1);
+	assert_int_equal(e->cycles, 0);
+}
+
+/* Its frequency check prints both names right-aligned in 20 columns and
+ * both intervals in 16; its own read time-out names the watchdog. */
+static void watchdog2026_padded_intervals(void **s)
+{
+	const struct klog_event *w, *to;
+	enum klog_watchdog_by by;
+
+	(void)s;
+	parse_file("watchdog2026-frequency.dmesg");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_true(w->has_intervals);
+	assert_int_equal(w->wd_ns, 495426793);
+	assert_int_equal(w->cs_ns, 495006210);
+	assert_string_equal(w->clocksource, "tsc");
+	assert_string_equal(k.watchdog, "hpet");
+	assert_true(fabs(kernlog_ppm(w) - (-848.9)) < 0.05);
+	assert_non_null(first(KLOG_FREQUENCY_SKEW));
+	to = first(KLOG_WATCHDOG_TIMEOUT);
+	assert_non_null(to);
+	assert_string_equal(to->watchdog, "hpet");
+	assert_int_equal(to->delay_ns, 61234);
+	assert_int_equal(to->cpus[0], -1);
+	/* no version line: the wording alone decides */
+	assert_int_equal(k.version_major, 0);
+	assert_int_equal(kernlog_watchdog(&k, NULL, &by), KLOG_WATCHDOG_2026);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_WORDING);
+}
+
+/* A skew needs both intervals: the watchdog's line alone, or the
+ * clocksource's alone, gives no ppm (a skew computed from one logged
+ * interval would be made up). */
+static void skew_needs_both_intervals(void **s)
+{
+	const struct klog_event *w;
+
+	(void)s;
+	parse_text("[ 4.2] clocksource: Watchdog                 hpet "
+		   "interval:        495426793ns\n"
+		   "[ 4.3] clocksource: Marking clocksource tsc unstable due "
+		   "to frequency skew\n");
+	w = first(KLOG_WATCHDOG_SKEW);
+	assert_non_null(w);
+	assert_false(w->has_intervals);
+	assert_true(kernlog_ppm(w) == 0);
+	parse_text("[ 4.2] clocksource: Clocksource                  tsc "
+		   "interval:        495006210ns\n");
+	assert_null(first(KLOG_WATCHDOG_SKEW));
+	/* a second watchdog line starts a new skew: the first one's
+	 * interval is not paired with the second's clocksource */
+	parse_text(
+		"[ 4.2] clocksource: Watchdog hpet interval: 495426793ns\n"
+		"[ 4.7] clocksource: Watchdog hpet interval: 500000000ns\n"
+		"[ 4.7] clocksource: Clocksource tsc interval: 500100000ns\n");
+	assert_int_equal(k.n, 2);
+	assert_false(k.ev[0].has_intervals);
+	assert_true(k.ev[1].has_intervals);
+	assert_true(fabs(kernlog_ppm(&k.ev[1]) - 200.0) < 1e-6);
+}
+
+/* Which watchdog: a wording only one of them prints; where none does (or
+ * both do), the log's "Linux version", else the running kernel's
+ * release; else unknown.  The limits follow. */
+static void watchdog_generation(void **s)
+{
+	enum klog_watchdog_by by;
+
+	(void)s;
+	parse_file("e595-bios130-watchdog.journal");
+	assert_int_equal(kernlog_watchdog(&k, "7.3.0", &by),
+			 KLOG_WATCHDOG_CLASSIC);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_WORDING);
+	parse_file("healthy-synced.dmesg");
+	assert_int_equal(kernlog_watchdog(&k, "7.1.0-rc2", &by),
+			 KLOG_WATCHDOG_2026);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_VERSION);
+	assert_int_equal(kernlog_watchdog(&k, "7.0.9-arch1", &by),
+			 KLOG_WATCHDOG_CLASSIC);
+	assert_int_equal(kernlog_watchdog(&k, "6.12.48+deb13-amd64", &by),
+			 KLOG_WATCHDOG_CLASSIC);
+	assert_int_equal(kernlog_watchdog(&k, "", &by), KLOG_WATCHDOG_UNKNOWN);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_NONE);
+	assert_int_equal(kernlog_watchdog(&k, NULL, &by),
+			 KLOG_WATCHDOG_UNKNOWN);
+	/* the log's own version wins over the running kernel's */
+	parse_text("[ 0.0] Linux version 6.1.0-18-amd64 (debian) #1\n");
+	assert_int_equal(kernlog_watchdog(&k, "7.2.0", &by),
+			 KLOG_WATCHDOG_CLASSIC);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_VERSION);
+	/* both wordings in one log (two boots pasted together): the
+	 * version decides */
+	parse_text("[ 0.0] Linux version 7.1.3 (x) #1\n"
+		   "[ 3.0] clocksource: CPUs 6 behind CPU 5 for clocksource "
+		   "tsc.\n"
+		   "[ 4.0] clocksource: Marking clocksource tsc unstable due "
+		   "to inter CPU skew\n");
+	assert_true(k.wd_classic_words && k.wd_2026_words);
+	assert_int_equal(kernlog_watchdog(&k, NULL, &by), KLOG_WATCHDOG_2026);
+	assert_int_equal(by, KLOG_WATCHDOG_BY_VERSION);
+	/* "Linux version" inside another message is not the banner */
+	parse_text("[ 9.0] foo: Linux version 9.9 is great\n");
+	assert_int_equal(k.version_major, 0);
+	assert_true(fabs(kernlog_watchdog_limit_ppm(KLOG_WATCHDOG_2026, true) -
+			 488.28125) < 1e-9);
+	assert_true(fabs(kernlog_watchdog_limit_ppm(KLOG_WATCHDOG_2026, false) -
+			 3906.25) < 1e-9);
+	assert_true(
+		fabs(kernlog_watchdog_limit_ppm(KLOG_WATCHDOG_CLASSIC, true) -
+		     500.0) < 1e-9);
+	assert_true(kernlog_watchdog_limit_ppm(KLOG_WATCHDOG_UNKNOWN, true) ==
+		    0);
+	assert_string_equal(kernlog_watchdog_name(KLOG_WATCHDOG_2026), "2026");
+	assert_string_equal(kernlog_watchdog_by_name(KLOG_WATCHDOG_BY_VERSION),
+			    "version");
+}
+
+/* tsc=directsync kernels print a line a correction, up to 1000 a CPU:
+ * one event a CPU, its corrections counted and summed. */
+static void directsync_lines(void **s)
+{
+	const struct klog_event *e;
+	size_t i, n = 0;
+
+	(void)s;
+	parse_file("directsync-steamos.dmesg");
+	for (i = 0; i < k.n; i++)
+		if (k.ev[i].kind == KLOG_DIRECTSYNC)
+			n++;
+	assert_int_equal(n, 3);
+	e = first(KLOG_DIRECTSYNC);
+	assert_int_equal(e->cpus[0], 1);
+	assert_int_equal(e->corrections, 2);
+	assert_int_equal(e->cycles, 6815086010LL + 41);
+	assert_int_equal(e->overhead, 424);
+	assert_true(fabs(e->time - 0.171002) < 1e-9);
+	assert_int_equal(k.ev[2].cpus[0], 3);
+	assert_int_equal(k.ev[2].cycles, 6815086033LL - 12);
+	assert_null(first(KLOG_WARP));
+	/* a thousand lines for one CPU are still one event, and leave room
+	 * for what follows */
+	{
+		size_t cap = 1200 * 64, len = 0;
+		char *big = malloc(cap);
+
+		assert_non_null(big);
+		for (i = 0; i < 1000; i++)
+			len += (size_t)snprintf(big + len, cap - len,
+						"[ 0.2] TSC direct sync: CPU7 "
+						"observed %d warp. Overhead: "
+						"200\n",
+						(int)i % 7 - 3);
+		len += (size_t)snprintf(big + len, cap - len,
+					"[ 9.0] clocksource: Switched to "
+					"clocksource hpet\n");
+		kernlog_parse(big, len, &k);
+		free(big);
+	}
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.ev[0].corrections, 1000);
+	assert_int_equal(k.ev[1].kind, KLOG_SWITCH);
+}
+
+/* Suspend and hibernation before the watchdog's drop are kept (the
+ * Framework laptops' drops follow s2idle); the ones after it are not:
+ * they cannot have caused it. */
+static void power_transitions(void **s)
+{
+	const struct klog_transition *tr;
+	int i;
+
+	(void)s;
+	parse_file("framework-s2idle-watchdog.dmesg");
+	assert_int_equal(k.ntr, 4);
+	assert_int_equal(k.tr_total, 4);
+	tr = kernlog_last_transition(&k);
+	assert_non_null(tr);
+	assert_int_equal(tr->kind, KLOG_SUSPEND_EXIT);
+	assert_true(fabs(tr->time - 5466.201399) < 1e-9);
+	assert_int_equal(k.tr[2].kind, KLOG_SUSPEND_ENTRY);
+	assert_string_equal(k.tr[2].what, "s2idle");
+	assert_true(fabs(first(KLOG_WATCHDOG_SKEW)->time - 5466.713020) < 1e-9);
+	assert_string_equal(kernlog_transition_name(KLOG_SUSPEND_EXIT),
+			    "suspend-exit");
+	/* more than fit: the last ones are kept, the count goes on */
+	{
+		char big[4096];
+		size_t len = 0;
+
+		for (i = 0; i < 12; i++)
+			len += (size_t)snprintf(
+				big + len, sizeof(big) - len,
+				"[ %d.0] PM: hibernation: hibernation entry\n"
+				"[ %d.5] PM: hibernation: hibernation exit\n",
+				10 * i + 1, 10 * i + 1);
+		kernlog_parse(big, len, &k);
+	}
+	assert_int_equal(k.ntr, KLOG_MAX_TRANSITIONS);
+	assert_int_equal(k.tr_total, 24);
+	assert_int_equal(kernlog_last_transition(&k)->kind,
+			 KLOG_HIBERNATE_EXIT);
+	assert_true(fabs(kernlog_last_transition(&k)->time - 111.5) < 1e-9);
+	/* "PM:" elsewhere in a line is not a transition */
+	parse_text("[ 1.0] foo: PM: suspend entry (s2idle)\n");
+	assert_int_equal(k.ntr, 0);
+	assert_null(kernlog_last_transition(&k));
+}
+
 /* Every kind has its own word (status prints it; a kind added without
  * one would print nothing). */
 static void every_kind_named(void **s)
@@ -853,6 +1105,12 @@ int main(void)
 		cmocka_unit_test(guest_lines),
 		cmocka_unit_test(prefixes_and_times),
 		cmocka_unit_test(cpus_apart),
+		cmocka_unit_test(watchdog2026_inter_cpu),
+		cmocka_unit_test(watchdog2026_padded_intervals),
+		cmocka_unit_test(skew_needs_both_intervals),
+		cmocka_unit_test(watchdog_generation),
+		cmocka_unit_test(directsync_lines),
+		cmocka_unit_test(power_transitions),
 		cmocka_unit_test(every_kind_named),
 		cmocka_unit_test(context_lines_are_not_events),
 	};

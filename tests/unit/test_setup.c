@@ -125,6 +125,37 @@ static void watchdog_skew_asks_for_nowatchdog(void **s)
 	expect(SETUP_VERIFY, 5, SETUP_ENTER_CHECK);
 }
 
+/* A directsync kernel that keeps the TSC: no sync pushed, even with the
+ * firmware's fault in a measure report. */
+static void directsync_kernel_is_not_pushed_to_sync(void **s)
+{
+	(void)s;
+	stage(true, "measure", true);
+	aps(3, 6815086010);
+	snprintf(sys.cs.current, sizeof(sys.cs.current), "tsc");
+	diag.directsync = true;
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_DIRECTSYNC, 2, SETUP_ENTER_NOTHING);
+	/* the same kernel that lost the TSC anyway: the usual path */
+	snprintf(sys.cs.current, sizeof(sys.cs.current), "hpet");
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_SYNC, 4, SETUP_ENTER_SYNC);
+}
+
+/* A watchdog drop after a suspend: the rate measurement, not the stage,
+ * installed or not. */
+static void runtime_skew_measures_the_rate(void **s)
+{
+	(void)s;
+	stage(false, "", false);
+	diag.code = DIAG_WATCHDOG_SKEW;
+	diag.after_power_transition = true;
+	setup_decide(&sys, &diag, false, false, &out);
+	expect(SETUP_RUNTIME_SKEW, 2, SETUP_ENTER_CHECK);
+	setup_decide(&sys, &diag, false, true, &out);
+	expect(SETUP_CHECKING, 2, SETUP_ENTER_NOTHING);
+}
+
 static void check_started_is_checking(void **s)
 {
 	(void)s;
@@ -190,6 +221,8 @@ int main(void)
 		cmocka_unit_test(synced_offers_the_check),
 		cmocka_unit_test(watchdog_skew_asks_for_nowatchdog),
 		cmocka_unit_test(check_started_is_checking),
+		cmocka_unit_test(directsync_kernel_is_not_pushed_to_sync),
+		cmocka_unit_test(runtime_skew_measures_the_rate),
 		cmocka_unit_test(check_counts_new_surveys_for_five_minutes),
 	};
 

@@ -32,6 +32,10 @@ static const struct metrics_family metrics_table[METRIC_COUNT] = {
 	[METRIC_INVARIANT_TSC] = { "tsctui_invariant_tsc", "gauge",
 				   "1 when the CPU has an invariant TSC "
 				   "(constant_tsc and nonstop_tsc)" },
+	[METRIC_TSC_TRUSTED] = { "tsctui_tsc_trusted", "gauge",
+				 "1 when programs that read the TSC themselves "
+				 "can rely on it this boot, 0 when not; absent "
+				 "when it cannot be told" },
 	[METRIC_VIRTUAL_MACHINE] = { "tsctui_virtual_machine", "gauge",
 				     "1 in a virtual machine (the CPU flags "
 				     "say hypervisor)" },

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/survey.h"
 #include "../model/assess.h"
 #include "cli.h"
 #include "metrics.h"
@@ -82,6 +83,39 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 		json_i64(j, "cycles", e->cycles);
 		json_i64(j, "cpu", e->cpus[0]);
 		break;
+	case KLOG_INTER_CPU_SKEW:
+		/* cpus[0] read its counter after cpus[1] and got less */
+		json_arr(j, "cpus");
+		if (e->cpus[0] >= 0) {
+			json_i64(j, NULL, e->cpus[0]);
+			json_i64(j, NULL, e->cpus[1]);
+		}
+		json_arr_end(j);
+		json_arr(j, "counters");
+		if (e->cpus[0] >= 0) {
+			json_u64(j, NULL, e->counter[0]);
+			json_u64(j, NULL, e->counter[1]);
+		}
+		json_arr_end(j);
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cycles", e->cycles);
+		else
+			json_null(j, "cycles");
+		break;
+	case KLOG_DIRECTSYNC:
+		json_i64(j, "cpu", e->cpus[0]);
+		json_i64(j, "corrections", e->corrections);
+		json_i64(j, "cycles", e->cycles);
+		json_i64(j, "overhead_cycles", e->overhead);
+		break;
+	case KLOG_WATCHDOG_TIMEOUT:
+		if (e->cpus[0] >= 0)
+			json_i64(j, "cpu", e->cpus[0]);
+		if (e->watchdog[0])
+			json_str(j, "watchdog", e->watchdog);
+		if (e->delay_ns > 0)
+			json_i64(j, "readout_ns", e->delay_ns);
+		break;
 	default:
 		if (e->cpus[0] >= 0)
 			json_i64(j, "cpu", e->cpus[0]);
@@ -91,8 +125,55 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 	json_obj_end(j);
 }
 
+/* Which clocksource watchdog the kernel has, what decided it, and the
+ * skew at which it drops the TSC (docs/DESIGN.md 9.2). */
+static void watchdog_json(struct json *j, const struct sysinfo *s)
+{
+	enum klog_watchdog_by by = KLOG_WATCHDOG_BY_NONE;
+	enum klog_watchdog w = KLOG_WATCHDOG_UNKNOWN;
+	static const struct klog none;
+
+	w = kernlog_watchdog(s->have_klog ? s->klog : &none, s->kernel_release,
+			     &by);
+	json_obj(j, "watchdog");
+	json_str(j, "kind", kernlog_watchdog_name(w));
+	json_str(j, "decided_by", kernlog_watchdog_by_name(by));
+	if (w == KLOG_WATCHDOG_UNKNOWN)
+		json_null(j, "limit_ppm");
+	else
+		json_num(j, "limit_ppm",
+			 kernlog_watchdog_limit_ppm(
+				 w, s->have_klog && s->klog->refined_mhz > 0),
+			 1);
+	json_obj_end(j);
+}
+
+/* Suspend and hibernation before the watchdog's drop (all of them when
+ * it did not drop the TSC), the last KLOG_MAX_TRANSITIONS. */
+static void transitions_json(struct json *j, const struct sysinfo *s)
+{
+	int i;
+
+	json_arr(j, "power_transitions");
+	for (i = 0; s->have_klog && i < s->klog->ntr; i++) {
+		const struct klog_transition *tr = &s->klog->tr[i];
+
+		json_obj(j, NULL);
+		json_str(j, "kind", kernlog_transition_name(tr->kind));
+		if (tr->time >= 0)
+			json_num(j, "time", tr->time, 6);
+		else
+			json_null(j, "time");
+		if (tr->what[0])
+			json_str(j, "what", tr->what);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void status_json(const struct sysinfo *s, const struct diagnosis *d,
-			const struct tsc_rate_check *rc)
+			const struct tsc_rate_check *rc,
+			const struct trust_out *t)
 {
 	struct json j;
 	int i;
@@ -154,6 +235,8 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 		json_str(&j, NULL, s->cmdline.next_tsc[i]);
 	json_arr_end(&j);
 	json_bool(&j, "log", s->have_klog);
+	watchdog_json(&j, s);
+	transitions_json(&j, s);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
 		event_json(&j, &s->klog->ev[i], kernlog_tsc_mhz(s->klog),
@@ -239,6 +322,13 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
+	json_obj(&j, "tsc_trust");
+	if (t->verdict == TRUST_UNKNOWN)
+		json_null(&j, "programs_can_trust");
+	else
+		json_bool(&j, "programs_can_trust", t->verdict == TRUST_YES);
+	json_str(&j, "why", t->why);
+	json_obj_end(&j);
 	json_arr(&j, "notes");
 	for (i = 0; i < s->nnotes; i++)
 		json_str(&j, NULL, s->notes[i]);
@@ -257,7 +347,8 @@ static void status_machine(const struct sys_machine *m, char *out, size_t cap)
 
 /* The families and names are metrics.c's; this says what each one holds. */
 static void status_prometheus(const struct sysinfo *s,
-			      const struct diagnosis *d)
+			      const struct diagnosis *d,
+			      const struct trust_out *t)
 {
 	const struct klog *k = s->have_klog ? s->klog : NULL;
 	const struct klog_event *w = kernlog_first(k, KLOG_WARP),
@@ -317,10 +408,13 @@ static void status_prometheus(const struct sysinfo *s,
 		metrics_state(METRIC_DIAGNOSIS, "code", diagnosis_code_name(i),
 			      (int)d->code == i);
 	metrics_gauge(METRIC_UNHEALTHY, d->unhealthy);
+	if (t->verdict != TRUST_UNKNOWN)
+		metrics_gauge(METRIC_TSC_TRUSTED, t->verdict == TRUST_YES);
 }
 
 static void status_text(const struct sysinfo *s, const struct diagnosis *d,
-			const struct tsc_rate_check *rc)
+			const struct tsc_rate_check *rc,
+			const struct trust_out *t)
 {
 	int i;
 
@@ -383,6 +477,11 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 	else if (rc->source)
 		printf("rate:        not measured against the RTC: %s\n",
 		       rc->why);
+	printf("programs:    %s the TSC: %s\n",
+	       t->verdict == TRUST_YES	? "can trust"
+	       : t->verdict == TRUST_NO ? "cannot trust"
+					: "cannot tell whether they can trust",
+	       t->why);
 	printf("diagnosis:   %s\n", d->summary);
 	printf("next step:   ");
 	for (i = 0; i < d->nrecs; i++)
@@ -410,15 +509,40 @@ static void status_rate_measure(const struct sysinfo *s,
 	assess_rate_from_rtcrate(&m, rc);
 }
 
+/*
+ * Can programs that read the TSC themselves rely on it (model/trust.c,
+ * through the assessment)?  On the live machine, a yes from the kernel's
+ * files and log is checked against a survey of the cores (a few ms a
+ * CPU); never for another machine's root or log, whose cores are not
+ * these.
+ */
+static void status_trust(const struct globals *g, const struct sysinfo *s,
+			 struct assess_live *live, struct assessment *a)
+{
+	struct tsc_report *r;
+	const char *err = NULL;
+
+	if (a->trust.verdict != TRUST_YES || g->kernel_log ||
+	    strcmp(g->root, "/"))
+		return;
+	r = malloc(sizeof(*r));
+	live->survey_failed = !r || survey_run(g->simulate, 0, r, &err) != 0;
+	live->survey = live->survey_failed ? NULL : r;
+	assess_make(s, live, a);
+	live->survey = NULL;
+	free(r);
+}
+
 int cmd_status(const struct globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct assess_live live = { 0 };
-	bool json = g->json, prom = false;
+	bool json = g->json, prom = false, quiet = false;
 	struct assessment a;
 	struct sysinfo s;
 	int c;
@@ -429,6 +553,8 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 			json = true;
 		else if (c == 'p')
 			prom = true;
+		else if (c == 'q')
+			quiet = true;
 		else
 			return EXIT_USAGE;
 	}
@@ -437,19 +563,31 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	if (json && prom)
 		return app_fail("status: --json and --prometheus exclude each "
 				"other");
+	if (quiet && (json || prom))
+		return app_fail("status: --quiet prints nothing; it excludes "
+				"--json and --prometheus");
 	system_read(g->root, g->kernel_log, &s);
 	assess_make(&s, &live, &a);
-	if (!prom &&
+	if (!prom && !quiet &&
 	    assess_rate_wanted(&a, !g->kernel_log && !strcmp(g->root, "/"))) {
 		status_rate_measure(&s, &live.rate);
 		assess_make(&s, &live, &a);
 	}
+	status_trust(g, &s, &live, &a);
+	if (quiet) {
+		system_free(&s);
+		if (a.trust.verdict == TRUST_UNKNOWN) {
+			fprintf(stderr, "tsctui: %s\n", a.trust.why);
+			return EXIT_USAGE;
+		}
+		return a.trust.verdict == TRUST_YES ? EXIT_OK : EXIT_UNHEALTHY;
+	}
 	if (prom)
-		status_prometheus(&s, &a.diag);
+		status_prometheus(&s, &a.diag, &a.trust);
 	else if (json)
-		status_json(&s, &a.diag, &live.rate);
+		status_json(&s, &a.diag, &live.rate, &a.trust);
 	else
-		status_text(&s, &a.diag, &live.rate);
+		status_text(&s, &a.diag, &live.rate, &a.trust);
 	system_free(&s);
 	return a.healthy ? EXIT_OK : EXIT_UNHEALTHY;
 }

@@ -7,6 +7,8 @@
 void assess_make(const struct sysinfo *s, const struct assess_live *l,
 		 struct assessment *a)
 {
+	struct trust_in in;
+
 	memset(a, 0, sizeof(*a));
 	diagnosis_make(s, s->last_sync_bios, &l->rate, &a->diag);
 	a->installed = s->stage.installed;
@@ -14,6 +16,10 @@ void assess_make(const struct sysinfo *s, const struct assess_live *l,
 	a->nowatchdog = s->cmdline.nowatchdog;
 	a->struck_out = s->stage.strikes >= GUARD_MAX_STRIKES;
 	setup_decide(s, &a->diag, a->nowatchdog, l->checking, &a->setup);
+	trust_inputs(s, a->diag.vm.virtual_machine, l->survey, &in);
+	if (l->survey_failed)
+		in.survey = TRUST_SURVEY_INCOMPLETE;
+	trust_decide(&in, &a->trust);
 }
 
 bool assess_rate_wanted(const struct assessment *a, bool this_machine)

@@ -21,6 +21,7 @@
 #include "rtc_plan.h"
 #include "setup.h"
 #include "setup_check.h"
+#include "trust.h"
 #include "watchdog_advice.h"
 
 /* What was measured on the running machine, beside what was read. */
@@ -28,6 +29,10 @@ struct assess_live {
 	/* The TSC's rate against the RTC (measured false: none yet). */
 	struct tsc_rate_check rate;
 	bool checking; /* the guided setup's five-minute check started */
+	/* A survey of this machine's cores for the trust answer (NULL:
+	 * none ran), or the survey that failed. */
+	const struct tsc_report *survey;
+	bool survey_failed;
 };
 
 struct assessment {
@@ -40,6 +45,8 @@ struct assessment {
 	bool nowatchdog; /* kernel-arg has tsc=nowatchdog set */
 	/* The hang guard gave up on sync after GUARD_MAX_STRIKES. */
 	bool struck_out;
+	/* Can programs that read the TSC themselves rely on it. */
+	struct trust_out trust;
 };
 
 void assess_make(const struct sysinfo *s, const struct assess_live *l,

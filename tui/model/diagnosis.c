@@ -15,6 +15,7 @@ static const char *const code_names[] = {
 	[DIAG_NO_INVARIANT_TSC] = "no-invariant-tsc",
 	[DIAG_VIRTUAL_MACHINE] = "virtual-machine",
 	[DIAG_UNKNOWN] = "unknown",
+	[DIAG_INTER_CPU_SKEW] = "inter-cpu-skew",
 };
 
 STRING_TABLE_TO(diagnosis_code_name, enum diag_code, code_names,
@@ -116,6 +117,17 @@ static bool cmdline_tsc(const struct sysinfo *s, const char *v)
 		if (!strcmp(s->cmdline.tsc[i], v))
 			return true;
 	return false;
+}
+
+/* Which watchdog the kernel has (source/kernlog.c): the log's wording,
+ * else the kernel's version. */
+static enum klog_watchdog watchdog_gen(const struct sysinfo *s)
+{
+	static const struct klog none;
+	enum klog_watchdog_by by;
+
+	return kernlog_watchdog(s->have_klog ? s->klog : &none,
+				s->kernel_release, &by);
 }
 
 bool diagnosis_bsp_behind(const struct tsc_report *r, long long *by)
@@ -280,6 +292,40 @@ static void guest(const struct sysinfo *s, struct diagnosis *d)
 
 /* The watchdog dropped the TSC: the decision table says what may be
  * advised. */
+/* A suspend or hibernation this close before a watchdog drop: the
+ * Framework 13/16 AMD pattern (runtime drops of about 1000 ppm after
+ * s2idle and power-source changes), a fault the stage's sync cannot fix.
+ * The watchdog runs every 0.5 s, so a drop caused by the resume comes
+ * within seconds of it; two minutes leaves room for the retries. */
+#define TRANSITION_NEAR_S 120.0
+
+static void power_transition(const struct sysinfo *s,
+			     const struct klog_event *wd, struct diagnosis *d)
+{
+	const struct klog_transition *tr =
+		s->have_klog ? kernlog_last_transition(s->klog) : NULL;
+	double gap;
+
+	if (!tr)
+		return;
+	if (tr->time >= 0 && wd && wd->time >= 0) {
+		gap = wd->time - tr->time;
+		if (gap > TRANSITION_NEAR_S)
+			return;
+		say(d, " It came %.1f s after a %s%s%s%s:", gap,
+		    kernlog_transition_name(tr->kind), tr->what[0] ? " (" : "",
+		    tr->what, tr->what[0] ? ")" : "");
+	} else {
+		say(d, " It followed a %s in the log:",
+		    kernlog_transition_name(tr->kind));
+	}
+	d->after_power_transition = true;
+	say(d, " the pattern of the Framework 13/16 AMD laptops, whose TSC is "
+	       "dropped at run time after suspend or a change of power "
+	       "source while the boot-time test passes; the stage's sync "
+	       "cannot help there, measuring which clock is wrong can.");
+}
+
 static void watchdog_drop(const struct sysinfo *s,
 			  const struct tsc_rate_check *rate,
 			  struct diagnosis *d)
@@ -293,6 +339,7 @@ static void watchdog_drop(const struct sysinfo *s,
 		.cpus_apart = find(s, KLOG_CPUS_APART) != NULL,
 		.rate = *rate,
 		.nowatchdog_set = cmdline_tsc(s, "nowatchdog"),
+		.watchdog_2026 = watchdog_gen(s) == KLOG_WATCHDOG_2026,
 	};
 	int i;
 
@@ -327,9 +374,122 @@ static void watchdog_drop(const struct sysinfo *s,
 		say(d, " although tsc=nowatchdog is set.");
 	else
 		say(d, ".");
+	power_transition(s, wd, d);
 	say(d, " %s", d->watchdog.why);
 	for (i = 0; i < d->watchdog.nrecs; i++)
 		add_rec(d, d->watchdog.recs[i]);
+}
+
+/* A tsc=directsync kernel (SteamOS's and others') writes the APs' TSCs
+ * itself during its warp test; its lines may be at debug level. */
+static void directsync(const struct sysinfo *s, const struct tsc_report *r,
+		       struct diagnosis *d)
+{
+	const struct klog_event *e;
+	int ncpu = 0;
+	size_t i;
+
+	if (!cmdline_tsc(s, "directsync") && !find(s, KLOG_DIRECTSYNC))
+		return;
+	d->directsync = true;
+	say(d, " This kernel syncs the TSCs itself at boot (tsc=directsync)");
+	for (i = 0; s->have_klog && i < s->klog->n; i++) {
+		e = &s->klog->ev[i];
+		if (e->kind != KLOG_DIRECTSYNC)
+			continue;
+		say(d, "%s CPU %d by %lld cycles",
+		    ncpu ? "," : ": it corrected", e->cpus[0],
+		    (long long)e->cycles);
+		ncpu++;
+	}
+	if (!ncpu)
+		say(d,
+		    " (its corrections are not in this log: SteamOS's kernel "
+		    "logs them at debug level)");
+	if (r && r->mode == TSC_MODE_SYNC && r->msr_writes > 0)
+		say(d, "; the stage synced first, so it %s.",
+		    ncpu ? "still found offsets to correct"
+			 : "had nothing left to correct");
+	else if (r && r->mode == TSC_MODE_MEASURE)
+		say(d, "; the stage's measure report still shows the "
+		       "firmware's fault as it was before the kernel.");
+	else
+		say(d, ".");
+	say(d, " The stage adds a sync before any kernel (a distribution "
+	       "kernel, Secure Boot) without long loops with interrupts off "
+	       "in the kernel; with this kernel keeping the TSC it is not "
+	       "needed.");
+}
+
+/* tsc=watchdog changed its meaning with the 2026 watchdog: read by the
+ * same rule as the log (its wording, else the kernel's version). */
+static void watchdog_param(const struct sysinfo *s, struct diagnosis *d)
+{
+	switch (watchdog_gen(s)) {
+	case KLOG_WATCHDOG_2026:
+		say(d, " tsc=watchdog is set: on this kernel it forces the "
+		       "clocksource watchdog on the TSC, even where the kernel "
+		       "would leave it off.");
+		break;
+	case KLOG_WATCHDOG_CLASSIC:
+		say(d, " tsc=watchdog is set: on this kernel it makes the TSC "
+		       "the watchdog of the other clocksources (since the 2026 "
+		       "watchdog it means the opposite: the watchdog forced on "
+		       "the TSC).");
+		break;
+	case KLOG_WATCHDOG_UNKNOWN:
+		say(d, " tsc=watchdog is set: before the 2026 watchdog it made "
+		       "the TSC the watchdog of the other clocksources, since "
+		       "then it forces the watchdog on the TSC; which one this "
+		       "kernel has is not known.");
+		break;
+	}
+}
+
+/* The 2026 watchdog's inter-CPU test dropped the TSC: a CPU read its
+ * counter after the boot CPU and got less.  No rate measurement clears
+ * that, and tsc=nowatchdog would only hide it (on that kernel it turns
+ * the test off). */
+static void inter_cpu_skew(const struct sysinfo *s, const struct tsc_report *r,
+			   struct diagnosis *d)
+{
+	const struct klog_event *e = find(s, KLOG_INTER_CPU_SKEW);
+	bool synced = r && r->mode == TSC_MODE_SYNC && r->msr_writes > 0;
+	bool amd = !strcmp(s->cpu.vendor, "amd") ||
+		   !strcmp(s->cpu.vendor, "hygon");
+	char n[32];
+
+	d->code = DIAG_INTER_CPU_SKEW;
+	d->unhealthy = true;
+	say(d, "The clocksource watchdog's inter-CPU test dropped the TSC");
+	if (e->time >= 0)
+		say(d, " %.0f s after boot", e->time);
+	if (e->cpus[0] >= 0) {
+		grouped(e->cycles, n, sizeof(n));
+		say(d, ": CPU %d read its TSC %s cycles behind CPU %d's",
+		    e->cpus[0], n, e->cpus[1]);
+	}
+	say(d, ". The boot-time warp test passed, so the cores agreed closely "
+	       "enough then");
+	if (synced) {
+		say(d, "; this boot the stage synced the TSCs (result %s)",
+		    tsc_result_name(r->result));
+		if (e->cpus[0] >= 0) {
+			say(d, ", and had CPU %d", e->cpus[0]);
+			stage_on_cpu(s, r, e->cpus[0], d);
+			say(d, " and CPU %d", e->cpus[1]);
+			stage_on_cpu(s, r, e->cpus[1], d);
+		}
+		say(d, ": the stage's residual, or a drift since, was "
+		       "visible to the running kernel. `tsctui check` "
+		       "measures the offsets now.");
+	} else {
+		say(d, ": the TSCs are apart between cores at run time, "
+		       "which tsc=nowatchdog would only hide (on this kernel "
+		       "it turns the inter-CPU test off).");
+		if (!s->stage.installed && (amd || !s->cpu.vendor[0]))
+			add_rec(d, "install-measure");
+	}
 }
 
 /* What a boot that kept the TSC logged anyway: the firmware's TSC lines
@@ -503,6 +663,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			    s->stage.mode_word,
 			    r ? "" : " but left no report this boot");
 		}
+	} else if (find(s, KLOG_INTER_CPU_SKEW)) {
+		inter_cpu_skew(s, r, d);
 	} else if (watchdog) {
 		watchdog_drop(s, rate, d);
 	} else if (!strcmp(current_cs(s), "tsc")) {
@@ -514,6 +676,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		} else if (!s->have_klog) {
 			say(d, ".");
 		}
+		directsync(s, r, d);
 	} else {
 		d->code = DIAG_UNKNOWN;
 		if (current_cs(s)[0])
@@ -556,6 +719,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 				    "the boot-time warp test and hides a real "
 				    "offset.");
 	}
+	if (cmdline_tsc(s, "watchdog"))
+		watchdog_param(s, d);
 	if (s->kvm_host && s->cs.current[0] && strcmp(s->cs.current, "tsc") &&
 	    !d->vm.virtual_machine)
 		say(d,

@@ -24,6 +24,10 @@ enum diag_code {
 	DIAG_NO_INVARIANT_TSC,
 	DIAG_VIRTUAL_MACHINE,
 	DIAG_UNKNOWN,
+	/* the 2026 watchdog's inter-CPU test saw one CPU's TSC behind
+	 * another's at run time (after a sync boot: the stage's residual, or
+	 * a drift since, was visible to the running kernel) */
+	DIAG_INTER_CPU_SKEW,
 };
 
 /* "healthy", "boot-warp", ...: one table, by the enum.  Nothing reads a
@@ -46,6 +50,11 @@ struct diagnosis {
 	bool bios_changed;
 	struct virt_evidence vm;  /* whether a guest, and why */
 	bool has_watchdog_advice; /* the watchdog dropped the TSC */
+	/* that drop came soon after a suspend: the runtime fault the stage
+	 * cannot fix (the Framework laptops) */
+	bool after_power_transition;
+	/* the kernel syncs the TSCs itself (tsc=directsync) */
+	bool directsync;
 	struct watchdog_advice watchdog;
 };
 

@@ -34,6 +34,11 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 	out->behind = 0;
 	if (s->cpu.hypervisor)
 		step(out, SETUP_GUEST, 2, SETUP_ENTER_NOTHING);
+	else if (d->directsync && !strcmp(s->cs.current, "tsc"))
+		step(out, SETUP_DIRECTSYNC, 2, SETUP_ENTER_NOTHING);
+	else if (d->after_power_transition)
+		step(out, checking ? SETUP_CHECKING : SETUP_RUNTIME_SKEW, 2,
+		     checking ? SETUP_ENTER_NOTHING : SETUP_ENTER_CHECK);
 	else if (!s->stage.installed)
 		step(out, SETUP_INSTALL, 2, SETUP_ENTER_INSTALL);
 	else if (measure && !r)

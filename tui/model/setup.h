@@ -24,6 +24,10 @@ enum setup_step {
 	SETUP_NOWATCHDOG,      /* 5: synced; the watchdog dropped the TSC */
 	SETUP_VERIFY,	       /* 5: synced; offer the five-minute check */
 	SETUP_CHECKING,	       /* 5: synced; the five-minute check started */
+	SETUP_DIRECTSYNC,      /* 2: the kernel syncs the TSCs itself and
+				  keeps the TSC: no sync pushed */
+	SETUP_RUNTIME_SKEW,    /* 2: the watchdog dropped the TSC after a
+				  suspend: measure the rate, not the stage */
 };
 
 /* What Enter does on a step. */

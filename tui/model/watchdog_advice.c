@@ -26,6 +26,22 @@ static void rec(struct watchdog_advice *a, const char *r)
 	"TSC follows the base clock (BCLK), so a tool or BIOS setting that "   \
 	"lowers it slows the TSC"
 
+/* Where tsc=nowatchdog is advised on a kernel with the 2026 watchdog,
+ * say what else it turns off. */
+static void nowatchdog_scope(const struct watchdog_case *c,
+			     struct watchdog_advice *a)
+{
+	size_t n = strlen(a->why);
+	int i;
+
+	for (i = 0; i < a->nrecs; i++)
+		if (!strcmp(a->recs[i], "add-nowatchdog") && c->watchdog_2026)
+			snprintf(a->why + n, sizeof(a->why) - n,
+				 " On this kernel tsc=nowatchdog also turns "
+				 "off the watchdog's test of each CPU's TSC "
+				 "against the boot CPU's.");
+}
+
 void watchdog_advice_decide(const struct watchdog_case *c,
 			    struct watchdog_advice *a)
 {
@@ -56,6 +72,7 @@ void watchdog_advice_decide(const struct watchdog_case *c,
 			 c->rate.ppm, WATCHDOG_RATE_GOOD_PPM);
 		if (nowd)
 			rec(a, "add-nowatchdog");
+		nowatchdog_scope(c, a);
 		return;
 	}
 	if (a->rate == WATCHDOG_RATE_OUTSIDE) {
@@ -116,4 +133,5 @@ void watchdog_advice_decide(const struct watchdog_case *c,
 		if (nowd)
 			rec(a, "add-nowatchdog");
 	}
+	nowatchdog_scope(c, a);
 }

@@ -47,6 +47,9 @@ struct watchdog_case {
 	bool cpus_apart;
 	struct tsc_rate_check rate; /* the live one, assess.h */
 	bool nowatchdog_set;	    /* tsc=nowatchdog already on */
+	/* The kernel has the 2026 watchdog, where tsc=nowatchdog also
+	 * turns off its test of each CPU against the boot CPU. */
+	bool watchdog_2026;
 };
 
 enum watchdog_row {
@@ -68,7 +71,7 @@ struct watchdog_advice {
 	enum watchdog_rate rate;
 	int nrecs;
 	const char *recs[2]; /* ARCHITECTURE 4.5 names, in order */
-	char why[384];	     /* one or two sentences for the summary */
+	char why[512];	     /* one or two sentences for the summary */
 };
 
 enum watchdog_rate watchdog_advice_rate(const struct tsc_rate_check *r);

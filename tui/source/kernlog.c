@@ -28,6 +28,8 @@ static const char *const names[KLOG_KINDS] = {
 	"hypervisor",
 	"paravirt",
 	"cpus-apart",
+	"inter-cpu-skew",
+	"directsync",
 };
 
 STRING_TABLE_TO(kernlog_kind_name, enum klog_kind, names, "?")
@@ -91,6 +93,82 @@ double kernlog_ppm(const struct klog_event *e)
 	if (!e->has_intervals || e->wd_ns <= 0)
 		return 0;
 	return (double)(e->cs_ns - e->wd_ns) / (double)e->wd_ns * 1e6;
+}
+
+/* The first mainline release taken to carry the 2026 watchdog: the
+ * rewrite sits in the tip tree's timers/core on top of v7.0-rc, so the
+ * merge window after 7.0.  Not confirmed (REFERENCE); used only where no
+ * wording decides. */
+#define WATCHDOG_2026_MAJOR 7
+#define WATCHDOG_2026_MINOR 1
+
+static enum klog_watchdog by_version(int major, int minor)
+{
+	if (major <= 0)
+		return KLOG_WATCHDOG_UNKNOWN;
+	if (major > WATCHDOG_2026_MAJOR ||
+	    (major == WATCHDOG_2026_MAJOR && minor >= WATCHDOG_2026_MINOR))
+		return KLOG_WATCHDOG_2026;
+	return KLOG_WATCHDOG_CLASSIC;
+}
+
+enum klog_watchdog kernlog_watchdog(const struct klog *k,
+				    const char *running_release,
+				    enum klog_watchdog_by *by)
+{
+	int major = 0, minor = 0;
+	enum klog_watchdog w;
+
+	*by = KLOG_WATCHDOG_BY_WORDING;
+	if (k->wd_2026_words && !k->wd_classic_words)
+		return KLOG_WATCHDOG_2026;
+	if (k->wd_classic_words && !k->wd_2026_words)
+		return KLOG_WATCHDOG_CLASSIC;
+	*by = KLOG_WATCHDOG_BY_VERSION;
+	if (k->version_major > 0)
+		w = by_version(k->version_major, k->version_minor);
+	else if (running_release &&
+		 sscanf(running_release, "%d.%d", &major, &minor) == 2)
+		w = by_version(major, minor);
+	else
+		w = KLOG_WATCHDOG_UNKNOWN;
+	if (w == KLOG_WATCHDOG_UNKNOWN)
+		*by = KLOG_WATCHDOG_BY_NONE;
+	return w;
+}
+
+const char *kernlog_watchdog_name(enum klog_watchdog w)
+{
+	return w == KLOG_WATCHDOG_2026	    ? "2026"
+	       : w == KLOG_WATCHDOG_CLASSIC ? "classic"
+					    : "unknown";
+}
+
+const char *kernlog_watchdog_by_name(enum klog_watchdog_by by)
+{
+	return by == KLOG_WATCHDOG_BY_WORDING	? "wording"
+	       : by == KLOG_WATCHDOG_BY_VERSION ? "version"
+						: "none";
+}
+
+/* 2026: |wd - cs| >= interval / 2048 calibrated, / 256 before.  Classic:
+ * two margins of at least 2 * 62.5 us over the 0.5 s interval. */
+#define WATCHDOG_2026_SHIFT_CALIBRATED 11
+#define WATCHDOG_2026_SHIFT_UNCALIBRATED 8
+#define WATCHDOG_CLASSIC_MARGIN_NS (2 * 2 * 62500.0)
+#define WATCHDOG_INTERVAL_NS 500000000.0
+
+double kernlog_watchdog_limit_ppm(enum klog_watchdog w, bool tsc_calibrated)
+{
+	if (w == KLOG_WATCHDOG_2026)
+		return 1e6 /
+		       (double)(1u
+				<< (tsc_calibrated
+					    ? WATCHDOG_2026_SHIFT_CALIBRATED
+					    : WATCHDOG_2026_SHIFT_UNCALIBRATED));
+	if (w == KLOG_WATCHDOG_CLASSIC)
+		return WATCHDOG_CLASSIC_MARGIN_NS / WATCHDOG_INTERVAL_NS * 1e6;
+	return 0;
 }
 
 static struct klog_event *add(struct klog_parser *s, enum klog_kind kind,
@@ -349,8 +427,10 @@ enum {
 	W_MHZ = 1u << 6,
 	W_CLOCKSOURCE_UPPER = 1u << 7,
 	W_WD_NOW = 1u << 8,
-	W_GUEST = 1u << 9, /* DMI:, Hypervisor detected, Booting
-			      paravirtualized, kvm-clock */
+	W_GUEST = 1u << 9,    /* DMI:, Hypervisor detected, Booting
+				 paravirtualized, kvm-clock */
+	W_VERSION = 1u << 10, /* Linux version, at the message's start */
+	W_PM = 1u << 11,      /* PM: at the message's start */
 };
 
 /* src into dst[cap], cut to fit. */
@@ -520,6 +600,29 @@ static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 		e->cpus[1] = s->sync_to;
 		return true;
 	}
+	/* The out-of-tree tsc=directsync sync retries its warp test and
+	 * prints each correction (pr_info in the posted patch, pr_debug in
+	 * SteamOS's): up to 1000 lines a CPU, so one event a CPU. */
+	if ((p = after(m, n, "TSC direct sync: CPU")) &&
+	    sscanf(p, "%d observed %lld warp", &a, &v) == 2) {
+		long long o = 0;
+		const char *q = after(m, n, "Overhead: ");
+		size_t i;
+
+		for (i = 0, e = NULL; i < s->k->n; i++)
+			if (s->k->ev[i].kind == KLOG_DIRECTSYNC &&
+			    s->k->ev[i].cpus[0] == a)
+				e = &s->k->ev[i];
+		if (!e && (e = add(s, KLOG_DIRECTSYNC, t)))
+			e->cpus[0] = a;
+		if (e) {
+			e->corrections++;
+			e->cycles += v;
+			if (q && sscanf(q, "%lld", &o) == 1)
+				e->overhead += o;
+		}
+		return true;
+	}
 	if (find(m, n, "TSC warped randomly between CPUs")) {
 		add(s, KLOG_WARP_RANDOM, t);
 		return true;
@@ -528,6 +631,8 @@ static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 	    (e = add(s, KLOG_UNSTABLE, t))) {
 		copy_text(e, p, n - (size_t)(p - m));
 		e->cause = cause_of(e->text);
+		if (e->cause == KLOG_CAUSE_WATCHDOG)
+			s->k->wd_dropped = true;
 		return true;
 	}
 
@@ -575,7 +680,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 			  double t)
 {
 	struct klog_event *e;
-	const char *p;
+	const char *p, *q0;
 	char name[32];
 	long long v;
 
@@ -583,6 +688,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	if (quoted(m, n, "Marking clocksource '", name) &&
 	    find(m, n, "' as unstable") &&
 	    find(m, n, "because the skew is too large")) {
+		s->k->wd_classic_words = true;
 		if (is_tsc(name) && (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
 			put(e->clocksource, sizeof(e->clocksource), name);
 			if ((p = after(m, n, "watchdog on CPU")))
@@ -598,6 +704,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 		const char *q = after(m, n, "interval of ");
 		long long wd;
 
+		s->k->wd_classic_words = true;
 		e = s->skew ? s->skew : add(s, KLOG_WATCHDOG_SKEW, t);
 		if (e && !e->clocksource[0])
 			put(e->clocksource, sizeof(e->clocksource), name);
@@ -614,17 +721,33 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	 * sometimes with RHEL's clocksource_failover advice after it. */
 	if ((p = after(m, n, "Clocksource tsc unstable (delta = ")) &&
 	    sscanf(p, "%lld", &v) == 1 && (e = add(s, KLOG_WATCHDOG_SKEW, t))) {
+		s->k->wd_classic_words = true;
 		put(e->clocksource, sizeof(e->clocksource), "tsc");
 		e->delta_ns = v;
 		e->has_delta = true;
 		s->skew = NULL;
 		return true;
 	}
-	/* The field report's pair. */
+	/* The 2026 watchdog's own time-out: "Watchdog hpet read timed out.
+	 * Readout sequence took: N ns" (retried; the check goes on). */
+	if ((p = after(m, n, "Watchdog ")) && find(m, n, " read timed out") &&
+	    (q0 = after(m, n, "Readout sequence took: ")) &&
+	    (e = add(s, KLOG_WATCHDOG_TIMEOUT, t))) {
+		s->k->wd_2026_words = true;
+		if (sscanf(p, "%31s", name) == 1)
+			put(e->watchdog, sizeof(e->watchdog), name);
+		if (sscanf(q0, "%lld", &v) == 1)
+			e->delay_ns = v;
+		return true;
+	}
+	/* The 2026 watchdog's frequency check: "Watchdog %20s interval:
+	 * %16lluns" then "Clocksource %20s interval: %16lluns" (the field
+	 * report's pair; names right-aligned, so spaces before them). */
 	if ((p = after(m, n, "Watchdog ")) && find(m, n, " interval: ") &&
 	    !find(m, n, "remote")) {
 		const char *q = after(m, n, " interval: ");
 
+		s->k->wd_2026_words = true;
 		e = s->skew;
 		if (!e || e->wd_ns) {
 			e = add(s, KLOG_WATCHDOG_SKEW, t);
@@ -636,11 +759,15 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 			set_watchdog(s, e, name);
 		return true;
 	}
-	if ((p = after(m, n, "Clocksource tsc interval: ")) && s->skew &&
-	    sscanf(p, "%lld", &v) == 1) {
-		s->skew->cs_ns = v;
-		s->skew->has_intervals = s->skew->wd_ns > 0;
-		put(s->skew->clocksource, sizeof(s->skew->clocksource), "tsc");
+	if ((p = after(m, n, "Clocksource ")) && find(m, n, " interval: ") &&
+	    sscanf(p, "%31s interval: %lld", name, &v) == 2) {
+		s->k->wd_2026_words = true;
+		if (is_tsc(name) && s->skew) {
+			s->skew->cs_ns = v;
+			s->skew->has_intervals = s->skew->wd_ns > 0;
+			put(s->skew->clocksource, sizeof(s->skew->clocksource),
+			    name);
+		}
 		return true;
 	}
 	if (find(m, n,
@@ -649,7 +776,42 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	    find(m, n,
 		 "Marking clocksource 'tsc' unstable due to frequency "
 		 "skew")) {
+		s->k->wd_2026_words = true;
+		s->k->wd_dropped = true;
 		add(s, KLOG_FREQUENCY_SKEW, t);
+		return true;
+	}
+	/* The 2026 watchdog's inter-CPU test: the marking line, then
+	 * "CPU1 1234 < CPU0 5678 (cycles)": CPU 1 read its counter after
+	 * CPU 0 and got less (both right-aligned in 16 columns). */
+	if (find(m, n, "unstable due to inter CPU skew")) {
+		s->k->wd_2026_words = true;
+		s->k->wd_dropped = true;
+		if (quoted(m, n, "Marking clocksource '", name) ||
+		    ((p = after(m, n, "Marking clocksource ")) &&
+		     sscanf(p, "%31s", name) == 1)) {
+			if (is_tsc(name) &&
+			    (e = add(s, KLOG_INTER_CPU_SKEW, t))) {
+				put(e->clocksource, sizeof(e->clocksource),
+				    name);
+				s->inter = e;
+			}
+		}
+		return true;
+	}
+	if (s->inter && find(m, n, "(cycles)") && (p = after(m, n, "CPU"))) {
+		unsigned a, b;
+		unsigned long long ca, cb;
+
+		if (sscanf(p, "%u %llu < CPU%u %llu", &a, &ca, &b, &cb) == 4) {
+			e = s->inter;
+			e->cpus[0] = (int)a;
+			e->cpus[1] = (int)b;
+			e->counter[0] = ca;
+			e->counter[1] = cb;
+			e->cycles = cb > ca ? (int64_t)(cb - ca) : 0;
+		}
+		s->inter = NULL;
 		return true;
 	}
 	if ((p = after(m, n, "Watchdog remote CPU ")) &&
@@ -658,12 +820,22 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 		sscanf(p, "%d", &e->cpus[0]);
 		return true;
 	}
-	if (readback(s, m, n, t))
+	if (readback(s, m, n, t)) {
+		s->k->wd_classic_words = true;
 		return true;
+	}
+	/* 5.14 on, the classic watchdog's cross-CPU check announcing itself
+	 * (no event: "CPUs ... ahead of/behind" says what it found). */
+	if (find(m, n, "Checking clocksource ") &&
+	    find(m, n, " synchronization from CPU ")) {
+		s->k->wd_classic_words = true;
+		return true;
+	}
 	/* 6.2: "Watchdog clocksource 'hpet' advanced an excessive N ns
 	 * during 500-jiffy time interval, ... skipping watchdog check." */
 	if (find(m, n, "advanced an excessive") &&
 	    (e = add(s, KLOG_LONG_READOUT, t))) {
+		s->k->wd_classic_words = true;
 		if ((p = after(m, n, "advanced an excessive ")) &&
 		    sscanf(p, "%lld", &v) == 1)
 			e->wd_ns = v;
@@ -673,6 +845,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	}
 	if ((p = after(m, n, "Long readout interval")) &&
 	    (e = add(s, KLOG_LONG_READOUT, t))) {
+		s->k->wd_classic_words = true;
 		if ((p = after(m, n, "cs_nsec: ")) &&
 		    sscanf(p, "%lld", &v) == 1)
 			e->cs_ns = v;
@@ -696,6 +869,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	    (find(m, n, " ahead of CPU ") || find(m, n, " behind CPU "))) {
 		const char *c = p, *q = after(m, n, "for clocksource ");
 
+		s->k->wd_classic_words = true;
 		if (q && sscanf(q, "%31[^. ]", name) == 1 && is_tsc(name) &&
 		    (e = add(s, KLOG_CPUS_APART, t))) {
 			copy_text(e, c, n - (size_t)(c - m));
@@ -744,6 +918,64 @@ static bool line_guest(struct klog_parser *s, const char *m, size_t n, double t)
 	return false;
 }
 
+static const char *const transition_names[] = {
+	"suspend-entry",
+	"suspend-exit",
+	"hibernate-entry",
+	"hibernate-exit",
+};
+
+const char *kernlog_transition_name(enum klog_transition_kind kind)
+{
+	return (unsigned)kind < sizeof(transition_names) /
+					sizeof(transition_names[0])
+		       ? transition_names[kind]
+		       : "?";
+}
+
+/* "PM: suspend entry (s2idle)", "PM: suspend exit" (5.x on; 4.x wrote
+ * "PM: suspend entry (deep)" too), "PM: hibernation: hibernation entry"
+ * / "... exit" (5.x on; "PM: hibernation entry" before).  Kept until the
+ * watchdog drops the TSC, the last KLOG_MAX_TRANSITIONS of them. */
+static bool transition(struct klog_parser *s, const char *m, size_t n, double t)
+{
+	struct klog *k = s->k;
+	struct klog_transition *tr;
+	enum klog_transition_kind kind;
+	const char *p;
+
+	if ((p = after(m, n, "suspend entry")))
+		kind = KLOG_SUSPEND_ENTRY;
+	else if (find(m, n, "suspend exit"))
+		kind = KLOG_SUSPEND_EXIT;
+	else if ((p = after(m, n, "hibernation entry")))
+		kind = KLOG_HIBERNATE_ENTRY;
+	else if (find(m, n, "hibernation exit"))
+		kind = KLOG_HIBERNATE_EXIT;
+	else
+		return false;
+	if (k->wd_dropped)
+		return true;
+	if (k->ntr == KLOG_MAX_TRANSITIONS) {
+		memmove(k->tr, k->tr + 1, sizeof(k->tr) - sizeof(k->tr[0]));
+		k->ntr--;
+	}
+	tr = &k->tr[k->ntr++];
+	memset(tr, 0, sizeof(*tr));
+	tr->kind = kind;
+	tr->time = t;
+	if ((kind == KLOG_SUSPEND_ENTRY || kind == KLOG_HIBERNATE_ENTRY) &&
+	    (p = memchr(m, '(', n)))
+		sscanf(p, "(%15[^)])", tr->what);
+	k->tr_total++;
+	return true;
+}
+
+const struct klog_transition *kernlog_last_transition(const struct klog *k)
+{
+	return k->ntr ? &k->tr[k->ntr - 1] : NULL;
+}
+
 /* One message (NUL-terminated copy in m), whose words are w: only the
  * wordings that name one of them are tried. */
 static void line(struct klog_parser *s, const char *m, size_t n, double t,
@@ -759,6 +991,15 @@ static void line(struct klog_parser *s, const char *m, size_t n, double t,
 	    line_watchdog(s, m, n, t))
 		return;
 	if ((w & W_GUEST) && line_guest(s, m, n, t))
+		return;
+	if ((w & W_PM) && transition(s, m, n, t))
+		return;
+	if ((w & W_VERSION) && !s->k->version_major &&
+	    !strncmp(m, "Linux version ", 14) &&
+	    sscanf(m + 14, "%d.%d", &s->k->version_major,
+		   &s->k->version_minor) != 2)
+		s->k->version_major = s->k->version_minor = 0;
+	if ((w & W_VERSION))
 		return;
 	if (!(w & W_MHZ))
 		return;
@@ -836,6 +1077,14 @@ static unsigned words(const char *m, size_t n)
 			if (AT("kvm-clock"))
 				w |= W_GUEST;
 			break;
+		case 'L':
+			if (i == 0 && AT("Linux version "))
+				w |= W_VERSION;
+			break;
+		case 'P':
+			if (i == 0 && AT("PM: "))
+				w |= W_PM;
+			break;
 		default:
 			break;
 		}
@@ -851,6 +1100,7 @@ void kernlog_begin(struct klog_parser *p, struct klog *out)
 	p->sync_from = p->sync_to = -1;
 	p->skew = NULL;
 	p->delay = NULL;
+	p->inter = NULL;
 }
 
 void kernlog_line(struct klog_parser *p, const char *text, size_t len)

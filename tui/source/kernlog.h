@@ -39,7 +39,52 @@ enum klog_kind {
 	KLOG_CPUS_APART,	/* CPUs L ahead of / behind CPU n for
 				   clocksource tsc (the watchdog's
 				   cross-CPU check, 5.14 on) */
+	KLOG_INTER_CPU_SKEW,	/* the 2026 watchdog's inter-CPU test:
+				   "Marking clocksource tsc unstable due to
+				   inter CPU skew", then "CPUa A < CPUb B
+				   (cycles)" */
+	KLOG_DIRECTSYNC,	/* tsc=directsync kernels: "TSC direct sync:
+				   CPUn observed N warp. Overhead: O", one
+				   event per CPU, its corrections summed */
 	KLOG_KINDS
+};
+
+/* A power transition the watchdog may have tripped on (s2idle and AC
+ * changes on the Framework laptops: docs/DESIGN.md 9.2). */
+enum klog_transition_kind {
+	KLOG_SUSPEND_ENTRY, /* PM: suspend entry (s2idle|deep) */
+	KLOG_SUSPEND_EXIT,  /* PM: suspend exit */
+	KLOG_HIBERNATE_ENTRY,
+	KLOG_HIBERNATE_EXIT,
+};
+
+struct klog_transition {
+	enum klog_transition_kind kind;
+	double time;   /* seconds since boot; < 0 unknown */
+	char what[16]; /* s2idle, deep, ... */
+};
+
+/* The transitions kept: the last ones before the watchdog dropped the
+ * TSC (after that they cannot have caused it). */
+#define KLOG_MAX_TRANSITIONS 8
+
+/* Which clocksource watchdog wrote a log.  The 2026 rewrite ("clocksource:
+ * Rewrite watchdog code completely") has its own lines and its own
+ * thresholds, and there tsc=nowatchdog also turns off its inter-CPU test
+ * and tsc=watchdog means "force the watchdog on the TSC"
+ * (docs/DESIGN.md 9.2). */
+enum klog_watchdog {
+	KLOG_WATCHDOG_UNKNOWN,
+	KLOG_WATCHDOG_CLASSIC, /* 3.x to 7.0 */
+	KLOG_WATCHDOG_2026,
+};
+
+/* What decided it: a wording only one of them prints, else the kernel's
+ * version (the log's "Linux version", else the running kernel's). */
+enum klog_watchdog_by {
+	KLOG_WATCHDOG_BY_NONE,
+	KLOG_WATCHDOG_BY_WORDING,
+	KLOG_WATCHDOG_BY_VERSION,
 };
 
 /* Why the kernel marked the TSC unstable ("Marking TSC unstable due to
@@ -60,9 +105,15 @@ struct klog_event {
 	enum klog_kind kind;
 	double time;	/* seconds since boot; < 0 unknown */
 	int cpus[2];	/* warp: [from, to]; others: cpus[0] or -1 */
-	int64_t cycles; /* warp, compensate */
-	int64_t wd_ns;	/* watchdog interval */
-	int64_t cs_ns;	/* clocksource interval */
+	int64_t cycles; /* warp, compensate; inter-CPU: how far back */
+	/* inter-CPU skew: the counters of cpus[0] and cpus[1], the first
+	 * read later and lower */
+	uint64_t counter[2];
+	/* directsync: its corrections on this CPU, their overheads summed */
+	int corrections;
+	int64_t overhead;
+	int64_t wd_ns; /* watchdog interval */
+	int64_t cs_ns; /* clocksource interval */
 	bool has_intervals;
 	/* The old watchdog ("Clocksource tsc unstable (delta = N ns)"): the
 	 * difference alone, over an interval the line does not give. */
@@ -93,6 +144,16 @@ struct klog {
 	/* A paravirtual clocksource the kernel registered or switched to
 	 * (kvm-clock, hyperv_clocksource_*, xen), if any. */
 	char paravirt_cs[32];
+	/* Watchdog wordings seen: only the classic watchdog's, only the
+	 * 2026 one's */
+	bool wd_classic_words, wd_2026_words;
+	/* "Linux version X.Y...": the kernel's release, 0.0 if not logged */
+	int version_major, version_minor;
+	/* the transitions before the watchdog's drop, oldest first, and
+	 * how many there were in all before it */
+	struct klog_transition tr[KLOG_MAX_TRANSITIONS];
+	int ntr, tr_total;
+	bool wd_dropped; /* the watchdog dropped the TSC: stop keeping */
 };
 
 const char *kernlog_kind_name(enum klog_kind k);
@@ -110,6 +171,7 @@ struct klog_parser {
 	int sync_from, sync_to;	  /* the last TSC synchronization [a -> b] */
 	struct klog_event *skew;  /* a watchdog event still taking lines */
 	struct klog_event *delay; /* a read-back delay its next line ends */
+	struct klog_event *inter; /* an inter-CPU skew awaiting its CPUs */
 };
 void kernlog_begin(struct klog_parser *p, struct klog *out);
 /* One line, without its newline; reads text[0 .. len) and nothing else. */
@@ -119,6 +181,28 @@ double kernlog_tsc_mhz(const struct klog *k);
 /* A watchdog event's skew in ppm, (cs - wd) / wd; 0 without intervals
  * (the old and the 4.x wordings give none: the ppm is unknown then). */
 double kernlog_ppm(const struct klog_event *e);
+/* Which watchdog wrote the log: its wording where that decides, else the
+ * kernel's version (the log's, else running_release, e.g. uname -r's;
+ * NULL or "" when there is none to use); *by says which. */
+enum klog_watchdog kernlog_watchdog(const struct klog *k,
+				    const char *running_release,
+				    enum klog_watchdog_by *by);
+const char *kernlog_watchdog_name(enum klog_watchdog w);
+const char *kernlog_watchdog_by_name(enum klog_watchdog_by by);
+/* The skew at which that watchdog drops the TSC, in ppm over its 0.5 s
+ * interval: the 2026 one fails at 1/2048 of the interval once both clocks
+ * are calibrated (the TSC after "Refined TSC clocksource calibration"),
+ * 1/256 before; the classic one at the sum of both clocks' uncertainty
+ * margins, each at least 2 * WATCHDOG_MAX_SKEW (62.5 us): 250 us over
+ * 0.5 s.  0 when unknown. */
+double kernlog_watchdog_limit_ppm(enum klog_watchdog w, bool tsc_calibrated);
+
+/* The last power transition in the log before the watchdog dropped the
+ * TSC (or the last of all, without a drop), or NULL: kept in log order,
+ * so a journal's lines without boot times are paired too. */
+const struct klog_transition *kernlog_last_transition(const struct klog *k);
+const char *kernlog_transition_name(enum klog_transition_kind kind);
+
 /* The first event of a kind (the earliest in the log), or NULL. */
 const struct klog_event *kernlog_first(const struct klog *k,
 				       enum klog_kind kind);

@@ -193,6 +193,12 @@ int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 	kernel_cmdline_read_next(root, &s->cmdline);
 	s->cmdline.nowatchdog = kernel_cmdline_nowatchdog(root);
 	machine_read(root, &s->machine);
+	/* The running kernel's release decides which watchdog it has where
+	 * the log's wording does not; a log handed in may be another
+	 * kernel's, so then only its own "Linux version" counts. */
+	if (!kernel_log)
+		system_read_line(root, "/proc/sys/kernel/osrelease",
+				 s->kernel_release, sizeof(s->kernel_release));
 	if (parts & SYS_KLOG)
 		read_klog(root, kernel_log, s);
 	else

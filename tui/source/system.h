@@ -116,6 +116,9 @@ struct sysinfo {
 	struct cpu_map cpumap;
 	struct sys_cmdline cmdline;
 	struct sys_machine machine;
+	/* uname -r of the kernel that wrote the live log (under the root's
+	 * /proc); "" with --kernel-log or where there is none */
+	char kernel_release[64];
 	bool have_klog;
 	bool klog_pending; /* the dashboard: still reading it */
 	struct klog *klog;

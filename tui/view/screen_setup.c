@@ -95,6 +95,27 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 	case SETUP_CHECKING:
 		checking(s, l, n);
 		break;
+	case SETUP_DIRECTSYNC:
+		draw_addl(
+			l, n,
+			"2. This kernel syncs the TSCs itself "
+			"(tsc=directsync) and keeps the TSC: no sync needed.");
+		draw_addl(l, n,
+			  "   The stage would add a sync before any kernel (a "
+			  "distribution kernel, Secure Boot) without long "
+			  "loops with interrupts off in the kernel; measure "
+			  "mode shows the firmware's fault.");
+		break;
+	case SETUP_RUNTIME_SKEW:
+		draw_addl(l, n,
+			  "2. The watchdog dropped the TSC soon after a "
+			  "suspend, while the boot-time test passed: a fault "
+			  "at run time that no sync before boot fixes.");
+		draw_addl(l, n,
+			  "   Enter: a five-minute check of the TSC's rate "
+			  "against the RTC and of every core, to tell which "
+			  "clock is wrong.");
+		break;
 	}
 }
 
