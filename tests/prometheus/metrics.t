@@ -155,11 +155,8 @@ t.ok('machine="ACME \\"Best\\"\\\\Co 20NECTO1WW"' in r.stdout,
 
 # The live survey, with CPU 1's TSC 100000 cycles behind (--simulate).
 root = prom.host(WORK, "live")
-c, runs = prom.check_behind("--root", root, "--kernel-log",
-                            os.path.join(prom.LOGS,
-                                         "e595-bios128-warp.dmesg"))
-if runs > 1:
-    t.diag(f"the survey saw CPU 1 on run {runs}")
+c = prom.check_behind("--root", root, "--kernel-log",
+                      os.path.join(prom.LOGS, "e595-bios128-warp.dmesg"))
 good, said = prom.promtool_check(c.stdout)
 cs, bad = prom.parse(c.stdout)
 t.ok(c.returncode == 1 and good and not bad,
