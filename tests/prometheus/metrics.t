@@ -176,9 +176,12 @@ t.ok(v(cs, "tsctui_warps") > 0 and
      "2 samples", cs)
 rate = [(dict(k[1]), val) for k, val in cs.items()
         if k[0] == "tsctui_tsc_rate_deviation_ratio"]
+t.diag(f"rate deviation: {rate}")
+# Within the 250 ppm that status's advice turns on (docs/DESIGN.md 9): a
+# ratio near 1e-2 would pass any looser bound while advising wrongly.
 t.ok(len(rate) == 1 and rate[0][0].get("reference") in
      ("rtc", "monotonic_raw") and math.isfinite(rate[0][1]) and
-     abs(rate[0][1]) < 0.01,
+     abs(rate[0][1]) < 250e-6,
      "rate against the reference (hpet here: CLOCK_MONOTONIC_RAW, or the "
      "RTC) as a ratio, with the reference as a label", rate)
 

@@ -35,10 +35,11 @@ rig.require()
 WORK = os.path.join(BUILD, "rig-tests")
 RIG_MHZ = 2100.0
 # Over 9 windows of 1.5 s, the least late edges near each end (rate.h)
-# keep the error within 0.1 % (polled: 2 to 15 ppm seen; interrupts: up to
-# 770, TCG delivers them late); the faults to tell apart are 850 ppm and
-# more (docs/DESIGN.md).
-BOUND_PPM = 1000
+# keep the cumulative error small (seen: interrupts 11.5 ppm, polled 22.5,
+# on a machine loaded 13 deep; polled 2 to 15 before): within the 250 ppm
+# that status's advice turns on, so a reading this far off would advise
+# wrongly (docs/DESIGN.md 9).
+BOUND_PPM = 250
 CHECK = "tsctui check --samples 10 --interval 1.5 --json"
 
 FAULT_AT = 40
@@ -81,7 +82,8 @@ for name, fault, polled in (("tsc-slow", {"tsc_rate": (-1500, FAULT_AT)},
              check.get("reference") == ref and
              check.get("result") == "outside" and
              # 3 s of RTC seconds under TCG: -1500 read as -1822 seen
-             abs(check.get("ppm", 0) + 1500) < 600 and
+             # (322 off); a true 0 read as -76 (the HPET boot's below)
+             abs(check.get("ppm", 0) + 1500) < 400 and
              "add-nowatchdog" not in recs,
              "a TSC slowed by 1500 ppm: status measures it against the RTC "
              f"({ref}) and never advises tsc=nowatchdog", check)
