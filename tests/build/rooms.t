@@ -8,6 +8,7 @@
 # scratch copy with one wrong include added, and must catch it.
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
+plan 12
 
 # The rooms each room may include, itself aside ("common" is ../common/,
 # "app" is tui/app.h).
