@@ -19,7 +19,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD  # noqa: E402
 WORK = os.path.join(BUILD, "prometheus-metrics")
-t = Tap()
+t = Tap(plan=27)
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
 os.makedirs(WORK)
