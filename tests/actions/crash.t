@@ -18,6 +18,7 @@ copies of what it left:
 file left out of the comparison; after boot-ok, the history's one line
 is compared by its presence only (it holds the time it was written), and
 uninstall is `uninstall --purge`, which takes the history too."""
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -30,7 +31,6 @@ from paths import BUILD, TSCTUI  # noqa: E402
 from tap import Tap  # noqa: E402
 
 WORK = os.path.join(BUILD, "crash-tests")
-t = Tap()
 
 
 GRUBBY = {}  # the system's grubby double, when it has one
@@ -102,67 +102,84 @@ def pending(root):
         "boot/efi"
     open(os.path.join(root, esp, "EFI/tsctui/pending"), "w").close()
 
+def cell(job):
+    """One system and one action, killed at each of its writes, in a
+    directory of its own: (passed, name, detail)."""
+    sysname, aname = job
+    _, make, install_args = next(x for x in SYSTEMS if x[0] == sysname)
+    args, pre = next((a, p) for n, a, p in ACTIONS if n == aname)
+    cwork = os.path.join(WORK, f"{sysname}-{aname.replace(' ', '-')}")
+    os.makedirs(cwork)
+    GRUBBY.clear()
+    if install_args == ["grubby"]:
+        install_args = []
+        GRUBBY.update(fx.grubby_editing(cwork, "/nonexistent"))
+        GRUBBY.pop("GRUBBY_ROOT")
+    pristine = make(os.path.join(cwork, "pristine"))
+    before_install = tree(pristine)
+    args = args or ["install", *install_args]
+    start = copy(pristine, os.path.join(cwork, "start"))
+    for step in pre:
+        if step == "pending":
+            pending(start)
+            continue
+        must(start, *(["install", *install_args] if step == "install"
+                      else ["kernel-arg", "nowatchdog", "on"]))
+    hist = aname != "boot-ok"
+    unargs = ["uninstall"] if hist else ["uninstall", "--purge"]
+    once = copy(start, os.path.join(cwork, "once"))
+    r = run(once, *args)
+    if r.returncode != 0:
+        return False, f"{sysname}: {aname} runs uninterrupted", r.stderr
+    want = tree(once, hist)
+    bad, points = [], 0
+    for n in range(1, 400):
+        work = copy(start, os.path.join(cwork, "killed"))
+        r = run(work, *args, kill_at=n)
+        if r.returncode != -9:
+            break
+        points += 1
+        # uninstall restores the system from before install
+        u = copy(work, os.path.join(cwork, "then-uninstall"))
+        ur = run(u, *unargs)
+        d = differ(before_install, tree(u))
+        if d:
+            bad.append(f"kill at {n}, then uninstall (rc "
+                       f"{ur.returncode} {ur.stderr.strip()}): "
+                       + "; ".join(d[:4]))
+        # the action again completes it
+        rr = run(work, *args)
+        d = differ(want, tree(work, hist))
+        if d or rr.returncode != 0:
+            bad.append(f"kill at {n}, then {aname} again (rc "
+                       f"{rr.returncode} {rr.stderr.strip()}): "
+                       + "; ".join(d[:4]))
+    shutil.rmtree(cwork)
+    return (points > 0 and not bad,
+            f"{sysname}: {aname} killed at each of its {points} writes: "
+            "uninstall restores every byte, mode and link from before "
+            "install, and running it again gives what one run gives",
+            "\n".join(bad[:6]))
+
+
+CELLS = [(s[0], a[0]) for s in SYSTEMS for a in ACTIONS]
+t = Tap(plan=len(CELLS))
 os.makedirs(WORK, exist_ok=True)
 # Thousands of runs, each fsyncing its ledger: on a tmpfs (when this runs
 # as root, as make check does) they cost nothing; elsewhere the test is
 # the same, only slower.
 subprocess.run(["umount", WORK], capture_output=True)
-tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m",
+tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m",
                         "tsctui-crash", WORK],
                        capture_output=True).returncode == 0
-for sysname, make, install_args in SYSTEMS:
-    GRUBBY.clear()
-    if install_args == ["grubby"]:
-        install_args = []
-        GRUBBY.update(fx.grubby_editing(WORK, "/nonexistent"))
-        GRUBBY.pop("GRUBBY_ROOT")
-    pristine = make(os.path.join(WORK, sysname + "-pristine"))
-    before_install = tree(pristine)
-    for aname, args, pre in ACTIONS:
-        args = args or ["install", *install_args]
-        start = copy(pristine, os.path.join(WORK, "start"))
-        for step in pre:
-            if step == "pending":
-                pending(start)
-                continue
-            must(start, *(["install", *install_args] if step == "install"
-                          else ["kernel-arg", "nowatchdog", "on"]))
-        hist = aname != "boot-ok"
-        unargs = ["uninstall"] if hist else ["uninstall", "--purge"]
-        once = copy(start, os.path.join(WORK, "once"))
-        r = run(once, *args)
-        if r.returncode != 0:
-            t.ok(False, f"{sysname}: {aname} runs uninterrupted",
-                 r.stderr)
-            continue
-        want = tree(once, hist)
-        bad, points = [], 0
-        for n in range(1, 400):
-            work = copy(start, os.path.join(WORK, "killed"))
-            r = run(work, *args, kill_at=n)
-            if r.returncode != -9:
-                break
-            points += 1
-            # uninstall restores the system from before install
-            u = copy(work, os.path.join(WORK, "then-uninstall"))
-            ur = run(u, *unargs)
-            d = differ(before_install, tree(u))
-            if d:
-                bad.append(f"kill at {n}, then uninstall (rc "
-                           f"{ur.returncode} {ur.stderr.strip()}): "
-                           + "; ".join(d[:4]))
-            # the action again completes it
-            rr = run(work, *args)
-            d = differ(want, tree(work, hist))
-            if d or rr.returncode != 0:
-                bad.append(f"kill at {n}, then {aname} again (rc "
-                           f"{rr.returncode} {rr.stderr.strip()}): "
-                           + "; ".join(d[:4]))
-        t.ok(points > 0 and not bad,
-             f"{sysname}: {aname} killed at each of its {points} writes: "
-             "uninstall restores every byte, mode and link from before "
-             "install, and running it again gives what one run gives",
-             "\n".join(bad[:6]))
+for d in os.listdir(WORK):
+    shutil.rmtree(os.path.join(WORK, d))
+# The cells are independent: on two workers (the machine's two cores) the
+# suite, make check's longest host suite, takes half the time; the results
+# come back in the cells' order.
+with multiprocessing.Pool(2) as pool:
+    for passed, name, detail in pool.imap(cell, CELLS):
+        t.ok(passed, name, detail)
 
 if tmpfs:
     subprocess.run(["umount", WORK], capture_output=True)

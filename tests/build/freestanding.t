@@ -7,12 +7,16 @@
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
 BUILD=${BUILD_DIR:-build}
+# Every stage flavour the Makefile builds: each must have been checked.
+FLAVOURS=$(sed -n 's/^EFI_FLAVOURS := //p' Makefile)
+# shellcheck disable=SC2086
+set -- $FLAVOURS
+plan $((7 + $#))
 
 obj=$BUILD/efi/common.o
 if [ ! -f "$obj" ]; then
 	not_ok "UEFI-flavoured common/ object exists ($obj)"
-	done_testing
-	exit
+	exit 1
 fi
 ok "UEFI-flavoured common/ object exists"
 
@@ -25,8 +29,12 @@ fi
 
 # The linked stages: a symbol left undefined in a PE image is a call to
 # nowhere at boot (a 128-bit division once asked for libgcc's __divmodti4).
-for so in "$BUILD"/efi/*/stage.so; do
-	[ -f "$so" ] || continue
+for f in $FLAVOURS; do
+	so=$BUILD/efi/$f/stage.so
+	if [ ! -f "$so" ]; then
+		not_ok "$so: built (make builds every flavour)"
+		continue
+	fi
 	u=$(nm -u "$so" | awk '{print $2}' | tr '\n' ' ')
 	if [ -z "$u" ]; then
 		ok "$so: every symbol resolved"
@@ -66,14 +74,18 @@ fi
 # The stage's code runs on APs, where neither SSE being enabled nor a
 # 16-byte aligned stack is promised: no SIMD register anywhere in our
 # objects (the gnu-efi library linked in is not ours and runs on the BSP).
-simd=""
+simd="" objs=0
 for o in "$obj" "$BUILD"/efi/*/*.o; do
 	[ -f "$o" ] || continue
+	objs=$((objs + 1))
 	n=$(objdump -d "$o" | grep -cE '%[xyz]mm[0-9]' || true)
 	[ "$n" -gt 0 ] && simd="$simd $o($n)"
 done
-if [ -z "$simd" ]; then
-	ok "no SIMD register in the stage's objects"
+# common.o and at least one object of each flavour's own.
+if [ "$objs" -le "$#" ]; then
+	not_ok "no SIMD register in the stage's objects: only $objs objects found"
+elif [ -z "$simd" ]; then
+	ok "no SIMD register in the stage's $objs objects"
 else
 	not_ok "SIMD registers in:$simd"
 fi

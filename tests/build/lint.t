@@ -6,7 +6,7 @@
 # top of a block are this code's style (the kernel's and systemd-boot's).
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
-echo "1..5"
+plan 7
 
 SOURCES=$(git ls-files 'common/*.[ch]' 'tui/*.[ch]' 'efi/*.[ch]' \
 	'tests/unit/*.[ch]' 'tests/fuzz/*.c' 'tests/efi/*.c' 'tests/bench/*.c')
@@ -43,18 +43,44 @@ else
 	rm -rf "$tmp"
 fi
 
+# clang-format_check FILE...: what clang-format says of the files against the
+# .clang-format above them; fails on drift (-Werror makes it an error) and on
+# a .clang-format it cannot read (an error, with or without -Werror).
+clang-format_check() {
+	local out rc
+	out=$(clang-format --dry-run -Werror "$@" 2>&1)
+	rc=$?
+	printf '%s' "$out"
+	[ "$rc" -eq 0 ] && [ -z "$out" ]
+}
+
 if ! command -v clang-format >/dev/null; then
 	not_ok "clang-format is installed (make test-deps)"
 else
 	# shellcheck disable=SC2086
-	drift=$(clang-format --dry-run $SOURCES 2>&1 | grep -c 'warning:' || true)
-	if [ "$drift" -eq 0 ]; then
+	if out=$(clang-format_check $SOURCES); then
 		ok "clang-format: every source matches .clang-format"
 	else
-		not_ok "clang-format: $drift lines drift from .clang-format (clang-format -i fixes them)"
-		# shellcheck disable=SC2086
-		clang-format --dry-run $SOURCES 2>&1 | grep 'warning:' | head -10 | sed 's/^/#   /'
+		not_ok "clang-format: $(grep -c 'error:\|warning:' <<<"$out") findings against .clang-format (clang-format -i fixes drift)"
+		head -10 <<<"$out" | sed 's/^/#   /'
 	fi
+	# The check can fail: on drift, and on a .clang-format it cannot read.
+	tmp=$(mktemp -d)
+	cp .clang-format "$tmp/"
+	printf 'int  f(void){return 1;}\n' >"$tmp/drift.c"
+	if ! clang-format_check "$tmp/drift.c" >/dev/null; then
+		ok "the clang-format check finds a file that drifts"
+	else
+		not_ok "the clang-format check finds a file that drifts"
+	fi
+	cp common/report.h "$tmp/clean.h"
+	printf 'BasedOnStyle: [\n' >"$tmp/.clang-format"
+	if ! clang-format_check "$tmp/clean.h" >/dev/null; then
+		ok "the clang-format check fails on a .clang-format it cannot read"
+	else
+		not_ok "the clang-format check fails on a .clang-format it cannot read"
+	fi
+	rm -rf "$tmp"
 fi
 
 # Every file a comment names exists: in this repository (a path from the
@@ -101,4 +127,4 @@ else
 	not_ok "the check finds a comment naming files that are gone"
 fi
 rm -rf "$tmp"
-[ "$_tap_failed" -eq 0 ] && [ "$_tap_n" -eq 5 ]
+done_testing

@@ -1,11 +1,18 @@
-"""A small TAP writer for the Python test suites."""
+"""A small TAP writer for the Python test suites.  A suite whose count is
+known gives it up front, Tap(plan=N), so that a condition that skips
+assertions shows as a plan mismatch; without one, done() prints the count
+of what ran."""
 import sys
 
 
 class Tap:
-    def __init__(self):
+    def __init__(self, plan=None):
         self.n = 0
         self.failed = 0
+        self.plan = plan
+        if plan is not None:
+            print(f"1..{plan}")
+            sys.stdout.flush()
 
     def ok(self, cond, name, detail=None):
         self.n += 1
@@ -26,5 +33,10 @@ class Tap:
         sys.stdout.flush()
 
     def done(self):
-        print(f"1..{self.n}")
-        return 1 if self.failed else 0
+        if self.plan is None:
+            print(f"1..{self.n}")
+        elif self.n != self.plan:
+            print(f"# planned {self.plan} tests, ran {self.n}")
+        sys.stdout.flush()
+        short = self.plan is not None and self.n != self.plan
+        return 1 if self.failed or short else 0

@@ -19,7 +19,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD  # noqa: E402
 WORK = os.path.join(BUILD, "prometheus-metrics")
-t = Tap()
+t = Tap(plan=27)
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
 os.makedirs(WORK)
@@ -155,11 +155,8 @@ t.ok('machine="ACME \\"Best\\"\\\\Co 20NECTO1WW"' in r.stdout,
 
 # The live survey, with CPU 1's TSC 100000 cycles behind (--simulate).
 root = prom.host(WORK, "live")
-c, runs = prom.check_behind("--root", root, "--kernel-log",
-                            os.path.join(prom.LOGS,
-                                         "e595-bios128-warp.dmesg"))
-if runs > 1:
-    t.diag(f"the survey saw CPU 1 on run {runs}")
+c = prom.check_behind("--root", root, "--kernel-log",
+                      os.path.join(prom.LOGS, "e595-bios128-warp.dmesg"))
 good, said = prom.promtool_check(c.stdout)
 cs, bad = prom.parse(c.stdout)
 t.ok(c.returncode == 1 and good and not bad,
@@ -179,9 +176,12 @@ t.ok(v(cs, "tsctui_warps") > 0 and
      "2 samples", cs)
 rate = [(dict(k[1]), val) for k, val in cs.items()
         if k[0] == "tsctui_tsc_rate_deviation_ratio"]
+t.diag(f"rate deviation: {rate}")
+# Within the 250 ppm that status's advice turns on (docs/DESIGN.md 9): a
+# ratio near 1e-2 would pass any looser bound while advising wrongly.
 t.ok(len(rate) == 1 and rate[0][0].get("reference") in
      ("rtc", "monotonic_raw") and math.isfinite(rate[0][1]) and
-     abs(rate[0][1]) < 0.01,
+     abs(rate[0][1]) < 250e-6,
      "rate against the reference (hpet here: CLOCK_MONOTONIC_RAW, or the "
      "RTC) as a ratio, with the reference as a label", rate)
 

@@ -6,7 +6,9 @@ at exactly the rig's 2100 MHz.  `tsctui check` takes the second's edges
 from the RTC's update interrupts, or, where none come (forced here with
 TSCTUI_TEST_RTC_POLLED, as on laptops whose RTC alarm goes through ACPI),
 by polling the RTC's time; both must return in bounded time and measure
-the rate the counter really has.  Before interrupts that came during a
+the rate the counter really has.  These run in the HPET-fault boot below,
+after its status: that fault touches neither the TSC nor the RTC, and a
+boot of their own would cost half a minute.  Before interrupts that came during a
 survey were dropped, the windows read 1999, 1608 and 3364 MHz.
 
 Then the two faults the clocksource watchdog cannot tell apart, each
@@ -28,36 +30,17 @@ import rig  # noqa: E402
 from paths import BUILD  # noqa: E402
 from tap import Tap  # noqa: E402
 
-t = Tap()
+t = Tap(plan=8)
 rig.require()
 WORK = os.path.join(BUILD, "rig-tests")
 RIG_MHZ = 2100.0
 # Over 9 windows of 1.5 s, the least late edges near each end (rate.h)
-# keep the error within 0.1 % (polled: 2 to 15 ppm seen; interrupts: up to
-# 770, TCG delivers them late); the faults to tell apart are 850 ppm and
-# more (docs/DESIGN.md).
-BOUND_PPM = 1000
+# keep the cumulative error small (seen: interrupts 11.5 ppm, polled 22.5,
+# on a machine loaded 13 deep; polled 2 to 15 before): within the 250 ppm
+# that status's advice turns on, so a reading this far off would advise
+# wrongly (docs/DESIGN.md 9).
+BOUND_PPM = 250
 CHECK = "tsctui check --samples 10 --interval 1.5 --json"
-
-b = rig.boot(WORK, "rate-rtc", [], skew={}, wait_s=0,
-             commands=[CHECK, "TSCTUI_TEST_RTC_POLLED=1 " + CHECK])
-t.diag(b.summary())
-for n, how, ref in ((0, "update interrupts", "rtc"),
-                    (1, "a polled second", "rtc_polled")):
-    out, rc = b.outputs.get(n, ("", None))
-    samples = [json.loads(x) for x in out.splitlines()
-               if x.startswith("{")]
-    rate = samples[-1]["rate"] if samples else {}
-    mhz = rate.get("cumulative_mhz")
-    t.diag(f"{ref}: rc {rc}, {len(samples)} samples, {rate}")
-    t.ok(rc in (0, 1) and len(samples) == 10 and
-         all(s["rate"]["reference"] == ref for s in samples[1:]),
-         f"check returns with every sample timed by {how} ({ref})",
-         f"rc {rc}, {len(samples)} samples")
-    t.ok(mhz is not None and
-         abs(mhz - RIG_MHZ) / RIG_MHZ * 1e6 < BOUND_PPM,
-         f"{how}: the TSC's rate against the RTC is the counter's own, "
-         f"{RIG_MHZ:.0f} MHz within {BOUND_PPM} ppm", mhz)
 
 FAULT_AT = 40
 STATUS = "tsctui status --json"
@@ -66,8 +49,11 @@ for name, fault, polled in (("tsc-slow", {"tsc_rate": (-1500, FAULT_AT)},
                             ("hpet-fast", {"hpet_rate": (1500, FAULT_AT)},
                              True)):
     cmd = ("TSCTUI_TEST_RTC_POLLED=1 " if polled else "") + STATUS
+    # The HPET's fault changes neither the TSC nor the RTC: the boot that
+    # has it also measures the TSC's rate both ways (no boot of its own).
+    checks = [CHECK, "TSCTUI_TEST_RTC_POLLED=1 " + CHECK] if polled else []
     b = rig.boot(WORK, f"rate-{name}", [], skew={}, wait_s=60,
-                 commands=[cmd], **fault)
+                 commands=[cmd] + checks, **fault)
     t.diag(f"{name}: {b.summary()}")
     refined = re.search(r"Refined TSC clocksource calibration: "
                         r"([\d.]+) MHz", b.dmesg)
@@ -96,7 +82,8 @@ for name, fault, polled in (("tsc-slow", {"tsc_rate": (-1500, FAULT_AT)},
              check.get("reference") == ref and
              check.get("result") == "outside" and
              # 3 s of RTC seconds under TCG: -1500 read as -1822 seen
-             abs(check.get("ppm", 0) + 1500) < 600 and
+             # (322 off); a true 0 read as -76 (the HPET boot's below)
+             abs(check.get("ppm", 0) + 1500) < 400 and
              "add-nowatchdog" not in recs,
              "a TSC slowed by 1500 ppm: status measures it against the RTC "
              f"({ref}) and never advises tsc=nowatchdog", check)
@@ -108,5 +95,24 @@ for name, fault, polled in (("tsc-slow", {"tsc_rate": (-1500, FAULT_AT)},
              "add-nowatchdog" in recs,
              "an HPET sped up by 1500 ppm: the TSC measures true against "
              f"the RTC ({ref}), and status advises tsc=nowatchdog", check)
+        rates = b
+
+# `tsctui check` in the HPET-fault boot, after status.
+for n, how, ref in ((1, "update interrupts", "rtc"),
+                    (2, "a polled second", "rtc_polled")):
+    out, rc = rates.outputs.get(n, ("", None))
+    samples = [json.loads(x) for x in out.splitlines()
+               if x.startswith("{")]
+    rate = samples[-1]["rate"] if samples else {}
+    mhz = rate.get("cumulative_mhz")
+    t.diag(f"{ref}: rc {rc}, {len(samples)} samples, {rate}")
+    t.ok(rc in (0, 1) and len(samples) == 10 and
+         all(s["rate"]["reference"] == ref for s in samples[1:]),
+         f"check returns with every sample timed by {how} ({ref})",
+         f"rc {rc}, {len(samples)} samples")
+    t.ok(mhz is not None and
+         abs(mhz - RIG_MHZ) / RIG_MHZ * 1e6 < BOUND_PPM,
+         f"{how}: the TSC's rate against the RTC is the counter's own, "
+         f"{RIG_MHZ:.0f} MHz within {BOUND_PPM} ppm", mhz)
 
 sys.exit(t.done())
