@@ -7,6 +7,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -152,11 +153,15 @@ class Disk:
 
 
 class Result:
-    def __init__(self, log, timed_out, seconds, exit_code):
+    """log: the serial console; stderr: QEMU's standard error, kept apart
+    (the TSC rig's oracle lines, docs/DESIGN.md 11.2)."""
+
+    def __init__(self, log, timed_out, seconds, exit_code, stderr=b""):
         self.log = log
         self.timed_out = timed_out
         self.seconds = seconds
         self.exit_code = exit_code
+        self.stderr = stderr
 
     def text(self):
         return self.log.decode("utf-8", "replace")
@@ -167,6 +172,34 @@ class Result:
         returns taken out."""
         return re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "",
                       self.text()).replace("\r", "")
+
+
+# How long a stopped QEMU gets to exit by itself before it is killed: it
+# prints the rig's oracle lines on its way out.
+STOP_GRACE_S = 20
+
+
+def stop(p, fds, collect, sig=signal.SIGTERM):
+    """Stops QEMU process p with sig (SIGTERM, as a person's kill would;
+    SIGINT, as Ctrl-C), reads what it still writes on fds into
+    collect(fd, chunk) until it exits, and kills it after STOP_GRACE_S."""
+    if p.poll() is None:
+        p.send_signal(sig)
+    deadline = time.monotonic() + STOP_GRACE_S
+    fds = list(fds)
+    while fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            p.kill()
+            break
+        ready, _, _ = select.select(fds, [], [], min(left, 1.0))
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                collect(fd, chunk)
+            else:
+                fds.remove(fd)
+    p.wait()
 
 
 def fresh_vars(path):
@@ -202,10 +235,12 @@ def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
          log_path=None, memory=256, reboot=False, bus="virtio",
          binary="qemu-system-x86_64", extra=(), env=None, pin=None,
-         readonly=False):
+         readonly=False, stop_signal=signal.SIGTERM):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
-    appears in the serial output (the VM is then stopped), or at the
-    timeout (the VM is stopped, timed_out is set).  With log_path, writes
+    appears in the serial output (the VM is then stopped: SIGTERM, so QEMU
+    ends as it would for a person, see stop), or at the timeout (the VM is
+    stopped, timed_out is set).  The serial console and QEMU's standard
+    error are kept apart (Result.log, Result.stderr).  With log_path, writes
     the raw serial output there and a timestamped copy beside it.  With
     reboot, a guest reset restarts the firmware instead of ending QEMU.
     bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
@@ -213,7 +248,7 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
     (more environment) and pin (vCPU index -> set of host CPUs) are for the
     TSC rig (tests/lib/rig.py).  readonly: the disk is write-protected
     (the firmware's Block I/O refuses writes, as GRUB's save_env sees on a
-    medium it cannot write)."""
+    medium it cannot write).  stop_signal: how the VM is stopped."""
     if bus == "ahci":
         dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
     else:
@@ -230,30 +265,42 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
         list(extra)
     start = time.monotonic()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT,
+                         stderr=subprocess.PIPE,
                          env=dict(os.environ, **(env or {})))
     if pin:
         pin_vcpus(p.pid, pin, smp)
     log = b""
+    err = []
     stamped = []
     pressed = False
     timed_out = False
-    fd = p.stdout.fileno()
-    while True:
+    out_fd, err_fd = p.stdout.fileno(), p.stderr.fileno()
+
+    def collect(fd, chunk):
+        nonlocal log
+        if fd == err_fd:
+            err.append(chunk)
+            return
+        log += chunk
+        stamped.append(f"[{time.monotonic() - start:7.2f}] ".encode() + chunk)
+
+    open_fds = [out_fd, err_fd]
+    while out_fd in open_fds:
         left = timeout - (time.monotonic() - start)
         if left <= 0:
             timed_out = True
             break
-        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        ready, _, _ = select.select(open_fds, [], [], min(left, 1.0))
         if not ready:
             if p.poll() is not None:
                 break
             continue
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        log += chunk
-        stamped.append(f"[{time.monotonic() - start:7.2f}] ".encode() + chunk)
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                collect(fd, chunk)
+            else:
+                open_fds.remove(fd)
         if not pressed and SHELL_PROMPT in log:
             # Skip the Shell's 5 s countdown before startup.nsh.
             p.stdin.write(b" ")
@@ -261,14 +308,16 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
             pressed = True
         if until and until in log:
             break
-    if p.poll() is None:
-        p.kill()
-    p.wait()
+    stop(p, open_fds, collect, stop_signal)
+    stderr = b"".join(err)
     if log_path:
         # The raw stream for parsers, and a copy with the time each chunk
-        # arrived for people reading a failure.
+        # arrived for people reading a failure; QEMU's own messages beside.
         with open(log_path, "wb") as f:
             f.write(log)
         with open(log_path + ".stamped", "wb") as f:
             f.write(b"".join(stamped))
-    return Result(log, timed_out, time.monotonic() - start, p.returncode)
+        with open(log_path + ".stderr", "wb") as f:
+            f.write(stderr)
+    return Result(log, timed_out, time.monotonic() - start, p.returncode,
+                  stderr)

@@ -46,6 +46,20 @@ SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
 # (negative: slow) from SECONDS of the guest's virtual time on.
 TSC_RATE_ENV = "TSCTUI_RIG_TSC_RATE"
 HPET_RATE_ENV = "TSCTUI_RIG_HPET_RATE"
+# APs that also disagree among themselves, besides the BSP's lag.
+AP_DISAGREE = {0: -6815086010, 1: 2600, 2: -450, 3: 18000}
+# When a write to MSR 0x10 lands (docs/DESIGN.md 11.2): "L:J" cycles after
+# the vCPU's preceding RDTSC, jitter uniform in [-J, J], from a PRNG seeded
+# by TSCTUI_RIG_SEED; TSCTUI_RIG_TCG_WRITES=1, TCG's own timing, wins.
+WRITE_LATENCY_ENV = "TSCTUI_RIG_WRITE_LATENCY"
+TCG_WRITES_ENV = "TSCTUI_RIG_TCG_WRITES"
+SEED_ENV = "TSCTUI_RIG_SEED"
+# A Zen core's `rdtsc; add; wrmsr`, fast, typical and slow (DESIGN 11.2).
+LATENCIES = ("20:4", "60:10", "150:30")
+# The oracle's I/O port (one byte; a read prints the truth on QEMU's
+# standard error): the UEFI Shell reads it with mm, Linux through /dev/port.
+ORACLE_PORT = 0x520
+ORACLE_SHELL = f"mm {ORACLE_PORT:x} -IO -w 1 -n"
 
 
 KERNEL_ARGS = "console=ttyS0,115200 panic=-1 quiet"
@@ -135,12 +149,14 @@ echo "--- rig dmesg begin ---"
 dmesg
 echo "--- rig dmesg end ---"
 echo "rig: clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+dd if=/dev/port bs=1 skip=@PORT@ count=1 of=/dev/null 2>/dev/null
 @COMMANDS@
 echo "rig: done"
 poweroff -f
 """
 
 
+TSCTUI_INIT = TSCTUI_INIT.replace("@PORT@", str(ORACLE_PORT))
 # The plain guest: the same without tsctui's commands and the wait.
 INIT = TSCTUI_INIT.replace("@WAIT@", "0").replace("@COMMANDS@", "")
 
@@ -195,13 +211,96 @@ def skew_spec(skew):
     return ",".join(f"{cpu}={cycles}" for cpu, cycles in sorted(skew.items()))
 
 
+class Oracle:
+    """The rig's truth, from QEMU's standard error (docs/DESIGN.md 11.2):
+    C(N) = TSC(vCPU N) - TSC(vCPU 0), N = QEMU's cpu_index (the APIC ID).
+
+    events: in order, ("oracle", why, {N: C}) for each "tsc-rig: oracle
+    WHY" group (why: port, reset, exit, write) and ("write", N, V, C) for
+    each write to MSR 0x10."""
+
+    def __init__(self, stderr):
+        text = stderr.decode("utf-8", "replace") if isinstance(
+            stderr, bytes) else stderr
+        self.events = []
+        group = None
+        for line in text.splitlines():
+            m = re.fullmatch(r"tsc-rig: oracle (\w+)", line)
+            if m:
+                group = {}
+                self.events.append(("oracle", m.group(1), group))
+                continue
+            m = re.fullmatch(r"tsc-rig: cpu (\d+) offset (-?\d+)", line)
+            if m and group is not None:
+                group[int(m.group(1))] = int(m.group(2))
+                continue
+            group = None
+            m = re.fullmatch(r"tsc-rig: write cpu (\d+) value (\d+) "
+                             r"offset (-?\d+)", line)
+            if m:
+                self.events.append(("write", int(m.group(1)),
+                                    int(m.group(2)), int(m.group(3))))
+
+    def groups(self, why):
+        """Every {N: C} printed for that reason, in order."""
+        return [e[2] for e in self.events if e[0] == "oracle" and e[1] == why]
+
+    @property
+    def writes(self):
+        """(N, V, C) per write to MSR 0x10, in order."""
+        return [e[1:] for e in self.events if e[0] == "write"]
+
+    def writes_per_cpu(self):
+        n = {}
+        for cpu, _v, _c in self.writes:
+            n[cpu] = n.get(cpu, 0) + 1
+        return n
+
+    def after_each_write(self, start):
+        """{N: C} after each write, in order, from start ({N: C} before the
+        first: the fault the rig applied at reset): an AP's write sets its
+        own C; vCPU 0's moves every C and is followed by a full group."""
+        now = dict(start)
+        out = []
+        pending = False
+        for e in self.events:
+            if e[0] == "write":
+                if pending:
+                    out.append(dict(now))
+                now[e[1]] = e[3]
+                pending = e[1] == 0
+                if not pending:
+                    out.append(dict(now))
+            elif e[1] == "write" and pending:
+                now = dict(e[2])
+                out.append(dict(now))
+                pending = False
+        if pending:
+            out.append(dict(now))
+        return out
+
+
+def relative(skew, smp):
+    """The rig's fault as the oracle states it: {N: skew N - skew 0}."""
+    return {n: skew.get(n, 0) - skew.get(0, 0) for n in range(smp)}
+
+
 class Boot:
     """One boot's outcome: the stage's reports (JSON, as `tsctui report
-    --json --all` reads them from the console), and the kernel's verdict."""
+    --json --all` reads them from the console), the kernel's verdict, and
+    the rig's truth (oracle): after_stage, the offsets when the Shell's
+    line after the stage read the oracle's port; in_linux, when the guest's
+    init read it after the kernel's judgement; at_exit, as QEMU ended."""
 
     def __init__(self, res, log_path):
         self.res = res
         self.log_path = log_path
+        self.oracle = Oracle(res.stderr)
+        ports = self.oracle.groups("port")
+        self.after_stage = ports[0] if ports else None
+        self.in_linux = ports[1] if len(ports) > 1 else None
+        exits = self.oracle.groups("exit")
+        self.at_exit = exits[-1] if exits else None
         text = res.console()
         m = re.search(r"--- rig dmesg begin ---\n(.*?)--- rig dmesg end ---",
                       text, re.S)
@@ -238,7 +337,20 @@ class Boot:
 
     def summary(self):
         return (f"{self.res.seconds:.0f} s, clocksource {self.clocksource}, "
-                f"warps {self.warps}, unstable {self.unstable}")
+                f"warps {self.warps}, unstable {self.unstable}, oracle "
+                f"after the stage {self.after_stage}")
+
+    def estimate_errors(self, report=None):
+        """{APIC ID: the stage's final offset - the oracle's} for each AP
+        the report gives one for, against the truth when the stage
+        returned; {} without either."""
+        r = report or (self.reports[0] if self.reports else None)
+        if not r or self.after_stage is None:
+            return {}
+        return {c["apic_id"]: c["final_offset"] -
+                self.after_stage[c["apic_id"]]
+                for c in r["cpus"] if c.get("final_offset") is not None and
+                c["apic_id"] in self.after_stage}
 
 
 def _reports(log_path):
@@ -251,7 +363,9 @@ def _reports(log_path):
 
 def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
          timeout=300, memory=512, extra_files=(), tsc_rate=None,
-         hpet_rate=None, commands=None, wait_s=0, smbios=True):
+         hpet_rate=None, commands=None, wait_s=0, smbios=True, env=None,
+         linux=True, reboot=False, until=b"rig: done",
+         stop_signal=qemu.signal.SIGTERM):
     """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
@@ -260,7 +374,12 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     tsctui on its PATH once the kernel has judged the TSC and, for up to
     wait_s seconds more, until the watchdog dropped it (Boot.outputs).
     smbios=False: QEMU's own SMBIOS strings instead of the laptop's.
-    Returns a Boot."""
+    env: more of the rig's variables (WRITE_LATENCY_ENV, TCG_WRITES_ENV,
+    SEED_ENV).  After stage_lines the Shell reads the oracle's port
+    (Boot.after_stage).  linux=False: the Shell runs stage_lines and the
+    port read, then powers the machine off (`reset -s`), unless
+    stage_lines, `until` or the timeout end it first; reboot: a guest reset restarts the firmware; stop_signal:
+    how the harness stops QEMU at `until`.  Returns a Boot."""
     os.makedirs(work, exist_ok=True)
     disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
@@ -279,19 +398,20 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     disk.put(initrd, "initrd.img")
     for local, dest in extra_files:
         disk.put(local, dest)
-    lines = list(stage_lines) + [
-        rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"]
+    lines = list(stage_lines) + [ORACLE_SHELL] + (
+        [rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"] if linux else
+        ["reset -s"])
     disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines))
     vars_path = qemu.fresh_vars(os.path.join(work, f"{name}.vars"))
     log = os.path.join(work, f"{name}.log")
-    env = {SKEW_ENV: skew_spec(skew or {})}
+    env = dict(env or {}, **{SKEW_ENV: skew_spec(skew or {})})
     for var, fault in ((TSC_RATE_ENV, tsc_rate), (HPET_RATE_ENV, hpet_rate)):
         if fault:
             env[var] = f"{int(fault[0])}@{fault[1]:g}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
                     extra=FIRMWARE + (SMBIOS if smbios else []), env=env,
-                    until=b"rig: done",
+                    until=until, reboot=reboot, stop_signal=stop_signal,
                     pin=pinning())
     os.unlink(disk.path)
     return Boot(res, log)
