@@ -251,6 +251,9 @@ bench: all $(BUILD)/bench/kernlog_parse
 	@BUILD=$(BUILD) tests/bench/run
 	@BUILD=$(BUILD) tests/bench/kernlog
 	@BUILD=$(BUILD) tests/bench/rig
+	@# Issue 25's three precision boots, held out of make check until the
+	@# stage meets them (docs/DESIGN.md 11.2); their failures are figures.
+	-@BUILD=$(BUILD) tests/bench/precision
 	@BUILD=$(BUILD) tests/bench/stage
 	@BUILD=$(BUILD) tests/bench/engine
 	@BUILD=$(BUILD) tests/bench/textfile

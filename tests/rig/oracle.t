@@ -18,9 +18,8 @@ import rig  # noqa: E402
 from paths import BUILD  # noqa: E402
 from tap import Tap  # noqa: E402
 
-t = Tap()
 rig.require()
-print("1..20", flush=True)
+t = Tap(plan=20)
 WORK = os.path.join(BUILD, "rig-oracle")
 APP = r"fs0:\EFI\tsctui\tsctui.efi"
 FAULT = rig.relative(rig.AP_DISAGREE, 4)
