@@ -350,15 +350,31 @@ static bool warp_trusted(const struct tsc_warp_result *w)
 	return tsc_plan_offset_trusted(w->spread, warp_rtt(w) / 2);
 }
 
-/* A counter is left where it is: its writes land further apart than the
- * correction it still needs (tsc_shortfall_worth). */
-static void too_noisy(struct run *R, const struct tsc_shortfall *landing)
+/* A counter is left where it is: its writes land `off` cycles from where
+ * they were aimed, more than the correction it still needs. */
+static void too_noisy(struct run *R, uint64_t off)
 {
-	uint64_t spread = (uint64_t)landing->hi - (uint64_t)landing->lo;
-
 	R->noisy++;
-	if (spread > R->noise)
-		R->noise = spread;
+	if (off > R->noise)
+		R->noise = off;
+}
+
+/* Half the range of a counter's landing errors: how far off a write
+ * aimed with their mean lands (tsc_shortfall_worth). */
+static uint64_t landing_noise(const struct tsc_shortfall *landing)
+{
+	return ((uint64_t)landing->hi - (uint64_t)landing->lo) / 2;
+}
+
+/*
+ * A correction that left its counter further off than before it did not
+ * land where aimed: its landing error exceeds the correction, and the
+ * next would be as much a lottery.  The stage stops writing to it.
+ */
+static bool landed_worse(const struct tsc_warp_result *w,
+			 const struct steering *S)
+{
+	return tsc_abs64(w->offset) > tsc_abs64(S->before);
 }
 
 /*
@@ -410,12 +426,16 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 			tsc_shortfall_learn(&S.landing, S.requested,
 					    tsc_sub_sat(S.before, w.offset));
 		first = false;
+		if (S.wrote && landed_worse(&w, &S)) {
+			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
+			break;
+		}
 		S.wrote = false;
 		if (warp_verdict(&w, complete) == TSC_VERDICT_OK ||
 		    S.steps >= TSC_BSP_STEER_MAX)
 			break;
 		if (!tsc_shortfall_worth(&S.landing, w.offset)) {
-			too_noisy(R, &S.landing);
+			too_noisy(R, landing_noise(&S.landing));
 			break;
 		}
 		/* offset = AP - BSP: the BSP moves by +offset. */
@@ -676,9 +696,10 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 	struct tsc_warp_result w;
 	uint64_t whole_cycles = kernel_cycles(R, ap);
 	uint32_t retests = 0;
-	bool whole = true, stuck = false;
+	bool whole = true, stuck = false, wrote;
 
 	for (;;) {
+		wrote = S.wrote;
 		if (!test_ap(R, ap, &w, whole ? whole_cycles : R->short_cycles,
 			     &S))
 			return;
@@ -689,6 +710,11 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			whole = true;
 			continue;
 		}
+		if (wrote && !stuck && tsc_warp_two_way(&w) &&
+		    landed_worse(&w, &S)) {
+			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
+			stuck = true;
+		}
 		if (!may_write || stuck || !wants_steering(R, ap, &w, &S)) {
 			if (whole)
 				break;
@@ -698,7 +724,7 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 		if (ap_writes(R, ap) >= TSC_AP_WRITES_MAX ||
 		    !tsc_shortfall_worth(&S.landing, w.offset)) {
 			if (ap_writes(R, ap) < TSC_AP_WRITES_MAX)
-				too_noisy(R, &S.landing);
+				too_noisy(R, landing_noise(&S.landing));
 			stuck = true;
 			if (whole)
 				break;
@@ -857,10 +883,11 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 	clause(&b, far, " CPU(s) further off than a write may move");
 	clause(&b, stuck, " CPU(s) did not converge");
 	if (R->noisy) {
-		tsc_buf_puts(&b, b.len ? "; writes landed " : "writes landed ");
+		tsc_buf_puts(&b, b.len ? "; writes landed up to "
+				       : "writes landed up to ");
 		tsc_buf_u64(&b, R->noise);
-		tsc_buf_puts(&b, " cycles apart, more than the correction "
-				 "left: stopped");
+		tsc_buf_puts(&b, " cycles off their aim, more than the "
+				 "correction left: stopped");
 	}
 	clause(&b, off, " CPU(s) disabled by the firmware, skipped");
 	if (n == 0)

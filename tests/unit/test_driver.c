@@ -455,6 +455,27 @@ static void writes_are_capped(void **s)
 	}
 }
 
+/*
+ * After the last write anywhere, every AP's verdict comes from a test run
+ * after it: writes to AP 3 come after AP 1's and AP 2's own tests, so
+ * those two are tested again (issue 25).
+ */
+static void every_verdict_after_the_last_write(void **s)
+{
+	struct tsc_report *r;
+	uint32_t i;
+
+	(void)s;
+	r = run(TSC_MODE_SYNC,
+		"sim.offset.1=-30000 sim.offset.2=40 sim.offset.3=-20000", 4);
+	assert_true(r->msr_writes >= 2);
+	for (i = 0; i < r->nap; i++)
+		if (r->ap[i].verdict != TSC_VERDICT_UNMEASURED)
+			assert_int_equal(ws.tested_at[r->ap[i].index],
+					 r->msr_writes);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +491,7 @@ int main(void)
 		cmocka_unit_test(madt_cpu_not_measured_blocks_writes),
 		cmocka_unit_test(no_ap_measured_is_unsure),
 		cmocka_unit_test(writes_are_capped),
+		cmocka_unit_test(every_verdict_after_the_last_write),
 	};
 	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
 }
