@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "driver.h"
 #include "fmt.h"
+#include "madt.h"
 #include "verdict.h"
 
 /* 100 ms: MP services start an AP in well under a millisecond, and a ping
@@ -12,6 +13,7 @@ void tsc_run_params_default(struct tsc_run_params *p, enum tsc_mode mode)
 	p->mode = mode;
 	p->est = tsc_est_adaptive;
 	p->warp_us = TSC_WARP_US;
+	p->warp_shared_us = TSC_WARP_US_SHARED;
 	p->answer_timeout_us = TSC_ANSWER_TIMEOUT_US;
 }
 
@@ -20,14 +22,24 @@ struct run {
 	const struct tsc_run_params *p;
 	struct tsc_workspace *ws;
 	struct tsc_report *r;
+	struct tsc_mailbox *mb; /* the session's: its AP's own */
 	uint64_t timeout_cycles;
-	uint64_t warp_cycles;
+	uint64_t warp_cycles;  /* an AP alone in its package */
+	uint64_t short_cycles; /* one sharing it; every steering test */
 	uint64_t tick;
 	uint64_t added; /* cycles deliberately added to the BSP's counter */
 	struct tsc_shortfall shortfall;
-	uint32_t limit; /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
-	bool too_many;	/* more processors than that: measure only */
-	bool unsettled; /* an AP run was outstanding before the BSP's move */
+	uint32_t limit;	 /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
+	bool too_many;	 /* more processors than that: measure only */
+	bool unsettled;	 /* an AP run was outstanding before the BSP's move */
+	uint32_t writes; /* TSC writes so far, anywhere */
+	/* Counters left where they were because their writes landed further
+	 * apart than the correction they still needed, and that spread. */
+	uint32_t noisy;
+	uint64_t noise;
+	/* The MADT lists a CPU that was not measured. */
+	bool madt_missing;
+	uint32_t madt_id;
 };
 
 /*
@@ -43,6 +55,7 @@ static void bsp_moved(struct run *R, int64_t delta)
 	R->added += (uint64_t)delta;
 	R->r->bsp_shift += delta;
 	R->r->msr_writes++;
+	R->writes++;
 	for (i = 0; i < R->r->nap; i++)
 		R->r->ap[i].final_offset -= delta;
 }
@@ -97,14 +110,29 @@ static void note_status(const struct run *R, struct tsc_report_cpu *ap)
  */
 static bool session_open(struct run *R, struct tsc_report_cpu *ap)
 {
-	struct tsc_mailbox *mb = &R->ws->mb;
-	struct tsc_ticket *t = &R->ws->ticket[ap->index];
+	uint32_t cpu = ap->index;
+	struct tsc_mailbox *mb = &R->ws->mb[cpu];
+	struct tsc_ticket *t = &R->ws->ticket[cpu];
 	enum tsc_ap_note why = TSC_NOTE_NO_ANSWER;
 
-	tsc_mb_reset(mb, R->pf, t, ap->index, R->timeout_cycles, R->tick);
-	if (R->pf->start(R->pf->ctx, ap->index, tsc_responder, t) != 0) {
+	R->mb = mb;
+	/* Its last run may still read this mailbox and ticket: not until
+	 * it has returned (or the firmware stopped it, which join says). */
+	if (R->ws->outstanding[cpu] && R->pf->join(R->pf->ctx, cpu, 0) == 0)
+		R->ws->outstanding[cpu] = false;
+	if (R->ws->outstanding[cpu]) {
+		if (ap->note == TSC_NOTE_NONE ||
+		    ap->note == TSC_NOTE_NOT_CONVERGED)
+			ap->note = TSC_NOTE_NO_ANSWER;
+		return false;
+	}
+	tsc_mb_reset(mb, R->pf, t, cpu, R->timeout_cycles, R->tick);
+	if (R->pf->start(R->pf->ctx, cpu, tsc_responder, t) != 0) {
 		why = TSC_NOTE_START_FAILED;
 	} else {
+		R->ws->outstanding[cpu] = true;
+		/* Only now: a run the firmware refused never had a ticket. */
+		tsc_mb_arm(mb, t);
 		switch (tsc_mb_wait_started(mb, R->timeout_cycles)) {
 		case TSC_MB_STARTED:
 			quiet(R, true);
@@ -129,18 +157,52 @@ static bool session_open(struct run *R, struct tsc_report_cpu *ap)
  */
 static void session_abandon(struct run *R, uint32_t cpu)
 {
-	tsc_mb_post_exit(&R->ws->mb);
-	R->pf->join(R->pf->ctx, cpu, 0);
+	if (!R->ws->outstanding[cpu])
+		return; /* never started: nothing to tell */
+	tsc_mb_post_exit(&R->ws->mb[cpu]);
+	if (R->pf->join(R->pf->ctx, cpu, 0) == 0)
+		R->ws->outstanding[cpu] = false;
 }
 
 static uint32_t session_close(struct run *R, uint32_t cpu)
 {
-	struct tsc_mailbox *mb = &R->ws->mb;
+	struct tsc_mailbox *mb = &R->ws->mb[cpu];
 
 	tsc_mb_exit(mb);
 	quiet(R, false);
-	R->pf->join(R->pf->ctx, cpu, R->p->answer_timeout_us);
+	if (R->pf->join(R->pf->ctx, cpu, R->p->answer_timeout_us) == 0)
+		R->ws->outstanding[cpu] = false;
 	return atomic_load(&mb->writes);
+}
+
+/* Writes to this AP so far, the open session's included. */
+static uint32_t ap_writes(const struct run *R, const struct tsc_report_cpu *ap)
+{
+	return ap->writes + atomic_load(&R->ws->mb[ap->index].writes);
+}
+
+/* Does CPU cpu share its package with another processor?  The kernel
+ * tests such a CPU for 2 ms, one alone in its package for 20. */
+static bool shares_package(const struct run *R, uint32_t cpu)
+{
+	const struct tsc_platform *pf = R->pf;
+	uint32_t pkg, i;
+
+	if (!pf->package)
+		return true;
+	pkg = pf->package(pf->ctx, cpu);
+	for (i = 0; i < R->limit; i++)
+		if (i != cpu && (!pf->enabled || pf->enabled(pf->ctx, i)) &&
+		    pf->package(pf->ctx, i) == pkg)
+			return true;
+	return false;
+}
+
+/* The kernel's own duration for this AP's test (loop_timeout()). */
+static uint64_t kernel_cycles(const struct run *R,
+			      const struct tsc_report_cpu *ap)
+{
+	return shares_package(R, ap->index) ? R->short_cycles : R->warp_cycles;
 }
 
 /* Why a write was not acknowledged. */
@@ -158,7 +220,7 @@ static bool measure(struct run *R, struct tsc_report_cpu *ap,
 
 	tsc_est_init(&e, &R->p->est);
 	while (!tsc_est_done(&e)) {
-		if (!tsc_mb_ping(&R->ws->mb, &t0, &a, &t2)) {
+		if (!tsc_mb_ping(R->mb, &t0, &a, &t2)) {
 			ap->exchanges += e.rounds;
 			return false;
 		}
@@ -254,21 +316,97 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 	return NULL;
 }
 
+/* The test's fastest handoff as a round trip (the report's rtt is 2F); a
+ * floor below 0 (a warp seen) is 0, never a huge unsigned figure. */
+static uint64_t warp_rtt(const struct tsc_warp_result *w)
+{
+	int64_t floor = tsc_warp_floor(w);
+
+	return floor > 0 ? (uint64_t)floor * 2u : 0;
+}
+
+/* The verdict rule (verdict.h) on one kernel-style test. */
+static enum tsc_verdict warp_verdict(const struct tsc_warp_result *w,
+				     bool complete)
+{
+	struct tsc_measurement m = {
+		.measured = true,
+		.offset = w->offset,
+		.rtt = warp_rtt(w),
+		.warps = w->warps_bsp + w->warps_ap,
+		.warp_complete = complete,
+		.kernel_test = tsc_warp_two_way(w),
+		.spread = w->spread,
+		.worst = w->worst,
+		.margin = tsc_warp_margin(w),
+	};
+
+	return tsc_verdict_of(&m);
+}
+
+/* The test's windows agree: its offset may steer and teach.  A single
+ * window cannot be checked against another (with 2 ms tests a side
+ * descheduled for a while leaves the others empty: stock TCG under load
+ * wrote 362,000 cycles from such a test), so it never may. */
+static bool warp_trusted(const struct tsc_warp_result *w)
+{
+	return w->windows >= 2 &&
+	       tsc_plan_offset_trusted(w->spread, warp_rtt(w) / 2);
+}
+
+/* A counter is left where it is: its writes land `off` cycles from where
+ * they were aimed, more than the correction it still needs. */
+static void too_noisy(struct run *R, uint64_t off)
+{
+	R->noisy++;
+	if (off > R->noise)
+		R->noise = off;
+}
+
+/* Half the range of a counter's landing errors: how far off a write
+ * aimed with their mean lands (tsc_shortfall_worth). */
+static uint64_t landing_noise(const struct tsc_shortfall *landing)
+{
+	return ((uint64_t)landing->hi - (uint64_t)landing->lo) / 2;
+}
+
+/*
+ * A correction that left its counter further off than before it (by more
+ * than TSC_WARP_OK_ABS) did not land where aimed: its landing error exceeds the
+ * correction, and the next would be as much a lottery.  The stage stops writing
+ * to it.
+ */
+static bool landed_worse(const struct tsc_warp_result *w,
+			 const struct steering *S)
+{
+	/* By more than the ok limit: a test's own noise is not a landing. */
+	return tsc_abs64(w->offset) > tsc_abs64(S->before) + TSC_WARP_OK_ABS;
+}
+
 /*
  * The BSP's fine correction, in the pattern this tool exists for: the APs
  * agree and the BSP alone was off, so after its big move the BSP is the
  * one counter left to correct.  It is steered against the AP it aimed at,
- * with the kernel-style test (short runs), until that test calls the pair
- * `ok`: one counter steered instead of every AP, because each write can
- * land hundreds of cycles off (under TCG; docs/DESIGN.md) and every AP
- * steered is another chance to land badly.  Small steps only, either way
- * (TSC_BACKWARD_CAP).  The landing error learned here seeds the APs'.
+ * with the kernel-style test (the short duration), until the verdict rule
+ * calls the pair `ok`: one counter steered instead of every AP, because
+ * each write can land off (under TCG hundreds of cycles; docs/DESIGN.md)
+ * and every AP steered is another chance to land badly.  The same trust
+ * gate as the verify: a test whose windows disagree is run again, never
+ * written or learned from.  Small steps only, either way
+ * (TSC_BACKWARD_CAP), at most TSC_BSP_STEER_MAX of them, and none once
+ * the writes land further apart than the correction needed.  The big
+ * move's own landing error (from the aimed AP's survey offset to this
+ * test's) stands in until a correction's is known; the landing error
+ * learned here seeds the APs'.
  */
 static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 {
 	const struct tsc_platform *pf = R->pf;
 	struct steering S = { .steps = 0 };
 	struct tsc_warp_result w;
+	struct tsc_shortfall prior = { .n = 0 };
+	uint32_t retests = 0;
+	bool first = true;
 	int64_t delta;
 
 	if (!ref || !session_open(R, ref)) {
@@ -277,21 +415,44 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 		return;
 	}
 	for (;;) {
-		if (!tsc_warp_run(&R->ws->mb, R->warp_cycles / 4, &w) ||
-		    !tsc_warp_two_way(&w))
+		bool complete = tsc_warp_run(R->mb, R->short_cycles, &w);
+
+		if (complete && !tsc_warp_two_way(&w))
+			complete = tsc_warp_run(R->mb, R->warp_cycles, &w);
+		if (!complete || !tsc_warp_two_way(&w))
 			break;
-		if (S.wrote)
+		if (!warp_trusted(&w)) {
+			if (retests++ >= TSC_RETEST_MAX)
+				break;
+			continue;
+		}
+		if (first)
+			tsc_shortfall_learn(
+				&prior, R->r->bsp_shift,
+				tsc_sub_sat(ref->survey_offset, w.offset));
+		else if (S.wrote)
 			tsc_shortfall_learn(&S.landing, S.requested,
 					    tsc_sub_sat(S.before, w.offset));
-		if ((uint64_t)tsc_abs64(w.offset) <=
-			    tsc_warp_ok_limit((uint64_t)tsc_warp_floor(&w)) ||
-		    S.steps >= TSC_STEER_MAX)
+		first = false;
+		if (S.wrote && landed_worse(&w, &S)) {
+			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
 			break;
+		}
+		S.wrote = false;
+		if (warp_verdict(&w, complete) == TSC_VERDICT_OK ||
+		    S.steps >= TSC_BSP_STEER_MAX)
+			break;
+		if (!tsc_shortfall_worth(&S.landing, w.offset)) {
+			too_noisy(R, landing_noise(&S.landing));
+			break;
+		}
 		/* offset = AP - BSP: the BSP moves by +offset. */
 		delta = tsc_quantise(w.offset, R->tick);
-		if (tsc_abs64(delta) > TSC_BACKWARD_CAP)
+		if (delta == 0 || tsc_abs64(delta) > TSC_BACKWARD_CAP)
 			break;
-		S.requested = delta + tsc_shortfall_comp(&S.landing);
+		S.requested =
+			delta +
+			tsc_shortfall_comp(S.landing.n ? &S.landing : &prior);
 		S.before = w.offset;
 		tsc_write_at_edge(pf, pf->bsp, S.requested, R->tick);
 		bsp_moved(R, S.requested);
@@ -300,7 +461,7 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 	}
 	session_close(R, ref->index);
 	if (R->shortfall.n == 0)
-		R->shortfall = S.landing;
+		R->shortfall = S.landing.n ? S.landing : prior;
 }
 
 /* Measures the AP in session into ap; false if it stopped answering. */
@@ -318,11 +479,17 @@ static bool remeasure(struct run *R, struct tsc_report_cpu *ap,
 	return true;
 }
 
+/*
+ * The ping-pong estimate's band.  An AP written to is brought within the
+ * estimate's own noise (tsc_ahead_noise) and no closer: the kernel-style
+ * test in the verify sees finer and steers the rest, and every estimate
+ * and write spent chasing the estimate's bias is time and landing error.
+ */
 static enum tsc_ap_action plan_for(const struct run *R,
 				   const struct tsc_estimate *est, bool touched,
 				   int64_t *delta)
 {
-	uint64_t band = touched ? tsc_sync_band(est->rtt, R->tick)
+	uint64_t band = touched ? tsc_ahead_noise(est->rtt)
 				: tsc_sync_band_untouched(est->rtt, R->tick);
 
 	return tsc_plan_ap(est->offset, band, R->tick, delta);
@@ -358,10 +525,11 @@ static enum tsc_ap_action confirm(struct run *R, struct tsc_report_cpu *ap,
 	return act;
 }
 
-/* Brings one AP into the band; returns with it measured or marked. */
+/* Brings one AP within the estimate's reach; returns with it measured or
+ * marked. */
 static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 {
-	struct tsc_mailbox *mb = &R->ws->mb;
+	struct tsc_mailbox *mb = R->mb;
 	struct tsc_estimate est;
 	int64_t delta, requested = 0, before = 0;
 	enum tsc_ap_action act;
@@ -389,7 +557,9 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 			ap->note = TSC_NOTE_BEYOND_CAP;
 			return;
 		}
-		if (iter == TSC_MAX_ITER) {
+		/* Leave the verify's steering a write at least. */
+		if (iter == TSC_MAX_ITER ||
+		    ap_writes(R, ap) + 1 >= TSC_AP_WRITES_MAX) {
 			ap->note = TSC_NOTE_NOT_CONVERGED;
 			return;
 		}
@@ -400,6 +570,7 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 			R->ws->stale[ap->index] = true;
 			return;
 		}
+		R->writes++;
 		wrote = true;
 		R->ws->stale[ap->index] = true;
 	}
@@ -441,9 +612,10 @@ static void record_warp(struct tsc_report_cpu *ap,
 	if (ap->kernel_test) {
 		/* The offset and round trip the kernel's check sees. */
 		ap->final_offset = w->offset;
-		ap->rtt = (uint64_t)tsc_warp_floor(w) * 2u;
+		ap->rtt = warp_rtt(w);
 		ap->margin = tsc_warp_margin(w);
 		ap->spread = w->spread;
+		ap->worst = w->worst;
 	}
 }
 
@@ -458,6 +630,8 @@ static enum tsc_verdict judge(const struct tsc_report_cpu *ap, bool measured,
 		.warp_complete = complete,
 		.kernel_test = ap->kernel_test,
 		.spread = ap->spread,
+		.worst = ap->worst,
+		.margin = ap->margin,
 	};
 
 	return tsc_verdict_of(&m);
@@ -485,22 +659,14 @@ static bool steer(struct run *R, struct tsc_report_cpu *ap,
 	S->requested = delta + tsc_shortfall_comp(S->landing.n ? &S->landing
 							       : &R->shortfall);
 	S->before = w->offset;
-	if (!tsc_mb_write(&R->ws->mb, S->requested)) {
-		ap->note = write_failure(&R->ws->mb);
+	if (!tsc_mb_write(R->mb, S->requested)) {
+		ap->note = write_failure(R->mb);
 		return false;
 	}
+	R->writes++;
 	S->wrote = true;
 	S->steps++;
 	return true;
-}
-
-/* The test's windows agree: its offset may steer and teach. */
-static bool warp_trusted(const struct tsc_warp_result *w)
-{
-	int64_t floor = tsc_warp_floor(w);
-
-	return tsc_plan_offset_trusted(w->spread,
-				       floor > 0 ? (uint64_t)floor : 0);
 }
 
 /* One kernel-style test into the AP's record; false if it was cut short. */
@@ -508,9 +674,14 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 		    struct tsc_warp_result *w, uint64_t cycles,
 		    struct steering *S)
 {
-	bool complete = tsc_warp_run(&R->ws->mb, cycles, w);
+	bool complete = tsc_warp_run(R->mb, cycles, w);
 
+	/* Too few handoffs both ways (a side descheduled for much of 2 ms):
+	 * once more, for the kernel's longer duration. */
+	if (complete && !tsc_warp_two_way(w) && cycles < R->warp_cycles)
+		complete = tsc_warp_run(R->mb, R->warp_cycles, w);
 	record_warp(ap, w);
+	R->ws->tested_at[ap->index] = R->writes;
 	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(w))
 		tsc_shortfall_learn(&S->landing, S->requested,
 				    w->offset - S->before);
@@ -522,24 +693,27 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 }
 
 /*
- * The verdict always comes from a whole test (TSC_WARP_US).  In sync mode,
- * an AP that needs moving is steered with short tests (a quarter as long),
- * and once a short one calls it `ok` a whole test confirms it; the steps
- * are bounded by TSC_STEER_MAX.  Short tests because a write's landing
- * error can be large: under TCG, hundreds of cycles and different every
- * time (docs/DESIGN.md), so several tries may be needed.
+ * The verdict always comes from a test of the kernel's own duration for
+ * this AP (kernel_cycles).  In sync mode, an AP that needs moving is
+ * steered with tests of the shorter duration, and where the kernel's is
+ * longer a test of that length confirms the end.  At most
+ * TSC_AP_WRITES_MAX writes an AP, and none once its writes land further
+ * apart than the correction it needs: a write's landing error can be large
+ * (under TCG hundreds of cycles, different every time; docs/DESIGN.md).
  */
 static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			   bool may_write)
 {
 	struct steering S = { .steps = 0 };
 	struct tsc_warp_result w;
+	uint64_t whole_cycles = kernel_cycles(R, ap);
 	uint32_t retests = 0;
-	bool whole = true;
+	bool whole = true, stuck = false, wrote;
 
 	for (;;) {
-		if (!test_ap(R, ap, &w,
-			     whole ? R->warp_cycles : R->warp_cycles / 4, &S))
+		wrote = S.wrote;
+		if (!test_ap(R, ap, &w, whole ? whole_cycles : R->short_cycles,
+			     &S))
 			return;
 		if (tsc_warp_two_way(&w) && !warp_trusted(&w)) {
 			/* Disturbed: test again, never write from it. */
@@ -548,22 +722,33 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			whole = true;
 			continue;
 		}
-		if (!may_write || !wants_steering(R, ap, &w, &S)) {
+		if (wrote && !stuck && tsc_warp_two_way(&w) &&
+		    landed_worse(&w, &S)) {
+			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
+			stuck = true;
+		}
+		if (!may_write || stuck || !wants_steering(R, ap, &w, &S)) {
 			if (whole)
-				return;
+				break;
 			whole = true; /* a short test said ok: confirm */
 			continue;
 		}
-		if (S.steps >= TSC_STEER_MAX) {
+		if (ap_writes(R, ap) >= TSC_AP_WRITES_MAX ||
+		    !tsc_shortfall_worth(&S.landing, w.offset)) {
+			if (ap_writes(R, ap) < TSC_AP_WRITES_MAX)
+				too_noisy(R, landing_noise(&S.landing));
+			stuck = true;
 			if (whole)
-				return;
-			whole = true; /* out of steps: the verdict */
+				break;
+			whole = true; /* out of writes: the verdict */
 			continue;
 		}
 		if (!steer(R, ap, &w, &S))
 			return;
-		whole = false;
+		whole = whole_cycles == R->short_cycles;
 	}
+	if (stuck && ap->verdict != TSC_VERDICT_OK && ap->note == TSC_NOTE_NONE)
+		ap->note = TSC_NOTE_NOT_CONVERGED;
 }
 
 static void verify_ap(struct run *R, struct tsc_report_cpu *ap, bool may_write)
@@ -611,6 +796,37 @@ static void verify(struct run *R, bool may_write)
 	}
 }
 
+/*
+ * After the last write anywhere, every AP whose test came before it is
+ * tested once more, for the kernel's own duration, and that test is its
+ * verdict: a counter can move after its own test (an SMT sibling sharing
+ * it, a write landing late), and the kernel will see it as it is now.
+ */
+static void final_pass(struct run *R)
+{
+	struct steering none = { .steps = 0 };
+	struct tsc_warp_result w;
+	uint32_t i, writes;
+
+	for (i = 0; i < R->r->nap; i++) {
+		struct tsc_report_cpu *ap = &R->r->ap[i];
+
+		if (ap->note == TSC_NOTE_DISABLED ||
+		    ap->verdict == TSC_VERDICT_UNMEASURED ||
+		    R->ws->tested_at[ap->index] == R->writes)
+			continue;
+		if (!session_open(R, ap)) {
+			session_abandon(R, ap->index);
+			ap->verdict = TSC_VERDICT_UNMEASURED;
+			continue;
+		}
+		test_ap(R, ap, &w, kernel_cycles(R, ap), &none);
+		writes = session_close(R, ap->index);
+		ap->writes += writes;
+		R->r->msr_writes += writes;
+	}
+}
+
 static void clause(struct tsc_buf *b, uint32_t n, const char *what)
 {
 	if (!n)
@@ -625,7 +841,8 @@ static void clause(struct tsc_buf *b, uint32_t n, const char *what)
  * does not start them).  A processor that could not be measured makes the
  * result unsure at best, and out-of-sync once the BSP has moved: its
  * counter was not seen after a move of up to seconds.  Nor is a run that
- * measured only part of a larger machine ever in-sync.
+ * measured only part of a larger machine ever in-sync, nor one that missed
+ * a CPU the MADT lists, nor one that measured no AP at all.
  */
 static void explain(struct run *R, bool wrote_nothing_by_rule)
 {
@@ -643,6 +860,12 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 				 "measured the first ");
 		tsc_buf_u64(&b, R->limit);
 		tsc_buf_puts(&b, " only and wrote nothing");
+	}
+	if (R->madt_missing) {
+		tsc_buf_puts(&b, b.len ? "; the MADT lists APIC ID "
+				       : "the MADT lists APIC ID ");
+		tsc_buf_u64(&b, R->madt_id);
+		tsc_buf_puts(&b, ", not measured");
 	}
 	for (i = 0; i < r->nap; i++) {
 		if (r->ap[i].note == TSC_NOTE_DISABLED) {
@@ -666,24 +889,54 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 	if (R->unsettled)
 		tsc_buf_puts(&b, b.len ? "; an AP run was still outstanding"
 				       : "an AP run was still outstanding");
-	if ((silent || R->unsettled) && wrote_nothing_by_rule)
+	if ((silent || R->unsettled || R->madt_missing) &&
+	    wrote_nothing_by_rule)
 		tsc_buf_puts(&b, "; no TSC was written");
 	clause(&b, far, " CPU(s) further off than a write may move");
 	clause(&b, stuck, " CPU(s) did not converge");
+	if (R->noisy) {
+		tsc_buf_puts(&b, b.len ? "; writes landed up to "
+				       : "writes landed up to ");
+		tsc_buf_u64(&b, R->noise);
+		tsc_buf_puts(&b, " cycles off their aim, more than the "
+				 "correction left: stopped");
+	}
 	clause(&b, off, " CPU(s) disabled by the firmware, skipped");
+	if (n == 0)
+		tsc_buf_puts(&b, b.len ? "; no AP was measured"
+				       : "no AP was measured");
 	res = tsc_result_of(v, n);
 	if (res == TSC_RESULT_UNSURE && silent && r->bsp_shift)
 		res = TSC_RESULT_OUT_OF_SYNC;
-	if (res == TSC_RESULT_IN_SYNC && R->too_many)
+	if (res == TSC_RESULT_IN_SYNC && (R->too_many || R->madt_missing))
 		res = TSC_RESULT_UNSURE;
 	tsc_report_set_result(r, res, b.len ? text : 0);
+}
+
+/*
+ * Linux starts every CPU the ACPI MADT lists as enabled, whatever MP
+ * services said: one the survey did not measure blocks every write.
+ */
+static bool madt_complete(struct run *R)
+{
+	const struct tsc_madt *m = R->pf->madt ? R->pf->madt(R->pf->ctx) : 0;
+	uint32_t ids[TSC_MAX_CPUS], n = 0, i;
+
+	if (!m)
+		return true;
+	ids[n++] = R->r->bsp_apic_id;
+	for (i = 0; i < R->r->nap && n < TSC_MAX_CPUS; i++)
+		if (R->ws->usable[R->r->ap[i].index])
+			ids[n++] = R->r->ap[i].apic_id;
+	R->madt_missing = tsc_madt_missing(m, ids, n, &R->madt_id);
+	return !R->madt_missing;
 }
 
 void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	     struct tsc_workspace *ws, struct tsc_report *r)
 {
 	struct run R = { .pf = pf, .p = p, .ws = ws, .r = r };
-	uint64_t t_start, t;
+	uint64_t t_start, t, per_us;
 	bool sync = p->mode == TSC_MODE_SYNC && pf->write;
 	bool blocked = false;
 	uint32_t i;
@@ -699,7 +952,12 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	R.timeout_cycles = p->answer_timeout_us * (pf->tsc_hz / 1000000);
 	if (R.timeout_cycles == 0)
 		R.timeout_cycles = p->answer_timeout_us * 1000;
-	R.warp_cycles = p->warp_us * (pf->tsc_hz ? pf->tsc_hz / 1000000 : 1000);
+	per_us = pf->tsc_hz ? pf->tsc_hz / 1000000 : 1000;
+	R.warp_cycles = p->warp_us * per_us;
+	R.short_cycles = (p->warp_shared_us && p->warp_shared_us < p->warp_us
+				  ? p->warp_shared_us
+				  : p->warp_us) *
+			 per_us;
 	R.tick = 0;
 	r->nap = 0;
 	r->ncpus = pf->ncpus;
@@ -709,6 +967,8 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	for (i = 0; i < TSC_MAX_CPUS; i++) {
 		ws->usable[i] = false;
 		ws->stale[i] = false;
+		ws->outstanding[i] = false;
+		ws->tested_at[i] = 0;
 	}
 
 	t_start = t = bsp_now(&R);
@@ -718,6 +978,8 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	r->phase_us[TSC_PHASE_SURVEY] = cycles_to_us(&R, bsp_now(&R) - t);
 
 	if (sync && !all_measured(&R))
+		blocked = true;
+	if (!madt_complete(&R))
 		blocked = true;
 	/* No AP run may be outstanding across the BSP's move (platform.h). */
 	if (sync && !blocked && pf->settle && !pf->settle(pf->ctx)) {
@@ -735,6 +997,8 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	}
 	t = bsp_now(&R);
 	verify(&R, sync && !blocked);
+	if (R.writes)
+		final_pass(&R);
 	r->phase_us[TSC_PHASE_VERIFY] = cycles_to_us(&R, bsp_now(&R) - t);
 	r->total_us = cycles_to_us(&R, bsp_now(&R) - t_start);
 	r->tick = R.tick;

@@ -28,18 +28,29 @@
 struct tsc_run_params {
 	enum tsc_mode mode; /* measure or sync */
 	struct tsc_est_policy est;
-	uint64_t warp_us; /* the kernel-style warp test, per AP and run */
+	/* The kernel-style warp test: warp_us for an AP alone in its
+	 * package, warp_shared_us for one that shares it (the kernel's 20
+	 * and 2 ms, loop_timeout()); steering tests are of the shorter. */
+	uint64_t warp_us;
+	uint64_t warp_shared_us;
 	/* An AP must start, and answer each request, within this long. */
 	uint64_t answer_timeout_us;
 };
 
-/* Sensible defaults: the adaptive estimator, TSC_WARP_US, 100 ms. */
+/* Sensible defaults: the adaptive estimator, TSC_WARP_US and
+ * TSC_WARP_US_SHARED, 100 ms. */
 void tsc_run_params_default(struct tsc_run_params *p, enum tsc_mode mode);
 
-/* Memory shared with the APs, owned by the caller (no allocation here). */
+/* Memory shared with the APs, owned by the caller (no allocation here):
+ * one mailbox per processor, so that nothing one AP reads can be meant for
+ * another.  One run at a time per workspace. */
 struct tsc_workspace {
-	struct tsc_mailbox mb;
+	struct tsc_mailbox mb[TSC_MAX_CPUS];
 	struct tsc_ticket ticket[TSC_MAX_CPUS];
+	/* Started and not yet seen to return: its mailbox is not opened
+	 * again until then. */
+	bool outstanding[TSC_MAX_CPUS];
+	uint32_t tested_at[TSC_MAX_CPUS]; /* writes before its last test */
 	int64_t survey[TSC_MAX_CPUS];
 	bool usable[TSC_MAX_CPUS];
 	bool stale[TSC_MAX_CPUS]; /* written after its last measurement */

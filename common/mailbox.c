@@ -32,26 +32,36 @@ static bool on_own_cpu(const struct tsc_platform *pf, uint32_t cpu)
 
 void tsc_responder(void *arg)
 {
-	const struct tsc_ticket *t = arg;
+	struct tsc_ticket *t = arg;
 	struct tsc_mailbox *mb = t->mb;
 	const struct tsc_platform *pf = mb->pf;
-	uint32_t cpu = t->cpu, spins = 0;
+	uint32_t cpu = t->cpu, spins = 0, session;
 	uint64_t seen, last, deadline, seq, now;
+	int64_t operand;
 
+	/* The ticket is armed once the firmware accepted this run; a run
+	 * that starts at once may get here first. */
+	deadline = pf->read(pf->ctx, cpu) + mb->timeout_cycles;
+	while ((session = LOAD(&t->session)) == 0) {
+		if (++spins % TSC_SPIN_CHECK == 0 &&
+		    pf->read(pf->ctx, cpu) > deadline)
+			return;
+		tsc_cpu_relax();
+	}
 	/* The request word first, then the session: the BSP changes the
 	 * session before anything else, so a request of a later session is
 	 * never taken for ours. */
 	seen = LOAD(&mb->req);
-	if (LOAD(&mb->session) != t->session)
+	if (LOAD(&mb->session) != session)
 		return; /* started after its session ended */
 	if ((seen & 0xff) == TSC_CMD_EXIT)
 		return; /* the BSP gave up on us before we started */
 	if (!on_own_cpu(pf, cpu)) {
-		STORE(&mb->refused, t->session);
+		STORE(&mb->refused, session);
 		return;
 	}
 	last = LOAD(&mb->value);
-	STORE(&mb->started, t->session);
+	STORE(&mb->started, session);
 	deadline = pf->read(pf->ctx, cpu) + mb->idle_cycles;
 	for (;;) {
 		seq = LOAD(&mb->req);
@@ -63,8 +73,8 @@ void tsc_responder(void *arg)
 				return;
 			continue;
 		}
-		if (LOAD(&mb->session) != t->session)
-			return; /* the BSP moved on to another AP */
+		if (LOAD(&mb->session) != session)
+			return; /* the BSP closed this session */
 		seen = seq;
 		switch (seq & 0xff) {
 		case TSC_CMD_PING:
@@ -81,19 +91,26 @@ void tsc_responder(void *arg)
 			break;
 		case TSC_CMD_WRITE:
 			if (!on_own_cpu(pf, cpu)) {
-				STORE(&mb->refused, t->session);
+				STORE(&mb->refused, session);
 				return;
 			}
+			operand = LOAD(&mb->arg);
+			/* Seqlock-style: the operand counts only if the
+			 * request is still this one (a responder that stalled
+			 * since reading it may find the BSP gone on). */
+			if (LOAD(&mb->req) != seq)
+				continue;
 			if (pf->write) {
-				tsc_write_at_edge(pf, cpu,
-						  atomic_load(&mb->arg),
-						  mb->tick);
+				tsc_write_at_edge(pf, cpu, operand, mb->tick);
 				atomic_fetch_add(&mb->writes, 1);
 			}
 			respond(mb, seq);
 			break;
 		case TSC_CMD_WARP:
-			tsc_warp_ap(mb, cpu, (uint64_t)atomic_load(&mb->arg));
+			operand = LOAD(&mb->arg);
+			if (LOAD(&mb->req) != seq)
+				continue;
+			tsc_warp_ap(mb, cpu, (uint64_t)operand);
 			respond(mb, seq);
 			break;
 		case TSC_CMD_EXIT:
@@ -129,7 +146,14 @@ void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
 	/* An abandoned responder lingers at most this long. */
 	mb->idle_cycles = 4 * timeout_cycles;
 	mb->tick = tick ? tick : 1;
-	*t = (struct tsc_ticket){ .mb = mb, .cpu = cpu, .session = session };
+	t->mb = mb;
+	t->cpu = cpu;
+	atomic_store(&t->session, 0);
+}
+
+void tsc_mb_arm(struct tsc_mailbox *mb, struct tsc_ticket *t)
+{
+	atomic_store(&t->session, atomic_load(&mb->session));
 }
 
 bool tsc_mb_refused(struct tsc_mailbox *mb)
@@ -161,7 +185,9 @@ static uint64_t post(struct tsc_mailbox *mb, enum tsc_cmd cmd, int64_t arg)
 		 1) << 8 |
 		(uint64_t)cmd;
 
-	if (cmd != TSC_CMD_PING)
+	/* Only the commands that take one: an EXIT must not overwrite the
+	 * operand of a request a stalled responder is about to act on. */
+	if (cmd == TSC_CMD_WRITE || cmd == TSC_CMD_WARP)
 		atomic_store_explicit(&mb->arg, arg, memory_order_relaxed);
 	STORE(&mb->req, seq);
 	return seq;

@@ -9,14 +9,17 @@
  * `req`; the AP acts, fills value/result, then echoes the number in `resp`.
  * Every wait on either side is bounded by a deadline in TSC cycles.
  *
- * Sessions: the one mailbox serves one AP at a time, and each session has a
- * number.  A responder is started with a ticket naming its session and its
- * processor, and serves only while the mailbox is in that session: one that
- * firmware started after the BSP gave up on it (MP services may start an AP
- * late) leaves without answering, instead of taking over the next AP's
- * session and carrying out its writes.  Before serving, and before every
- * write, the responder checks that it runs on the processor its ticket
- * names (platform.h, on_cpu).
+ * Every AP has a mailbox of its own, warp area included (struct
+ * tsc_workspace): a responder that stalls, or that firmware starts late,
+ * can only ever read requests and operands meant for its own processor.
+ * Sessions: each opening of an AP's mailbox has a number.  A responder is
+ * started with a ticket naming its processor, and the ticket's session is
+ * filled in only once the firmware accepted the run; the responder serves
+ * only while its mailbox is in that session (one the BSP gave up on leaves
+ * without answering).  A mailbox is never opened again while its
+ * processor's last run has neither finished nor been stopped (driver.c).
+ * Before serving, and before every write, the responder checks that it
+ * runs on the processor its ticket names (platform.h, on_cpu).
  */
 #ifndef TSCTUI_COMMON_MAILBOX_H
 #define TSCTUI_COMMON_MAILBOX_H
@@ -89,21 +92,27 @@ struct tsc_mailbox {
 };
 
 /* What one start of a responder is given (the platform's start() arg).
- * One per processor, written only while that processor runs none. */
+ * One per processor, written only while that processor runs none; the
+ * session last, once the firmware accepted the run (tsc_mb_arm): until
+ * then the responder waits, and a run that is never armed serves nothing. */
 struct tsc_ticket {
 	struct tsc_mailbox *mb;
 	uint32_t cpu;
-	uint32_t session;
+	_Atomic uint32_t session;
 };
 
 /* The AP side.  arg is the struct tsc_ticket. */
 void tsc_responder(void *ticket);
 
 /* BSP side.  Each returns false when the AP did not answer in time. */
-/* Opens a new session for processor cpu and fills its ticket. */
+/* Opens a new session of processor cpu's own mailbox and readies its
+ * ticket, unarmed.  Only while that processor runs nothing. */
 void tsc_mb_reset(struct tsc_mailbox *mb, const struct tsc_platform *pf,
 		  struct tsc_ticket *t, uint32_t cpu, uint64_t timeout_cycles,
 		  uint64_t tick);
+/* Arms the ticket with the mailbox's session: after the firmware accepted
+ * the run, never before. */
+void tsc_mb_arm(struct tsc_mailbox *mb, struct tsc_ticket *t);
 bool tsc_mb_ping(struct tsc_mailbox *mb, uint64_t *t0, uint64_t *a,
 		 uint64_t *t2);
 bool tsc_mb_write(struct tsc_mailbox *mb, int64_t delta);

@@ -142,8 +142,20 @@ void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 		s->rejected++;
 		return;
 	}
+	if (s->n == 0 || short_by < s->lo)
+		s->lo = short_by;
+	if (s->n == 0 || short_by > s->hi)
+		s->hi = short_by;
 	s->sum += short_by;
 	s->n++;
+}
+
+bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset)
+{
+	if (s->n < 2)
+		return true;
+	return (uint64_t)s->hi - (uint64_t)s->lo <
+	       2u * (uint64_t)tsc_abs64(offset);
 }
 
 int64_t tsc_shortfall_comp(const struct tsc_shortfall *s)

@@ -31,9 +31,14 @@
 #define TSC_SHORTFALL_MAX 5000
 /* Measure/adjust iterations per AP before giving up. */
 #define TSC_MAX_ITER 12
-/* Corrections from the kernel-style warp test per AP in the verify, each
- * followed by a new test (docs/DESIGN.md). */
-#define TSC_STEER_MAX 16
+/* Writes per AP in a run, its first included: the coarse move, then at
+ * most three corrections.  A write that lands where it was aimed (20 to
+ * 150 cycles of latency, learned after the first) needs one or two; more
+ * than that means writes do not land where aimed, and more of them only
+ * add chances to land badly (docs/DESIGN.md 3.4). */
+#define TSC_AP_WRITES_MAX 4
+/* The BSP's corrections after its big move (1 + this many writes). */
+#define TSC_BSP_STEER_MAX 4
 /* Whole tests run again per AP when one's windows disagree
  * (tsc_plan_offset_trusted); after these the last verdict stands. */
 #define TSC_RETEST_MAX 2
@@ -121,10 +126,7 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
  * windows agree whatever F.
  */
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor);
-/* Windows this close agree whatever the floor: a floor can read 0 where
- * the counter ticks coarsely (21 cycles a tick on a nested VM), and a stall
- * costs tens of microseconds, 1000 cycles half of one. */
-#define TSC_TRUST_SPREAD 1000u
+/* TSC_TRUST_SPREAD: verdict.h, which never calls such a test ok. */
 
 /*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands
@@ -135,10 +137,18 @@ struct tsc_shortfall {
 	int64_t sum;
 	uint32_t n;
 	uint32_t rejected;
+	int64_t lo, hi; /* the range of the plausible ones */
 };
 
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved);
 int64_t tsc_shortfall_comp(const struct tsc_shortfall *s);
+/*
+ * Whether a correction of `offset` is worth a write: not once two or more
+ * writes have landed further apart than twice the correction (the next
+ * one would as likely land further off than where the counter is).  The
+ * write's landing error is what cannot be corrected, however well learned.
+ */
+bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset);
 
 #endif

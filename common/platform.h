@@ -10,6 +10,8 @@
 
 #include "tsc.h"
 
+struct tsc_madt;
+
 struct tsc_platform {
 	void *ctx;
 	uint32_t ncpus; /* processors, the BSP included */
@@ -56,6 +58,17 @@ struct tsc_platform {
 	 * completion from a timer).  NULL where there is nothing to do.
 	 */
 	void (*quiet)(void *ctx, bool on);
+	/*
+	 * The package (socket) processor cpu sits in, for the kernel's own
+	 * test durations: 2 ms for a CPU that shares its package with
+	 * another, 20 ms for one alone in it.  NULL: one package.
+	 */
+	uint32_t (*package)(void *ctx, uint32_t cpu);
+	/*
+	 * The firmware's ACPI MADT, parsed (madt.h): the CPUs Linux will
+	 * start.  NULL, or NULL returned, where there is none to read.
+	 */
+	const struct tsc_madt *(*madt)(void *ctx);
 	/* Sim builds only: the exact residual against the BSP; NULL else. */
 	bool (*true_offset)(void *ctx, uint32_t cpu, int64_t *out);
 };

@@ -72,6 +72,9 @@ struct tsc_report_cpu {
 	bool kernel_test;     /* that test saw handoffs both ways: */
 	int64_t margin;	      /* its smallest gap, min(to_ap, to_bsp) */
 	uint64_t spread;      /* the range of its windows' offsets */
+	/* Its window offset furthest from 0 (the verdict's input; not in
+	 * format 1: a reader restates the rule from offset and spread). */
+	uint64_t worst;
 	uint32_t writes;
 	uint64_t fw_status; /* the firmware's error for it (EFI_STATUS) */
 	bool has_true_offset;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "verdict.h"
+#include "plan.h"
 
 uint64_t tsc_warp_ok_limit(uint64_t floor)
 {
-	return floor / 8;
+	return floor / 8 < TSC_WARP_OK_ABS ? floor / 8 : TSC_WARP_OK_ABS;
 }
 
 uint64_t tsc_warp_bad_limit(uint64_t floor)
@@ -48,6 +49,23 @@ void tsc_verdict_explain(const struct tsc_measurement *m,
 	} else if (!m->warp_complete) {
 		w->verdict = TSC_VERDICT_UNSURE;
 		w->clause = TSC_CLAUSE_CUT;
+	} else if (m->kernel_test &&
+		   !tsc_plan_offset_trusted(m->spread, floor)) {
+		/* Windows this far apart saw a stall, not the counters: the
+		 * stage writes nothing from such a test, nor calls it ok. */
+		w->verdict = TSC_VERDICT_UNSURE;
+		w->clause = TSC_CLAUSE_DISTRUSTED;
+	} else if (m->kernel_test && m->worst > w->ok_limit) {
+		/* The mean of the windows can hide one beyond the limit. */
+		w->verdict = TSC_VERDICT_UNSURE;
+		w->clause = TSC_CLAUSE_WINDOW;
+	} else if (m->kernel_test &&
+		   (m->margin < 0 || (uint64_t)m->margin * 4 < floor * 3)) {
+		/* The fastest handoffs themselves came within F/4 of a
+		 * warp: the 8th-smallest gaps the offset is taken from did
+		 * not see what the kernel's fastest handoff may see. */
+		w->verdict = TSC_VERDICT_UNSURE;
+		w->clause = TSC_CLAUSE_MARGIN;
 	} else {
 		w->verdict = TSC_VERDICT_OK;
 		w->clause = TSC_CLAUSE_WITHIN;
@@ -64,7 +82,7 @@ enum tsc_verdict tsc_verdict_of(const struct tsc_measurement *m)
 
 enum tsc_result tsc_result_of(const enum tsc_verdict *v, uint32_t n)
 {
-	bool unsure = false;
+	bool unsure = n == 0; /* no AP measured: nothing was shown */
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {

@@ -151,8 +151,8 @@ static int64_t min64(int64_t a, int64_t b)
  * TSC_WARP_LOW handoffs, averaged: (to_ap - to_bsp) / 2 from the low
  * order statistics.  Their range is the spread.
  */
-static void combine(struct tsc_warp_result *out, const int64_t *to_ap,
-		    const int64_t *to_bsp)
+void tsc_warp_combine(struct tsc_warp_result *out, const int64_t *to_ap,
+		      const int64_t *to_bsp)
 {
 	/* Halves first, so d fits.  The mean is taken as the sum of the
 	 * quotients d / n plus the rounded sum of the remainders: exact,
@@ -163,6 +163,7 @@ static void combine(struct tsc_warp_result *out, const int64_t *to_ap,
 	bool first = true;
 	uint32_t k;
 
+	out->worst = 0;
 	for (k = 0; k < TSC_WARP_WINDOWS; k++)
 		if (to_ap[k] != INT64_MAX && to_bsp[k] != INT64_MAX)
 			n++;
@@ -177,6 +178,8 @@ static void combine(struct tsc_warp_result *out, const int64_t *to_ap,
 			lo = d;
 		if (first || d > hi)
 			hi = d;
+		if ((uint64_t)tsc_abs64(d) > out->worst)
+			out->worst = (uint64_t)tsc_abs64(d);
 		first = false;
 		q += d / n;
 		r += d % n;
@@ -247,7 +250,7 @@ bool tsc_warp_run(struct tsc_mailbox *mb, uint64_t cycles,
 		to_bsp[k] = h.low[k][TSC_WARP_LOW - 1];
 		to_ap[k] = atomic_load(&w->ap_low[k]);
 	}
-	combine(out, to_ap, to_bsp);
+	tsc_warp_combine(out, to_ap, to_bsp);
 	out->complete = ran && h.complete && atomic_load(&w->ap_complete);
 	return out->complete;
 }

@@ -30,11 +30,13 @@
 #include "mailbox.h"
 
 /*
- * 20 ms: the kernel's check_tsc_warp() runs 20 ms for the first CPU of a
- * package and 2 ms for its siblings; running the longer of the two for every
- * AP makes at least as many handoffs as the kernel will.
+ * The kernel's check_tsc_warp() runs 20 ms for a CPU alone in its package
+ * and 2 ms for one that shares it with an online CPU (loop_timeout()); the
+ * stage runs the same durations, so its test makes as many handoffs as the
+ * kernel's will, and on a one-package laptop costs 2 ms an AP.
  */
 #define TSC_WARP_US 20000
+#define TSC_WARP_US_SHARED 2000
 /* 2 ms: the kernel's run for a CPU that shares a package with an online
  * one; what the live engine (tui/engine/survey.c) spends per core at each
  * refresh, as much as the strict-turn test it replaced. */
@@ -67,7 +69,16 @@ struct tsc_warp_result {
 	uint32_t windows;   /* windows with enough handoffs both ways */
 	int64_t offset;	    /* their mean offset, AP minus BSP */
 	uint64_t spread;    /* max - min of their offsets */
+	uint64_t worst;	    /* the largest |offset| of one window */
 };
+
+/*
+ * The windows' offsets from each direction's TSC_WARP_LOW-th smallest gap
+ * (INT64_MAX: the window saw too few): windows, offset, spread and worst of
+ * *out.  Used by tsc_warp_run(); on its own for the unit tests.
+ */
+void tsc_warp_combine(struct tsc_warp_result *out, const int64_t *to_ap,
+		      const int64_t *to_bsp);
 
 /* At least one window saw enough handoffs both ways: offset, floor and
  * margin are defined. */

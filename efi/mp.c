@@ -73,6 +73,7 @@ static struct stage_mp {
 	BOOLEAN rdtscp;
 	UINT32 apic[TSC_MAX_CPUS];
 	BOOLEAN enabled[TSC_MAX_CPUS];
+	UINT32 package[TSC_MAX_CPUS];	 /* for the kernel's test durations */
 	EFI_STATUS status[TSC_MAX_CPUS]; /* of its last start, or its info */
 	EFI_EVENT done[TSC_MAX_CPUS];
 	BOOLEAN running[TSC_MAX_CPUS]; /* started; its event not yet seen */
@@ -344,6 +345,12 @@ static uint32_t mp_apic(void *ctx, uint32_t cpu)
 	return cpu < M.nslots ? M.apic[cpu] : cpu;
 }
 
+static uint32_t mp_package(void *ctx, uint32_t cpu)
+{
+	(void)ctx;
+	return cpu < M.nslots ? M.package[cpu] : 0;
+}
+
 static void mp_quiet(void *ctx, bool on)
 {
 	(void)ctx;
@@ -393,6 +400,8 @@ static void fill_platform(struct tsc_platform *pf)
 		.apic_id = mp_apic,
 		.on_cpu = mp_on_cpu,
 		.quiet = mp_quiet,
+		.package = mp_package,
+		.madt = acpi_madt,
 		.true_offset = STAGE_SIM ? mp_truth : NULL,
 	};
 }
@@ -436,6 +445,7 @@ EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 						i, &info);
 		if (!EFI_ERROR(M.status[i])) {
 			M.apic[i] = (UINT32)info.ProcessorId;
+			M.package[i] = info.Location.Package;
 			M.enabled[i] =
 				(info.StatusFlag & PROCESSOR_ENABLED_BIT) != 0;
 		}
@@ -449,6 +459,7 @@ EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 	M.jitter = o->sim_jitter;
 	M.tsc_hz = tsc_calibrate_hz();
 	tsc_rng_seed(&M.rng, now());
+	acpi_read_madt();
 	fill_platform(pf);
 	return EFI_SUCCESS;
 }

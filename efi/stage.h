@@ -26,6 +26,7 @@
 
 /* mp.c: the common/ platform over MP services. */
 struct stage_mp;
+struct tsc_madt;
 /* Calibrates the TSC and fills pf; returns an error (and *why) when MP
  * services are unusable: EFI_NOT_FOUND when the firmware has none (then no
  * other processor can be measured).  rdtscp: order reads with RDTSCP. */
@@ -37,6 +38,11 @@ EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 UINTN mp_unfinished(void);
 /* Did MP services have to stop processor cpu's run at its timeout? */
 BOOLEAN mp_was_stopped(UINTN cpu);
+
+/* acpi.c: the firmware's ACPI MADT (common/madt.h), read once; the
+ * platform's madt operation. */
+void acpi_read_madt(void);
+const struct tsc_madt *acpi_madt(void *ctx);
 
 /* tsc.c: TSC rate against the firmware's Stall. */
 UINT64 tsc_calibrate_hz(void);

@@ -171,6 +171,7 @@ EXTRA = {
                  ("SPEC offset not a number", ["sim.offset.1=x"]),
                  ("SPEC CPU beyond --cpus", ["sim.offset.2=100"]),
                  ("SPEC dead beyond --cpus", ["sim.dead=5"]),
+                 ("SPEC dead BSP", ["sim.dead=0"]),
                  ("SPEC jitter out of range", ["sim.jitter=1000001"]),
                  ("SPEC one bad among good", ["sim.offset.1=5,sim.bogus=1"]),
                  ("SPEC sim.hang (UEFI only)", ["sim.hang=1"])],

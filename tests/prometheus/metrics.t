@@ -6,6 +6,7 @@ ratio, a tripped guard, a BIOS update since the last sync boot, a VM, a CPU
 without invariant TSC, no kernel log), the info labels escaped, every
 output passed by `promtool check metrics` (format and naming lint), and
 status and check together one exposition (what tsctui-textfile writes)."""
+import json
 import math
 import os
 import shutil
@@ -184,6 +185,32 @@ t.ok(len(rate) == 1 and rate[0][0].get("reference") in
      abs(rate[0][1]) < 250e-6,
      "rate against the reference (hpet here: CLOCK_MONOTONIC_RAW, or the "
      "RTC) as a ratio, with the reference as a label", rate)
+
+# A CPU the survey could not measure (sim.dead=1: it never answers) is
+# never exported as at offset 0 with 0 warps: measured 0, no samples.
+d = prom.tsctui("--root", root, "--simulate", "sim.dead=1", "check",
+                "--prometheus")
+good, said = prom.promtool_check(d.stdout)
+ds, bad = prom.parse(d.stdout)
+t.ok(good and not bad and
+     v(ds, "tsctui_core_measured", cpu="1") == 0 and
+     v(ds, "tsctui_core_offset_seconds", cpu="1") is None and
+     v(ds, "tsctui_core_warps", cpu="1") is None and
+     v(ds, "tsctui_core_offset_max_seconds") is None,
+     "an unmeasured CPU: tsctui_core_measured 0, no offset or warps sample",
+     said + d.stdout)
+t.ok(v(cs, "tsctui_core_measured", cpu="1") == 1,
+     "a measured CPU: tsctui_core_measured 1", cs)
+j = prom.tsctui("--root", root, "--simulate", "sim.dead=1", "check",
+                "--json")
+try:
+    jc = json.loads(j.stdout.splitlines()[0])["cpus"][0]
+except (ValueError, IndexError, KeyError):
+    jc = {}
+t.ok(jc.get("measured") is False and jc.get("offset", 0) is None and
+     jc.get("warps_bsp", 0) is None and jc.get("verdict") == "unmeasured",
+     "check --json: an unmeasured CPU is measured false, offset and warps "
+     "null", j.stdout + j.stderr)
 
 # status and check together: one exposition, no family in both.
 both = r.stdout + c.stdout

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "../../common/driver.h"
+#include "../../common/madt.h"
 #include "../../tui/engine/hostcpu.h"
+#include <stdio.h>
+#include <time.h>
 
 static struct tsc_workspace ws;
 static struct tsc_platform inner;
@@ -17,8 +20,43 @@ static int foreign_cpu = -1;  /* its responder runs on another processor */
 static int foreign_after = 0; /* ... from this many identity checks on */
 static int identity_checks;
 
+/* A responder that stalls after its session check: stall_cpu's
+ * stall_check-th identity check (the first is before it serves, the next
+ * before each write) waits until another CPU has carried out a write, as a
+ * long SMI or a descheduled vCPU would, about 300 ms and more. */
+static int stall_cpu = -1;
+static int stall_check;
+static _Atomic int stall_checks;
+static _Atomic int stalled; /* 1 while the stalled write is pending */
+static _Atomic int64_t stalled_delta;
+static _Atomic int stalled_writes;
+
+static uint32_t writes_by_others(struct hostcpu *h, uint32_t cpu)
+{
+	uint32_t c, n = 0;
+
+	for (c = 0; c < h->ncpus; c++)
+		if (c != cpu)
+			n += atomic_load(&h->executed[c]);
+	return n;
+}
+
+static void stall(struct hostcpu *h, uint32_t cpu)
+{
+	struct timespec ms = { 0, 1000000 };
+	uint32_t before = writes_by_others(h, cpu);
+	int i;
+
+	for (i = 0; i < 2000 && writes_by_others(h, cpu) == before; i++)
+		nanosleep(&ms, NULL);
+	atomic_store(&stalled, 1);
+}
+
 static bool foreign_on_cpu(void *ctx, uint32_t cpu)
 {
+	if ((int)cpu == stall_cpu &&
+	    atomic_fetch_add(&stall_checks, 1) + 1 == stall_check)
+		stall(ctx, cpu);
 	if ((int)cpu == foreign_cpu && identity_checks++ >= foreign_after)
 		return false;
 	return inner.on_cpu(ctx, cpu);
@@ -35,6 +73,10 @@ static uint64_t refusing_status(void *ctx, uint32_t cpu)
 
 static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 {
+	if ((int)cpu == stall_cpu && atomic_exchange(&stalled, 0)) {
+		atomic_store(&stalled_delta, delta);
+		atomic_fetch_add(&stalled_writes, 1);
+	}
 	writes++;
 	inner.write(ctx, cpu, delta);
 }
@@ -43,6 +85,13 @@ static int refuse_from = 1; /* refuse_cpu's starts, from this one on */
 static int starts_of_refused;
 static uint32_t claimed_cpus; /* 0, or more processors than the host has */
 static int disabled_cpu = -1;
+static const struct tsc_madt *madt; /* the firmware's table, or none */
+
+static const struct tsc_madt *fake_madt(void *ctx)
+{
+	(void)ctx;
+	return madt;
+}
 
 static int refusing_start(void *ctx, uint32_t cpu, void (*fn)(void *),
 			  void *arg)
@@ -86,6 +135,7 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	pf.status = refusing_status;
 	pf.on_cpu = foreign_on_cpu;
 	pf.enabled = some_disabled;
+	pf.madt = fake_madt;
 	if (claimed_cpus)
 		pf.ncpus = claimed_cpus;
 	identity_checks = 0;
@@ -181,7 +231,7 @@ static void responder_on_wrong_cpu_never_writes(void **s)
 static void sync_writes_and_converges(void **s)
 {
 	struct tsc_report *r;
-	uint32_t i;
+	uint32_t i, ap_total;
 
 	(void)s;
 	refuse_cpu = -1;
@@ -189,6 +239,12 @@ static void sync_writes_and_converges(void **s)
 	assert_true(writes >= 1);
 	assert_int_equal(r->msr_writes, (uint32_t)writes);
 	assert_true(r->bsp_shift > 6815000000LL);
+	/* The APs agree: the BSP is steered, and an AP needs a write or
+	 * none.  (A verdict that never says ok steers each to its cap.) */
+	ap_total = 0;
+	for (i = 0; i < r->nap; i++)
+		ap_total += r->ap[i].writes;
+	assert_true(ap_total <= 2 * r->nap);
 	for (i = 0; i < r->nap; i++) {
 		int64_t lim =
 			r->ap[i].rtt / 2 > 64 ? (int64_t)r->ap[i].rtt / 2 : 64;
@@ -297,6 +353,129 @@ static void silent_after_bsp_move_is_out_of_sync(void **s)
 	free(r);
 }
 
+/*
+ * Only the AP it was meant for, every operand (issue 25): AP 1 stalls
+ * after its session check, before carrying out its first write, long
+ * enough that the BSP gives up on it and moves on to AP 2, whose delta is
+ * larger.  Whatever it carries out when it wakes must be its own request
+ * (about +6000), never AP 2's (about +9000): with one shared mailbox it
+ * read AP 2's.
+ */
+static void stalled_ap_applies_nothing_of_another(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	stall_cpu = 1;
+	stall_check = 3; /* survey start, AP pass start, its write */
+	atomic_store(&stall_checks, 0);
+	atomic_store(&stalled, 0);
+	atomic_store(&stalled_writes, 0);
+	r = run(TSC_MODE_SYNC, "sim.offset.1=-6000 sim.offset.2=-9000", 3);
+	stall_cpu = -1;
+	/* It did stall, and the BSP went on to AP 2, which was written. */
+	assert_true(atomic_load(&stall_checks) >= 2);
+	assert_true(r->ap[1].writes >= 1);
+	if (atomic_load(&stalled_writes)) {
+		int64_t d = atomic_load(&stalled_delta);
+
+		assert_true(d > 5000 && d < 7000);
+	}
+	free(r);
+}
+
+/* The MADT's enabled CPUs against the measured ones: one the survey did
+ * not measure blocks every write and makes the result unsure at best. */
+static void madt_cpu_not_measured_blocks_writes(void **s)
+{
+	static struct tsc_madt listed = { .n = 5, .id = { 0, 1, 2, 3, 7 } };
+	struct tsc_report *r;
+
+	(void)s;
+	madt = &listed;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	madt = NULL;
+	assert_int_equal(writes, 0);
+	assert_int_equal(r->msr_writes, 0);
+	assert_int_equal(r->bsp_shift, 0);
+	assert_true(r->result != TSC_RESULT_IN_SYNC);
+	assert_non_null(strstr(r->reason, "MADT lists APIC ID 7"));
+	assert_non_null(strstr(r->reason, "no TSC was written"));
+	free(r);
+
+	/* Every listed CPU measured: the BSP moves as usual. */
+	listed.n = 4;
+	madt = &listed;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
+	madt = NULL;
+	assert_true(r->bsp_shift > 6815000000LL);
+	assert_null(strstr(r->reason, "MADT"));
+	free(r);
+}
+
+/* A run that measured no AP proves nothing: unsure, never in-sync. */
+static void no_ap_measured_is_unsure(void **s)
+{
+	struct tsc_report *r;
+
+	(void)s;
+	disabled_cpu = 1;
+	r = run(TSC_MODE_MEASURE, "", 2);
+	disabled_cpu = -1;
+	assert_int_equal(r->result, TSC_RESULT_UNSURE);
+	assert_non_null(strstr(r->reason, "no AP was measured"));
+	free(r);
+}
+
+/*
+ * Write caps, and noisy writes (sim.jitter: each write lands up to J
+ * cycles off): at most 1 + TSC_BSP_STEER_MAX writes on the BSP and
+ * TSC_AP_WRITES_MAX on each AP, whatever the noise.
+ */
+static void writes_are_capped(void **s)
+{
+	static const char *const specs[] = {
+		"sim.offset.0=-6815086010 sim.offset.2=2600 sim.offset.3=-450",
+		"sim.offset.0=-6815086010 sim.jitter=1000",
+		"sim.offset.1=-30000 sim.offset.2=18000 sim.jitter=600",
+	};
+	struct tsc_report *r;
+	uint32_t i, k, ap_total;
+
+	(void)s;
+	for (k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		r = run(TSC_MODE_SYNC, specs[k], 4);
+		ap_total = 0;
+		for (i = 0; i < r->nap; i++) {
+			assert_true(r->ap[i].writes <= TSC_AP_WRITES_MAX);
+			ap_total += r->ap[i].writes;
+		}
+		assert_true(r->msr_writes - ap_total <= 1 + TSC_BSP_STEER_MAX);
+		free(r);
+	}
+}
+
+/*
+ * After the last write anywhere, every AP's verdict comes from a test run
+ * after it: writes to AP 3 come after AP 1's and AP 2's own tests, so
+ * those two are tested again (issue 25).
+ */
+static void every_verdict_after_the_last_write(void **s)
+{
+	struct tsc_report *r;
+	uint32_t i;
+
+	(void)s;
+	r = run(TSC_MODE_SYNC,
+		"sim.offset.1=-30000 sim.offset.2=40 sim.offset.3=-20000", 4);
+	assert_true(r->msr_writes >= 2);
+	for (i = 0; i < r->nap; i++)
+		if (r->ap[i].verdict != TSC_VERDICT_UNMEASURED)
+			assert_int_equal(ws.tested_at[r->ap[i].index],
+					 r->msr_writes);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +487,11 @@ int main(void)
 		cmocka_unit_test(too_many_cpus_measure_only),
 		cmocka_unit_test(disabled_cpu_is_skipped),
 		cmocka_unit_test(silent_after_bsp_move_is_out_of_sync),
+		cmocka_unit_test(stalled_ap_applies_nothing_of_another),
+		cmocka_unit_test(madt_cpu_not_measured_blocks_writes),
+		cmocka_unit_test(no_ap_measured_is_unsure),
+		cmocka_unit_test(writes_are_capped),
+		cmocka_unit_test(every_verdict_after_the_last_write),
 	};
 	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
 }

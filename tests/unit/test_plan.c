@@ -197,6 +197,59 @@ static void healthy_machine_untouched(void **s)
 	assert_true(tsc_plan_offset_trusted(73, 0));
 }
 
+/* The noise boundaries themselves (issue 25's surviving mutant): an offset
+ * exactly at the noise is noise, one cycle more is not. */
+static void noise_boundaries(void **s)
+{
+	const uint64_t rtts[] = { 600, 600 };
+	const bool usable[] = { true, true };
+	enum tsc_bsp_rule rule;
+	int64_t delta;
+
+	(void)s;
+	/* rtt 1200: the noise is 300. */
+	assert_false(tsc_plan_needs_tuning(300, 1200, 0));
+	assert_false(tsc_plan_needs_tuning(-300, 1200, 0));
+	assert_true(tsc_plan_needs_tuning(301, 1200, 0));
+	assert_true(tsc_plan_needs_tuning(-301, 1200, 0));
+	/* An AP ahead by exactly TSC_SURVEY_NOISE does not move the BSP. */
+	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE,
+							 TSC_SURVEY_NOISE },
+				      rtts, usable, 2, &rule),
+			 0);
+	assert_int_equal(rule, TSC_BSP_NONE);
+	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE + 1,
+							 TSC_SURVEY_NOISE + 1 },
+				      rtts, usable, 2, &rule),
+			 TSC_SURVEY_NOISE + 1);
+	/* Within the band is done, one past it is a step. */
+	assert_int_equal(tsc_plan_ap(40, 40, 1, &delta), TSC_AP_DONE);
+	assert_int_equal(tsc_plan_ap(-40, 40, 1, &delta), TSC_AP_DONE);
+	assert_int_equal(tsc_plan_ap(41, 40, 1, &delta), TSC_AP_BACKWARD);
+	assert_int_equal(delta, -41);
+}
+
+/* Writes that land further apart than twice the correction left are not
+ * worth another: the next would as likely land further off. */
+static void landing_spread(void **s)
+{
+	struct tsc_shortfall sf = { 0 };
+
+	(void)s;
+	assert_true(tsc_shortfall_worth(&sf, 5));
+	tsc_shortfall_learn(&sf, 1000, 900);	  /* short by 100 */
+	assert_true(tsc_shortfall_worth(&sf, 5)); /* one landing: unknown */
+	tsc_shortfall_learn(&sf, 1000, 1300);	  /* over by 300 */
+	assert_int_equal(sf.lo, -300);
+	assert_int_equal(sf.hi, 100);
+	assert_false(tsc_shortfall_worth(&sf, 200)); /* 400 apart, 2 x 200 */
+	assert_true(tsc_shortfall_worth(&sf, 201));
+	assert_false(tsc_shortfall_worth(&sf, -200));
+	/* An implausible landing is not part of the spread. */
+	tsc_shortfall_learn(&sf, 100000, 0);
+	assert_int_equal(sf.hi - sf.lo, 400);
+}
+
 static void shortfall_filter(void **s)
 {
 	struct tsc_shortfall sf = { 0 };
@@ -260,6 +313,8 @@ int main(void)
 		cmocka_unit_test(band),
 		cmocka_unit_test(healthy_machine_untouched),
 		cmocka_unit_test(shortfall_filter),
+		cmocka_unit_test(noise_boundaries),
+		cmocka_unit_test(landing_spread),
 		cmocka_unit_test(far_apart_counters),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

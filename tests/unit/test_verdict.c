@@ -71,8 +71,11 @@ static void kernel_test_rule(void **s)
 		uint64_t floor, spread;
 		enum tsc_verdict want;
 	} cases[] = {
-		{ 35, 280, 40, TSC_VERDICT_OK },
-		{ -35, 280, 40, TSC_VERDICT_OK },
+		{ 20, 280, 40, TSC_VERDICT_OK },
+		{ -20, 280, 40, TSC_VERDICT_OK },
+		/* F/8 = 35, but never ok beyond TSC_WARP_OK_ABS. */
+		{ 21, 280, 40, TSC_VERDICT_UNSURE },
+		{ 35, 280, 40, TSC_VERDICT_UNSURE },
 		{ 36, 280, 40, TSC_VERDICT_UNSURE },
 		{ 90, 280, 40, TSC_VERDICT_UNSURE },
 		{ 91, 280, 40, TSC_VERDICT_BAD },
@@ -89,12 +92,17 @@ static void kernel_test_rule(void **s)
 	size_t i;
 
 	(void)s;
-	assert_int_equal(tsc_warp_ok_limit(280), 35);
+	assert_int_equal(tsc_warp_ok_limit(280), TSC_WARP_OK_ABS);
+	assert_int_equal(tsc_warp_ok_limit(120), 15);
 	assert_int_equal(tsc_warp_bad_limit(280), 70);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		m.offset = cases[i].off;
 		m.rtt = 2 * cases[i].floor;
 		m.spread = cases[i].spread;
+		/* Windows and margin as a steady pair's: each window at the
+		 * mean, the fastest gap the floor less the offset. */
+		m.worst = (uint64_t)tsc_abs64(cases[i].off);
+		m.margin = (int64_t)cases[i].floor - tsc_abs64(cases[i].off);
 		assert_int_equal(tsc_verdict_of(&m), cases[i].want);
 	}
 	m.offset = 0;
@@ -104,6 +112,81 @@ static void kernel_test_rule(void **s)
 	m.warp_complete = true;
 	m.warps = 1;
 	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_BAD);
+}
+
+/* A steady pair's measurement by the kernel-style test. */
+static struct tsc_measurement steady(int64_t off, uint64_t floor)
+{
+	return (struct tsc_measurement){
+		.measured = true,
+		.warp_complete = true,
+		.kernel_test = true,
+		.offset = off,
+		.rtt = 2 * floor,
+		.spread = 4,
+		.worst = (uint64_t)tsc_abs64(off) + 2,
+		.margin = (int64_t)floor - tsc_abs64(off),
+	};
+}
+
+/* ok needs every window within the limit, not just their mean. */
+static void every_window_within(void **s)
+{
+	struct tsc_measurement m = steady(0, 240);
+
+	(void)s;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	/* Windows at -28, +28, -28, +28: a mean of 0, and each one within
+	 * F/8 = 30 but beyond TSC_WARP_OK_ABS. */
+	m.spread = 56;
+	m.worst = 28;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m.worst = TSC_WARP_OK_ABS;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	m.worst = TSC_WARP_OK_ABS + 1;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+}
+
+/* A test whose windows disagree beyond TSC_TRUST_SPREAD and its floor saw
+ * a stall: never ok, whatever its mean. */
+static void distrusted_never_ok(void **s)
+{
+	struct tsc_measurement m = steady(0, 228);
+	struct tsc_verdict_why w;
+
+	(void)s;
+	m.spread = 4060382; /* the rig's stalled window, DESIGN 3.3 */
+	m.worst = 0;
+	tsc_verdict_explain(&m, &w);
+	assert_int_equal(w.verdict, TSC_VERDICT_UNSURE);
+	assert_int_equal(w.clause, TSC_CLAUSE_DISTRUSTED);
+	m.spread = TSC_TRUST_SPREAD + 1;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	m.spread = TSC_TRUST_SPREAD;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+}
+
+/* The reported margin counts: a fastest handoff within F/4 of a warp is
+ * not ok, however small the offset of the 8th-smallest gaps. */
+static void margin_used(void **s)
+{
+	struct tsc_measurement m = steady(3, 240);
+	struct tsc_verdict_why w;
+
+	(void)s;
+	m.margin = 180; /* 3F/4 exactly */
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
+	m.margin = 179;
+	tsc_verdict_explain(&m, &w);
+	assert_int_equal(w.verdict, TSC_VERDICT_UNSURE);
+	assert_int_equal(w.clause, TSC_CLAUSE_MARGIN);
+	m.margin = -1;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_UNSURE);
+	/* A floor read as 0 (a coarse tick) allows a margin of 0. */
+	m = steady(0, 0);
+	m.margin = 0;
+	m.worst = 0;
+	assert_int_equal(tsc_verdict_of(&m), TSC_VERDICT_OK);
 }
 
 static void results(void **s)
@@ -118,7 +201,8 @@ static void results(void **s)
 	assert_int_equal(tsc_result_of(one_unsure, 2), TSC_RESULT_UNSURE);
 	assert_int_equal(tsc_result_of(silent, 2), TSC_RESULT_UNSURE);
 	assert_int_equal(tsc_result_of(one_bad, 2), TSC_RESULT_OUT_OF_SYNC);
-	assert_int_equal(tsc_result_of(all_ok, 0), TSC_RESULT_IN_SYNC);
+	/* Nothing measured proves nothing (issue 25): never in-sync. */
+	assert_int_equal(tsc_result_of(all_ok, 0), TSC_RESULT_UNSURE);
 }
 
 int main(void)
@@ -129,6 +213,9 @@ int main(void)
 		cmocka_unit_test(warps_are_proof),
 		cmocka_unit_test(unmeasured_and_cut),
 		cmocka_unit_test(kernel_test_rule),
+		cmocka_unit_test(every_window_within),
+		cmocka_unit_test(distrusted_never_ok),
+		cmocka_unit_test(margin_used),
 		cmocka_unit_test(results),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);

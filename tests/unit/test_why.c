@@ -72,7 +72,8 @@ static void estimate_beyond(void **s)
 }
 
 /* The kernel-style test's rule: a floor of 200 cycles (rtt 400) gives ok
- * within 25, bad beyond 50 plus half the spread (10). */
+ * within 20 (F/8 = 25, capped at TSC_WARP_OK_ABS), bad beyond 50 plus half
+ * the spread (10). */
 static void kernel_test_limits(void **s)
 {
 	struct engine_core c = { .rtt = 400,
@@ -84,7 +85,7 @@ static void kernel_test_limits(void **s)
 	c.offset = 40;
 	c.verdict = TSC_VERDICT_UNSURE;
 	l = why(c);
-	has(l, "unsure: 40 cycles is beyond 25");
+	has(l, "unsure: 40 cycles is beyond 20");
 	has(l, "within 60");
 	c.offset = 61;
 	c.verdict = TSC_VERDICT_BAD;

@@ -38,6 +38,13 @@ static double kernel_mhz(const struct globals *g)
 	return mhz;
 }
 
+/* Did the survey see this CPU at all?  One that did not answer has no
+ * offset and no warps, and is never exported as if at 0. */
+static bool measured(const struct tsc_report_cpu *c)
+{
+	return c->verdict != TSC_VERDICT_UNMEASURED;
+}
+
 static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
 			const struct reftick *ref, const struct rate *rate,
 			uint32_t warps, bool healthy)
@@ -56,6 +63,19 @@ static void sample_json(unsigned i, const char *cs, const struct tsc_report *r,
 
 		json_obj(&j, NULL);
 		json_u64(&j, "index", c->index);
+		json_bool(&j, "measured", measured(c));
+		if (!measured(c)) {
+			/* Nothing seen: null, never an offset of 0. */
+			json_null(&j, "offset");
+			json_null(&j, "offset_ns");
+			json_null(&j, "rtt");
+			json_null(&j, "warps_bsp");
+			json_null(&j, "warps_ap");
+			json_null(&j, "max_warp");
+			json_str(&j, "verdict", tsc_verdict_name(c->verdict));
+			json_obj_end(&j);
+			continue;
+		}
 		json_i64(&j, "offset", c->final_offset);
 		json_num(&j, "offset_ns", survey_cycles_ns(c->final_offset, r),
 			 1);
@@ -135,12 +155,25 @@ static void sample_prometheus(const struct tsc_report *r,
 			      uint64_t samples, uint64_t total_warps)
 {
 	uint64_t most = 0;
+	bool any = false;
 	char cpu[16];
 	uint32_t k;
 
+	/* A CPU that did not answer has no offset and no warps: saying 0
+	 * would say it is in sync. */
+	metrics_head(METRIC_CORE_MEASURED);
+	for (k = 0; k < r->nap; k++) {
+		snprintf(cpu, sizeof(cpu), "%u", r->ap[k].index);
+		metrics_labelled(METRIC_CORE_MEASURED, measured(&r->ap[k]),
+				 "cpu", cpu, (const char *)NULL);
+	}
 	metrics_head(METRIC_CORE_OFFSET_SECONDS);
 	for (k = 0; k < r->nap; k++) {
 		int64_t o = r->ap[k].final_offset;
+
+		if (!measured(&r->ap[k]))
+			continue;
+		any = true;
 
 		snprintf(cpu, sizeof(cpu), "%u", r->ap[k].index);
 		metrics_labelled(METRIC_CORE_OFFSET_SECONDS,
@@ -149,10 +182,13 @@ static void sample_prometheus(const struct tsc_report *r,
 		if ((uint64_t)llabs(o) > most)
 			most = (uint64_t)llabs(o);
 	}
-	metrics_gauge(METRIC_CORE_OFFSET_MAX_SECONDS,
-		      survey_cycles_ns((int64_t)most, r) / 1e9);
+	if (any)
+		metrics_gauge(METRIC_CORE_OFFSET_MAX_SECONDS,
+			      survey_cycles_ns((int64_t)most, r) / 1e9);
 	metrics_head(METRIC_CORE_WARPS);
 	for (k = 0; k < r->nap; k++) {
+		if (!measured(&r->ap[k]))
+			continue;
 		snprintf(cpu, sizeof(cpu), "%u", r->ap[k].index);
 		metrics_labelled(METRIC_CORE_WARPS,
 				 r->ap[k].warps_bsp + r->ap[k].warps_ap, "cpu",

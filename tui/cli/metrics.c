@@ -82,6 +82,10 @@ static const struct metrics_family metrics_table[METRIC_COUNT] = {
 	[METRIC_UNHEALTHY] = { "tsctui_unhealthy", "gauge",
 			       "1 when the TSC is not the clocksource and "
 			       "could be (status exits 1)" },
+	[METRIC_CORE_MEASURED] = { "tsctui_core_measured", "gauge",
+				   "1 when the last survey measured a CPU "
+				   "against CPU 0; 0 when it did not answer "
+				   "(then it has no offset or warps sample)" },
 	[METRIC_CORE_OFFSET_SECONDS] = { "tsctui_core_offset_seconds", "gauge",
 					 "TSC offset of a CPU against CPU 0 "
 					 "in the last survey" },

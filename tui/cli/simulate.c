@@ -103,6 +103,12 @@ int cmd_simulate(const struct globals *g, int argc, char **argv)
 			goto out;
 	for (i = optind; i < argc; i++)
 		tsc_options_parse(o, argv[i], strlen(argv[i]), true);
+	/* CPU 0 is the BSP: it runs the driver and cannot be silent. */
+	if (tsc_options_dead(o, 0)) {
+		rc = app_fail("simulate: sim.dead=0 names the BSP, which runs "
+			      "the driver; only an AP can be dead");
+		goto out;
+	}
 	for (k = ncpus; k < TSC_MAX_CPUS; k++)
 		if (o->sim_offset[k] || o->sim_late[k] ||
 		    tsc_options_dead(o, k)) {

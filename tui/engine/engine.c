@@ -85,6 +85,8 @@ static void publish(struct engine *e, double ms)
 		k->note = c->note;
 		k->kernel_test = c->kernel_test;
 		k->spread = c->spread;
+		k->worst = c->worst;
+		k->margin = c->margin;
 		if (k->nhist == ENGINE_HISTORY) {
 			memmove(k->hist, k->hist + 1,
 				sizeof(k->hist[0]) * (ENGINE_HISTORY - 1));

@@ -41,6 +41,8 @@ struct engine_core {
 	 * spread: what the "why" view needs to restate the rule. */
 	bool kernel_test;
 	uint64_t spread;
+	uint64_t worst; /* its window furthest from 0, |d_k| */
+	int64_t margin; /* its smallest gap */
 	unsigned nhist;
 	int64_t hist[ENGINE_HISTORY]; /* oldest first */
 };

@@ -24,6 +24,7 @@ int survey_run(const char *spec, unsigned ncpus, struct tsc_report *r,
 		*err = "out of memory";
 		goto out;
 	}
+	memset(ws, 0, sizeof(*ws));
 	tsc_options_init(o);
 	if (spec)
 		tsc_options_parse(o, spec, strlen(spec), true);

@@ -21,6 +21,8 @@ static void explain(const struct engine_core *c, struct tsc_verdict_why *w)
 		.warp_complete = c->note != TSC_NOTE_WARP_CUT,
 		.kernel_test = c->kernel_test,
 		.spread = c->spread,
+		.worst = c->worst,
+		.margin = c->margin,
 	};
 
 	tsc_verdict_explain(&m, w);
@@ -58,15 +60,14 @@ static void near(const struct engine_core *c, const struct tsc_verdict_why *w,
 		 char *out, size_t cap)
 {
 	if (w->kernel_test)
-		snprintf(
-			out, cap,
-			"CPU %u: unsure: %lld cycles is beyond %llu "
-			"(an eighth of the fastest handoff) but within %llu (a "
-			"quarter of it plus half the spread); the kernel's own "
-			"check decides",
-			c->cpu, (long long)c->offset,
-			(unsigned long long)w->ok_limit,
-			(unsigned long long)w->bad_limit);
+		snprintf(out, cap,
+			 "CPU %u: unsure: %lld cycles is beyond %llu "
+			 "(an eighth of the fastest handoff, at most %u) but "
+			 "within %llu (a quarter of it plus half the spread); "
+			 "the kernel's own check decides",
+			 c->cpu, (long long)c->offset,
+			 (unsigned long long)w->ok_limit, TSC_WARP_OK_ABS,
+			 (unsigned long long)w->bad_limit);
 	else
 		snprintf(out, cap,
 			 "CPU %u: unsure: %lld cycles is beyond %llu, "
@@ -110,6 +111,29 @@ void why_line(const struct engine_core *c, char *out, size_t cap)
 			 "ruled out; the kernel's own check decides",
 			 c->cpu, (long long)c->offset,
 			 (unsigned long long)w.ok_limit);
+		break;
+	case TSC_CLAUSE_DISTRUSTED:
+		snprintf(out, cap,
+			 "CPU %u: unsure: its test's windows disagree by %llu "
+			 "cycles, more than its fastest handoff: something "
+			 "stalled a side, so the test proves nothing",
+			 c->cpu, (unsigned long long)c->spread);
+		break;
+	case TSC_CLAUSE_WINDOW:
+		snprintf(out, cap,
+			 "CPU %u: unsure: %lld cycles on average, but one "
+			 "window of its test saw %llu, beyond %llu",
+			 c->cpu, (long long)c->offset,
+			 (unsigned long long)c->worst,
+			 (unsigned long long)w.ok_limit);
+		break;
+	case TSC_CLAUSE_MARGIN:
+		snprintf(out, cap,
+			 "CPU %u: unsure: %lld cycles, but its fastest handoff "
+			 "came within %lld cycles of a warp, less than three "
+			 "quarters of its floor (%llu)",
+			 c->cpu, (long long)c->offset, (long long)c->margin,
+			 (unsigned long long)(c->rtt / 2));
 		break;
 	case TSC_CLAUSE_WITHIN:
 		snprintf(out, cap,
