@@ -148,7 +148,8 @@ t.ok(inert.returncode == 0 and inert.stdout == "",
 twice("grub: mode sync", root, "mode", "sync",
       check=lambda o: genv(root)["tsctui_mode"] == "sync")
 rc, out, err = run(root, "guard", "status")
-t.ok(rc == 0 and out == {"guard": "clear", "loader": "grub", "since": None},
+t.ok(rc == 0 and out == {"guard": "clear", "loader": "grub", "since": None,
+                         "hibernate_location": "none"},
      "grub: guard status clear", out)
 e = genv(root)
 e["tsctui_pending"] = "1"
@@ -400,6 +401,28 @@ fx.write(root, S + "hibernated", "")
 rc2, text, _ = human(root, "guard", "status")
 t.ok("hibernated" in text, "esp guard: the text shows the sleep hook's "
      "hibernation marker", text)
+# systemd's HibernateLocation: with the hook's marker a hibernation is
+# under way (current); without it the variable is stale, and the stage on
+# the ESP paths would skip every boot: said, with the way to clear it.
+HIBVAR = "HibernateLocation"
+HIBGUID = "8cf2644b-4b0b-428f-9387-6d876050dc67"
+fx.efivar(root, HIBVAR, HIBGUID, b'{"uuid":"x","offset":0}')
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "current",
+     "esp guard: HibernateLocation with the hook's marker: current", out)
+os.remove(os.path.join(root, S.lstrip("/") + "hibernated"))
+rc, out, err = run(root, "guard", "status")
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "stale" and
+     "hibernate_location: stale" in text and "skips every boot" in text and
+     f"chattr -i /sys/firmware/efi/efivars/{HIBVAR}-{HIBGUID}" in text,
+     "esp guard: HibernateLocation without a hibernation under way: stale, "
+     "with how to clear it", (out, text))
+os.remove(os.path.join(root, f"sys/firmware/efi/efivars/{HIBVAR}-{HIBGUID}"))
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "none",
+     "esp guard: no HibernateLocation: none", out)
+fx.write(root, S + "hibernated", "")
 twice("esp guard: guard reset removes every marker and the strikes", root,
       "guard", "reset", check=lambda o: not any(
           exists(root, S + f) for f in ("pending", "disabled", "synced",

@@ -5,6 +5,7 @@
 
 #include "../action/actions.h"
 #include "../source/config.h"
+#include "../source/efivar.h"
 #include "../source/stage_state.h"
 #include "cli.h"
 
@@ -40,6 +41,8 @@ static int guard_status(const struct globals *g, bool json)
 			json_str(&j, "since", s.since);
 		else
 			json_null(&j, "since");
+		json_str(&j, "hibernate_location",
+			 stage_state_hib_name(s.hibernate_location));
 		json_obj_end(&j);
 		json_end(&j);
 		return EXIT_OK;
@@ -78,6 +81,19 @@ static int guard_status(const struct globals *g, bool json)
 	if (s.marks.hibernated)
 		printf("hibernated: the sleep hook marked the ESP; the stage "
 		       "does nothing until the system resumes\n");
+	if (s.hibernate_location == HIB_STALE)
+		printf("hibernate_location: stale: systemd's HibernateLocation "
+		       "variable is set but no hibernation is under way, and "
+		       "while it is set the stage on %s skips every boot; "
+		       "clear it with `chattr -i " EFIVARS_DIR
+		       "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE
+		       "` and `rm` of that file\n",
+		       c.loader == LOADER_GRUB ? "the ESP paths (not this "
+						 "GRUB path)"
+					       : "this boot path");
+	else if (s.hibernate_location == HIB_CURRENT)
+		printf("hibernate_location: current: a hibernation is under "
+		       "way; the stage skips the resume boot\n");
 	return EXIT_OK;
 }
 

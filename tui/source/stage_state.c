@@ -11,6 +11,7 @@
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "../util/words.h"
+#include "efivar.h"
 #include "stage_state.h"
 
 /* A strike count above this is not one tsctui wrote (it trips at
@@ -290,6 +291,33 @@ int stage_state_read_esp(const char *root, const struct tsctui_conf *c,
 	return 0;
 }
 
+static const char *const hib_names[] = {
+	[HIB_NONE] = "none",
+	[HIB_CURRENT] = "current",
+	[HIB_STALE] = "stale",
+};
+
+const char *stage_state_hib_name(enum hib_location h)
+{
+	return (size_t)h < sizeof(hib_names) / sizeof(hib_names[0])
+		       ? hib_names[h]
+		       : hib_names[HIB_NONE];
+}
+
+/* Read on every loader: the hook's marker is on the ESP on all three. */
+static enum hib_location hib_location(const char *root,
+				      const struct tsctui_conf *c)
+{
+	size_t len;
+	uint8_t *v = efivar_read(root, "HibernateLocation",
+				 GUID_SYSTEMD_HIBERNATE, &len, NULL);
+
+	if (!v)
+		return HIB_NONE;
+	free(v);
+	return esp_has(root, c, "hibernated") ? HIB_CURRENT : HIB_STALE;
+}
+
 int stage_state_read(const char *root, const struct tsctui_conf *c,
 		     struct stage_state *s, const char **why)
 {
@@ -302,5 +330,6 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 	}
 	s->mode_known =
 		tsc_mode_from(s->mode_word, strlen(s->mode_word), &s->mode);
+	s->hibernate_location = hib_location(root, c);
 	return 0;
 }

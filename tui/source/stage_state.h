@@ -51,6 +51,15 @@ enum guard_state { GUARD_CLEAR, GUARD_PENDING, GUARD_TRIPPED };
  * guard back from its word, so the reverse lookup is not written. */
 const char *stage_state_guard_name(enum guard_state g);
 
+/* systemd's HibernateLocation variable (vendor GUID below): the stage on
+ * the ESP paths skips every boot while it exists.  none: absent; current:
+ * present while a hibernation is under way (the sleep hook's hibernated
+ * marker is on the ESP); stale: present with no hibernation under way
+ * (systemd 253/254 can leave one after a resume that did not happen). */
+#define GUID_SYSTEMD_HIBERNATE "8cf2644b-4b0b-428f-9387-6d876050dc67"
+enum hib_location { HIB_NONE, HIB_CURRENT, HIB_STALE };
+const char *stage_state_hib_name(enum hib_location h);
+
 struct stage_state {
 	enum tsc_mode mode; /* TSC_MODE_OFF too when the word names none */
 	bool mode_known;    /* mode_word names a mode */
@@ -59,6 +68,7 @@ struct stage_state {
 	enum guard_state guard;
 	char since[32]; /* when the guard changed, if known */
 	struct guard_marks marks;
+	enum hib_location hibernate_location;
 };
 
 /* The ESP path of a state file ("options", "pending", "disabled"). */

@@ -119,6 +119,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 			snprintf(st->since, sizeof(st->since), "%s", ss.since);
 			st->probation = ss.marks.probation;
 			st->strikes = ss.marks.strikes;
+			st->hib = ss.hibernate_location;
 		} else {
 			note(s, "%s", why);
 		}

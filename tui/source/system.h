@@ -57,6 +57,7 @@ struct sys_stage {
 	char since[32];
 	bool probation; /* this boot measured only after an unconfirmed sync */
 	int strikes;	/* of GUARD_MAX_STRIKES */
+	enum hib_location hib; /* systemd's HibernateLocation (stage_state.h) */
 	bool has_report;
 	struct tsc_report *report; /* this boot's, or NULL */
 };
