@@ -5,7 +5,11 @@
  * any work, deleted when the work returns), synced (a run that wrote an
  * MSR, until Linux confirms it), probation (this boot measures only after
  * an unconfirmed sync), disabled (the guard tripped); hibernated is only
- * read here (tsctui's sleep hook writes it).  DESIGN.md 7.1.
+ * read here (tsctui's sleep hook writes it); run\ran-ok and run\wrote, the
+ * GRUB block's channel (guard=grub: the stage returned with nothing left
+ * unknown; it wrote a counter).  Every status but EFI_SUCCESS is a failure
+ * here: EFI_WARN_DELETE_FAILURE means the file is still there.  DESIGN.md
+ * 7.1.
  */
 #include "stage.h"
 
@@ -91,34 +95,55 @@ BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name)
 	return TRUE;
 }
 
-EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
+static EFI_STATUS make_dir(EFI_FILE_HANDLE root, CHAR16 *path)
 {
-	EFI_FILE_HANDLE dir, fh;
+	EFI_FILE_HANDLE dir;
 	EFI_STATUS st;
 
-	/* The directory exists after an install; create it otherwise. */
-	st = uefi_call_wrapper(root->Open, 5, root, &dir, STATE_DIR,
+	st = uefi_call_wrapper(root->Open, 5, root, &dir, path,
 			       EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
 				       EFI_FILE_MODE_CREATE,
 			       EFI_FILE_DIRECTORY);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
 	uefi_call_wrapper(dir->Close, 1, dir);
+	return EFI_SUCCESS;
+}
+
+/* A status that is not EFI_SUCCESS, as an error (warnings included). */
+static EFI_STATUS failed(EFI_STATUS st)
+{
+	return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
+}
+
+EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_STATUS st;
+
+	/* The directory exists after an install; create it otherwise, and
+	 * run\ for the GRUB block's channel. */
+	st = make_dir(root, STATE_DIR);
+	if (st == EFI_SUCCESS && StrnCmp(name, L"run\\", 4) == 0)
+		st = make_dir(root, STATE_DIR L"\\run");
+	if (st != EFI_SUCCESS)
+		return st;
 	st = open_state(root, name,
 			EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
 				EFI_FILE_MODE_CREATE,
 			&fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	/* The file must be on the disk before anything that could hang. */
 	st = uefi_call_wrapper(fh->Flush, 1, fh);
 	uefi_call_wrapper(fh->Close, 1, fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	st = uefi_call_wrapper(root->Flush, 1, root);
-	if (!EFI_ERROR(st))
-		flush_blocks();
-	return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	flush_blocks();
+	return EFI_SUCCESS;
 }
 
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
@@ -128,16 +153,54 @@ EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
 
 	st = open_state(root, name, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE,
 			&fh);
-	if (EFI_ERROR(st))
-		return st;
-	/* Delete closes the handle, whatever it returns. */
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	/* Delete closes the handle, whatever it returns; its warning
+	 * EFI_WARN_DELETE_FAILURE means the file is still there. */
 	st = uefi_call_wrapper(fh->Delete, 1, fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	st = uefi_call_wrapper(root->Flush, 1, root);
-	if (!EFI_ERROR(st))
-		flush_blocks();
-	return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	flush_blocks();
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS esp_remove(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	if (!esp_exists(root, name))
+		return EFI_SUCCESS;
+	return esp_delete(root, name);
+}
+
+/*
+ * GRUB never flushes the disk after save_env, and nothing else on the GRUB
+ * path does: every writable Block I/O (media present, not read-only) is
+ * flushed once before the stage's first MSR write, so the block's pending
+ * is on the disk itself, not only in its write cache.  Returns how many
+ * flushes failed.
+ */
+UINTN esp_flush_all_disks(void)
+{
+	EFI_HANDLE *handles;
+	EFI_BLOCK_IO *bio;
+	UINTN n = 0, i, bad = 0;
+
+	LibLocateHandle(ByProtocol, &BlockIoProtocol, NULL, &n, &handles);
+	for (i = 0; i < n; i++) {
+		if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3,
+						handles[i], &BlockIoProtocol,
+						(VOID **)&bio)) ||
+		    !bio->Media || !bio->Media->MediaPresent ||
+		    bio->Media->ReadOnly)
+			continue;
+		if (uefi_call_wrapper(bio->FlushBlocks, 1, bio) != EFI_SUCCESS)
+			bad++;
+	}
+	if (n)
+		FreePool(handles);
+	return bad;
 }
 
 BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)

@@ -61,19 +61,43 @@ static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
 
 /* This boot is a probation boot: it measures only (see guard). */
 static BOOLEAN guard_probation;
+/* An AP was stopped by the firmware or still runs the stage's code: its
+ * state is unknown, so the guard stays armed (wait_for_aps). */
+static BOOLEAN aps_unknown;
+/* The ESP whose pending goes at release; pending must stay. */
+static EFI_FILE_HANDLE guard_esp;
+static BOOLEAN pending_keep;
+
+static void keep_pending(const char *why)
+{
+	pending_keep = TRUE;
+	if (!report.reason[0] || report.result == TSC_RESULT_IN_SYNC)
+		tsc_report_set_result(&report,
+				      report.result == TSC_RESULT_IN_SYNC
+					      ? TSC_RESULT_UNSURE
+					      : report.result,
+				      why);
+}
 
 /*
- * The stage returned: pending goes, and a run that wrote leaves synced
- * (made first, so that no moment has neither).  Then the report says what
- * the guard did, unless something else already explains the result.
+ * The stage's work returned: a run that wrote leaves synced (made first,
+ * so that no moment has neither).  pending stays when synced could not be
+ * made or an AP's state is unknown: then only Linux (boot-ok) clears it,
+ * and a boot that never gets there trips the guard.  pending itself goes
+ * at guard_release.  Then the report says what the guard did, unless
+ * something else already explains the result.
  */
 static void guard_returned(EFI_FILE_HANDLE esp)
 {
-	if (report.msr_writes > 0)
-		esp_create(esp, L"synced");
-	if (esp_exists(esp, L"pending") &&
-	    EFI_ERROR(esp_delete(esp, L"pending")))
-		Print(L"tsctui: could not delete the pending file\r\n");
+	if (report.msr_writes > 0 && esp_create(esp, L"synced") != EFI_SUCCESS)
+		keep_pending("the stage wrote but could not record synced on "
+			     "the ESP; pending stays until Linux confirms "
+			     "this boot");
+	if (aps_unknown)
+		keep_pending("a processor was stopped by the firmware or "
+			     "still ran the stage's code; pending stays "
+			     "until Linux confirms this boot");
+	guard_esp = esp;
 	if (report.reason[0])
 		return;
 	if (guard_probation)
@@ -86,6 +110,58 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 		tsc_report_set_result(&report, report.result,
 				      "FlushBlocks on the ESP failed; the hang "
 				      "guard's files may not be on the disk");
+}
+
+/* pending goes: when the stage returns, or on the firmware-entry path
+ * right before StartImage of the next loader (chain_boot), so that the
+ * connects and the load of that loader are still guarded. */
+static void guard_release(void)
+{
+	if (!guard_esp)
+		return;
+	if (!pending_keep && esp_exists(guard_esp, L"pending") &&
+	    esp_delete(guard_esp, L"pending") != EFI_SUCCESS)
+		Print(L"tsctui: could not delete the pending file\r\n");
+	uefi_call_wrapper(guard_esp->Close, 1, guard_esp);
+	guard_esp = NULL;
+}
+
+/*
+ * The GRUB block's channel (guard=grub): GRUB's boot command reports only
+ * success or failure, so the stage says how it returned in files the block
+ * tests with [ -f ]: run\wrote when it wrote a counter, then run\ran-ok
+ * when nothing is left unknown.  Both go first, before any work; one that
+ * cannot go means no work.  Not on a boot the block skips (hibernated).
+ */
+static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
+{
+	if (esp && esp_remove(esp, L"run\\ran-ok") == EFI_SUCCESS &&
+	    esp_remove(esp, L"run\\wrote") == EFI_SUCCESS)
+		return TRUE;
+	tsc_report_set_result(&report, TSC_RESULT_ERROR,
+			      "cannot clear the GRUB block's markers in "
+			      "\\EFI\\tsctui\\run on the ESP; nothing done");
+	return FALSE;
+}
+
+static void grub_channel_close(EFI_FILE_HANDLE esp)
+{
+	if (report.msr_writes > 0 &&
+	    esp_create(esp, L"run\\wrote") != EFI_SUCCESS) {
+		keep_pending("the stage wrote but could not tell the GRUB "
+			     "block so; pending stays until Linux confirms "
+			     "this boot");
+		return;
+	}
+	if (aps_unknown) {
+		keep_pending("a processor was stopped by the firmware or "
+			     "still ran the stage's code; pending stays "
+			     "until Linux confirms this boot");
+		return;
+	}
+	if (esp_create(esp, L"run\\ran-ok") != EFI_SUCCESS)
+		Print(L"tsctui: could not write run\\ran-ok; GRUB keeps "
+		      L"pending\r\n");
 }
 
 /*
@@ -200,6 +276,14 @@ static void measure_and_sync(void)
 			NULL; /* measure mode cannot write, by construction */
 	tsc_run_params_default(&params, run_mode);
 	tsc_run(pf, &params, &workspace, &report);
+	if (mp_blocking()) {
+		tsc_report_set_result(&report, TSC_RESULT_UNSURE,
+				      "MP services run StartupThisAP blocking "
+				      "(the call returned only once the AP's "
+				      "work had): the stage cannot talk to an "
+				      "AP while it runs, so it stopped");
+		return;
+	}
 	if (refusal)
 		tsc_report_set_result(&report, TSC_RESULT_REFUSED, refusal);
 }
@@ -224,6 +308,7 @@ static void wait_for_aps(void)
 	if (stuck)
 		Print(L"tsctui: %d processor(s) did not finish\r\n",
 		      (int)stuck);
+	aps_unknown = stopped || stuck;
 	if ((stopped || stuck) && report.result == TSC_RESULT_IN_SYNC)
 		tsc_report_set_result(
 			&report, TSC_RESULT_UNSURE,
@@ -240,6 +325,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_FILE_HANDLE esp;
+	BOOLEAN grub_channel = FALSE;
+	EFI_STATUS st;
 
 	InitializeLib(image, systab);
 	if (STAGE_SIM)
@@ -270,6 +357,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		tsc_report_set_result(&report, TSC_RESULT_SKIPPED, "mode=off");
 		goto publish;
 	}
+	if (opts.guard_grub && !opts.config_esp) {
+		if (EFI_ERROR(esp_open(image, &esp)))
+			esp = NULL;
+		if (!grub_channel_open(esp))
+			goto publish;
+		grub_channel = TRUE;
+	}
+	/* GRUB never flushes after save_env: the block's pending must be on
+	 * the disk before the first MSR write. */
+	if (opts.mode == TSC_MODE_SYNC && esp_flush_all_disks())
+		Print(L"tsctui: FlushBlocks failed on a disk\r\n");
 	if (STAGE_SIM && opts.sim_hang) {
 		/* A hung sync boot, on purpose: the guard is armed. */
 		Print(L"tsctui: sim.hang=1: hanging now\r\n");
@@ -282,15 +380,21 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	wait_for_aps();
 	if (opts.config_esp)
 		guard_returned(esp);
+	if (grub_channel)
+		grub_channel_close(esp);
 
 publish:
 	report_publish(&report, opts.sim_varmax);
-	if (esp)
-		uefi_call_wrapper(esp->Close, 1, esp);
 	/* As a firmware boot entry: start the real loader.  If that fails,
 	 * return the failure: the boot manager tries the next BootOrder
 	 * entry only after an error (a success opens its setup screen). */
-	if (opts.has_next && !STAGE_DRIVER)
-		return chain_boot(image, opts.next);
+	if (esp && esp != guard_esp)
+		uefi_call_wrapper(esp->Close, 1, esp);
+	if (opts.has_next && !STAGE_DRIVER) {
+		st = chain_boot(image, opts.next, guard_release);
+		guard_release(); /* nothing was started */
+		return st;
+	}
+	guard_release();
 	return finish(EFI_SUCCESS);
 }
