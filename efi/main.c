@@ -165,6 +165,48 @@ static void grub_channel_close(EFI_FILE_HANDLE esp)
 }
 
 /*
+ * A probation marker left over: that measure-only boot never reached Linux
+ * (another system chosen, a power-off at the menu, or a hang after the
+ * stage).  Counted in lost1..lost4, one file per count (the GRUB block
+ * keeps the same flags in the grubenv: it has no arithmetic); the fifth
+ * trips the guard.  boot-ok removes them.  FALSE: no work this boot (the
+ * report says why).
+ */
+static BOOLEAN count_lost(EFI_FILE_HANDLE esp)
+{
+	static CHAR16 *const lost[] = { L"lost1", L"lost2", L"lost3",
+					L"lost4" };
+	UINTN i;
+
+	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		if (!esp_exists(esp, lost[i]))
+			break;
+	if (i == sizeof(lost) / sizeof(lost[0])) {
+		if (esp_create(esp, L"disabled") != EFI_SUCCESS ||
+		    esp_delete(esp, L"probation") != EFI_SUCCESS) {
+			tsc_report_set_result(&report, TSC_RESULT_ERROR,
+					      "cannot record the hang guard's "
+					      "trip on the ESP; nothing done");
+			return FALSE;
+		}
+		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
+				      "5 measure-only boots in a row never "
+				      "reached Linux; the stage disabled "
+				      "itself and did nothing");
+		return FALSE;
+	}
+	if (esp_create(esp, lost[i]) != EFI_SUCCESS ||
+	    esp_delete(esp, L"probation") != EFI_SUCCESS) {
+		tsc_report_set_result(
+			&report, TSC_RESULT_ERROR,
+			"cannot count the hang guard's lost "
+			"probation boot on the ESP; nothing done");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/*
  * The ESP hang guard (DESIGN.md 7.1).  Returns FALSE when the stage must do
  * no work; the report then says why.  pending means "the stage started and
  * has not returned": found set, the stage hung, and the guard trips.  A
@@ -215,6 +257,9 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 	}
 	if (opts.mode == TSC_MODE_OFF)
 		return TRUE;
+	/* A probation marker left over: that boot never reached Linux. */
+	if (esp_exists(esp, L"probation") && !count_lost(esp))
+		return FALSE;
 	st = esp_create(esp, L"pending");
 	if (EFI_ERROR(st)) {
 		tsc_report_set_result(&report, TSC_RESULT_ERROR,
@@ -222,9 +267,6 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "file on the ESP; nothing done");
 		return FALSE;
 	}
-	/* A probation marker left over: that boot never reached Linux. */
-	if (esp_exists(esp, L"probation"))
-		esp_delete(esp, L"probation");
 	if (esp_exists(esp, L"synced")) {
 		if (EFI_ERROR(esp_create(esp, L"probation")) ||
 		    EFI_ERROR(esp_delete(esp, L"synced"))) {

@@ -302,6 +302,28 @@ def genv_set(**kv):
     fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
 
 
+# Lost probation boots (a leftover probation, counted by the block): the
+# text shows the count, a boot that reaches Linux ends it.
+genv_set(tsctui_lost1="1", tsctui_lost2="1")
+rc, out, err = run(root, "guard", "status")
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and out["guard"] == "clear" and "lost: 2 of 5" in text,
+     "grub guard: two lost probation boots: clear, the text counts them",
+     f"{out} {text}")
+rc, out, err = run(root, "boot-ok")
+e = genv(root)
+t.ok(rc == 0 and e["tsctui_lost1"] == "0" and e["tsctui_lost2"] == "0",
+     "grub guard: boot-ok (this boot reached Linux) clears the lost flags",
+     e)
+genv_set(tsctui_lost1="1", tsctui_lost2="1", tsctui_lost3="1",
+         tsctui_lost4="1", tsctui_tripped="1")
+rc2, text, _ = human(root, "guard", "status")
+t.ok("5 measure-only boots in a row" in text,
+     "grub guard: tripped by the fifth lost probation boot: the text says "
+     "so", text)
+genv_set(tsctui_lost1="0", tsctui_lost2="0", tsctui_lost3="0",
+         tsctui_lost4="0", tsctui_tripped="0")
+
 genv_set(tsctui_synced="1", tsctui_strikes="2")
 rc, out, err = run(root, "guard", "status")
 rc2, text, _ = human(root, "guard", "status")
@@ -428,11 +450,16 @@ twice("esp guard: guard reset removes every marker and the strikes", root,
           exists(root, S + f) for f in ("pending", "disabled", "synced",
                                         "probation", "strikes",
                                         "hibernated")))
+fx.write(root, S + "lost1", "")
+rc2, text, _ = human(root, "guard", "status")
+t.ok("lost: 1 of 5" in text, "esp guard: a lost probation boot is counted "
+     "in the text", text)
 fx.write(root, S + "hibernated", "")
 rc, out, err = run(root, "boot-ok")
-t.ok(rc == 0 and not exists(root, S + "hibernated"),
+t.ok(rc == 0 and not exists(root, S + "hibernated") and
+     not exists(root, S + "lost1"),
      "esp guard: boot-ok (a fresh boot, or the sleep hook after a resume) "
-     "removes the hibernation marker", out)
+     "removes the hibernation marker and the lost count", out)
 fx.write(root, S + "probation", "")
 fx.write(root, S + "strikes", "two\n")
 refused("boot-ok with an ESP strikes file that is not a count", root,

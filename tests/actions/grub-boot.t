@@ -29,7 +29,10 @@ and wrote, tested with [ -f ]):
   5c. one vCPU, a stage that returns fast: the block still sees the
       ran-ok this run wrote (GRUB's disk cache holds nothing of run/);
   5d. the sleep hook's hibernated marker on the ESP: the block runs
-      nothing and writes nothing."""
+      nothing and writes nothing;
+  5e. a probation left over (that boot never reached Linux): counted in
+      tsctui_lost1, the stage runs;
+  5f. the fifth in a row (tsctui_lost4 already set): the guard trips."""
 import json
 import os
 import shutil
@@ -254,6 +257,39 @@ t.ok(reps == [] and "hibernated system is being resumed" in text and
      "boot 5d: hibernated marker: the stage skipped, not one byte of the "
      "disk changed", text[-800:])
 disk.remove("EFI/tsctui/hibernated")
+
+# 5e: a probation boot that never reached Linux: counted, not dropped.
+editenv("set", "tsctui_probation=1")
+to_image()
+res, reps, text = boot("5e-lost")
+env = env_in_image()
+t.ok(len(reps) == 1 and env.get("tsctui_lost1") == "1" and
+     env.get("tsctui_probation") == "0" and env.get("tsctui_tripped") == "0"
+     and env.get("tsctui_pending") == "0",
+     "boot 5e: a leftover probation is counted (tsctui_lost1), the stage "
+     "runs", env)
+from_image()
+rc, gs = tsctui("guard", "status")
+t.ok(gs and gs["guard"] == "clear",
+     "guard status after it: clear (the count alone arms nothing)", gs)
+
+# 5f: the fifth in a row: tripped, the stage skipped.
+editenv("set", "tsctui_probation=1", "tsctui_lost2=1", "tsctui_lost3=1",
+        "tsctui_lost4=1")
+to_image()
+res, reps, text = boot("5f-lost-trip")
+env = env_in_image()
+t.ok(reps == [] and "5 measure-only boots in a row" in text and
+     "menu reached" in text and env.get("tsctui_tripped") == "1",
+     "boot 5f: a fifth lost probation boot trips the guard", env)
+from_image()
+rc, out = tsctui("guard", "reset")
+to_image()
+env = env_in_image()
+t.ok(rc == 0 and not [k for k in ("tsctui_lost1", "tsctui_lost2",
+                                  "tsctui_lost3", "tsctui_lost4")
+                      if env.get(k) not in (None, "0")],
+     "guard reset clears the lost flags", env)
 
 # 6: save_env cannot write: the stage is not run unguarded.
 before = open(disk.path, "rb").read()

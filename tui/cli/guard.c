@@ -53,6 +53,13 @@ static int guard_status(const struct globals *g, bool json)
 		       "was), and the hang guard disabled the stage; `tsctui "
 		       "guard reset` re-enables it in measure mode\n",
 		       s.since[0] ? " since " : "", s.since, s.marks.strikes);
+	else if (s.marks.tripped && s.marks.lost >= GUARD_LOST_FLAGS)
+		printf("tripped%s%s: %d measure-only boots in a row after an "
+		       "unconfirmed sync never reached Linux (another system "
+		       "chosen or powered off at the menu each time, or a "
+		       "hang), and the hang guard disabled the stage; `tsctui "
+		       "guard reset` re-enables it in measure mode\n",
+		       s.since[0] ? " since " : "", s.since, GUARD_MAX_LOST);
 	else if (s.marks.tripped)
 		printf("tripped%s%s: a boot never reached Linux, and the hang "
 		       "guard disabled the stage; `tsctui guard reset` "
@@ -78,6 +85,11 @@ static int guard_status(const struct globals *g, bool json)
 		       "then a measure-only boot that was; a confirmed sync "
 		       "boot resets them)\n",
 		       s.marks.strikes, GUARD_MAX_STRIKES);
+	if (s.marks.lost && !s.marks.tripped)
+		printf("lost: %d of %d (measure-only boots after an "
+		       "unconfirmed sync that never reached Linux, in a row; a "
+		       "boot that reaches Linux resets them)\n",
+		       s.marks.lost, GUARD_MAX_LOST);
 	if (s.marks.hibernated)
 		printf("hibernated: the sleep hook marked the ESP; the stage "
 		       "does nothing until the system resumes\n");

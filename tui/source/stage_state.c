@@ -18,13 +18,20 @@
  * GUARD_MAX_STRIKES): the file is damaged. */
 #define STRIKES_MAX 999
 
-const char *const stage_state_guard_files[] = { "pending", "disabled",
-						"synced",  "probation",
-						"strikes", "hibernated",
-						NULL };
+const char *const stage_state_guard_files[] = {
+	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
+	"lost1",   "lost2",    "lost3",	 "lost4",     NULL
+};
 const char *const stage_state_grub_vars[] = {
 	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
-	"tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL
+	"tsctui_synced", "tsctui_probation", "tsctui_strikes", "tsctui_lost1",
+	"tsctui_lost2",	 "tsctui_lost3",     "tsctui_lost4",   NULL
+};
+const char *const stage_state_lost_files[GUARD_LOST_FLAGS] = { "lost1", "lost2",
+							       "lost3",
+							       "lost4" };
+const char *const stage_state_lost_vars[GUARD_LOST_FLAGS] = {
+	"tsctui_lost1", "tsctui_lost2", "tsctui_lost3", "tsctui_lost4"
 };
 
 void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
@@ -128,6 +135,8 @@ int stage_state_grub_marks(const struct tsctui_conf *c,
 	m->tripped = is_one(env, "tsctui_tripped");
 	m->synced = is_one(env, "tsctui_synced");
 	m->probation = is_one(env, "tsctui_probation");
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		m->lost += is_one(env, stage_state_lost_vars[i]);
 	if (v && v[0] && !parse_strikes(v, strlen(v), &m->strikes)) {
 		return fail(err,
 			    "%s: tsctui_strikes=%s is not a count; `tsctui "
@@ -190,6 +199,8 @@ int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
 	m->synced = esp_has(root, c, "synced");
 	m->probation = esp_has(root, c, "probation");
 	m->hibernated = esp_has(root, c, "hibernated");
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		m->lost += esp_has(root, c, stage_state_lost_files[i]);
 	return esp_strikes(root, c, &m->strikes, boot, err);
 }
 

@@ -24,6 +24,11 @@
  * was: a strike.  This many trip the guard (systemd's boot assessment
  * gives an entry 3 tries too). */
 #define GUARD_MAX_STRIKES 3
+/* A probation boot that never reached Linux (its marker found at the next
+ * armed run): counted in GUARD_LOST_FLAGS flags (lost1.., tsctui_lost1..:
+ * GRUB has no arithmetic); the next one, the GUARD_MAX_LOST-th, trips. */
+#define GUARD_LOST_FLAGS 4
+#define GUARD_MAX_LOST (GUARD_LOST_FLAGS + 1)
 
 /* Room for one error sentence naming a file and what is wrong with it. */
 #define STAGE_STATE_ERR_MAX 1024
@@ -36,12 +41,16 @@ struct guard_marks {
 	bool probation; /* this boot measured only, after an unconfirmed sync */
 	bool hibernated; /* ESP: the sleep hook's marker (DESIGN.md 7.1) */
 	int strikes;
+	int lost; /* probation boots that never reached Linux, in a row */
 };
 
 /* The ESP state files the guard may leave, for reset and uninstall. */
 extern const char *const stage_state_guard_files[];
 /* The grubenv variables tsctui owns, for uninstall. */
 extern const char *const stage_state_grub_vars[];
+/* The lost-probation flags, by count - 1: ESP files, grubenv variables. */
+extern const char *const stage_state_lost_files[GUARD_LOST_FLAGS];
+extern const char *const stage_state_lost_vars[GUARD_LOST_FLAGS];
 
 /* The guard as a word: tripped (disabled), pending (a start or a sync not
  * yet confirmed by Linux), clear. */
