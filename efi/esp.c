@@ -64,8 +64,9 @@ static EFI_STATUS open_state(EFI_FILE_HANDLE root, CHAR16 *name, UINT64 mode,
 	return uefi_call_wrapper(root->Open, 5, root, fh, path, mode, 0);
 }
 
-EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
-			    UINTN *len)
+/* A file of the ESP (path from its root) into buf, NUL-terminated. */
+static EFI_STATUS read_file(EFI_FILE_HANDLE root, CHAR16 *path, char *buf,
+			    UINTN cap, UINTN *len)
 {
 	EFI_FILE_HANDLE fh;
 	EFI_STATUS st;
@@ -73,7 +74,8 @@ EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
 
 	*len = 0;
 	buf[0] = '\0';
-	st = open_state(root, L"options", EFI_FILE_MODE_READ, &fh);
+	st = uefi_call_wrapper(root->Open, 5, root, &fh, path,
+			       EFI_FILE_MODE_READ, 0);
 	if (EFI_ERROR(st))
 		return st;
 	st = uefi_call_wrapper(fh->Read, 3, fh, &n, buf);
@@ -83,6 +85,12 @@ EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
 	buf[n] = '\0';
 	*len = n;
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
+			    UINTN *len)
+{
+	return read_file(root, STATE_DIR L"\\options", buf, cap, len);
 }
 
 BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name)
@@ -219,4 +227,101 @@ BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
 	if (st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st))
 		return TRUE;
 	return root && esp_exists(root, L"hibernated");
+}
+
+/* Is there a line whose first word is key (and, if given, whose second is
+ * value)?  Spaces and tabs separate; a line is at most what was read. */
+static BOOLEAN has_line(const char *text, const char *key, const char *value)
+{
+	const char *p = text, *w;
+	UINTN n;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (w = key; *w && *p == *w; w++, p++)
+			;
+		if (!*w && (*p == ' ' || *p == '\t' ||
+			    (!value && (*p == '\n' || *p == '\r' || !*p)))) {
+			if (!value)
+				return TRUE;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			for (n = 0; value[n] && p[n] == value[n]; n++)
+				;
+			if (!value[n] && (p[n] == '\n' || p[n] == '\r' ||
+					  p[n] == ' ' || p[n] == '\t' || !p[n]))
+				return TRUE;
+		}
+		while (*p && *p != '\n')
+			p++;
+		if (*p)
+			p++;
+	}
+	return FALSE;
+}
+
+static BOOLEAN ends_with_efi(const CHAR16 *s, UINTN n)
+{
+	static const CHAR16 ext[] = L".efi";
+	UINTN i;
+
+	if (n < 4)
+		return FALSE;
+	for (i = 0; i < 4; i++) {
+		CHAR16 c = s[n - 4 + i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (CHAR16)(c + 32);
+		if (c != ext[i])
+			return FALSE;
+	}
+	return TRUE;
+}
+
+BOOLEAN esp_last_boot_other_os(EFI_FILE_HANDLE root)
+{
+	/* systemd-boot's vendor GUID for its Loader* variables. */
+	static EFI_GUID sd_vendor = { 0x4a67b082,
+				      0x0a4c,
+				      0x41cf,
+				      { 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb,
+					0x8c, 0x4f } };
+	static char text[2048];
+	CHAR16 id[128], path[192];
+	UINTN size = sizeof(id) - sizeof(CHAR16), n, len;
+	EFI_STATUS st;
+
+	if (!root ||
+	    EFI_ERROR(read_file(root, L"\\loader\\loader.conf", text,
+				sizeof(text), &len)) ||
+	    !has_line(text, "default", "@saved"))
+		return FALSE;
+	st = uefi_call_wrapper(RT->GetVariable, 5, L"LoaderEntryLastBooted",
+			       &sd_vendor, NULL, &size, id);
+	if (EFI_ERROR(st))
+		return FALSE;
+	n = size / sizeof(CHAR16);
+	id[n] = 0;
+	while (n && !id[n - 1])
+		n--;
+	if (!n)
+		return FALSE;
+	/* systemd-boot's own entries: Windows, macOS, the EFI shell,
+	 * firmware setup, reboot, power-off; none is Linux. */
+	if (n > 5 && StrnCmp(id, L"auto-", 5) == 0)
+		return TRUE;
+	/* A unified kernel image (EFI\Linux\*.efi): Linux. */
+	if (ends_with_efi(id, n))
+		return FALSE;
+	SPrint(path, sizeof(path), L"\\loader\\entries\\%s", id);
+	if (EFI_ERROR(read_file(root, path, text, sizeof(text), &len))) {
+		SPrint(path, sizeof(path), L"\\loader\\entries\\%s.conf", id);
+		if (EFI_ERROR(read_file(root, path, text, sizeof(text), &len)))
+			return FALSE;
+	}
+	/* A Type #1 entry: Linux has a linux (or uki) line; another system
+	 * an efi line and no linux one. */
+	return has_line(text, "efi", NULL) && !has_line(text, "linux", NULL) &&
+	       !has_line(text, "uki", NULL);
 }

@@ -61,6 +61,8 @@ static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
 
 /* This boot is a probation boot: it measures only (see guard). */
 static BOOLEAN guard_probation;
+/* The last boot was another system's: the unconfirmed sync was cleared. */
+static BOOLEAN guard_other_os;
 /* An AP was stopped by the firmware or still runs the stage's code: its
  * state is unknown, so the guard stays armed (wait_for_aps). */
 static BOOLEAN aps_unknown;
@@ -68,16 +70,30 @@ static BOOLEAN aps_unknown;
 static EFI_FILE_HANDLE guard_esp;
 static BOOLEAN pending_keep;
 
-static void keep_pending(const char *why)
+/* pending stays: the reason says so, after what it already says (the
+ * guard's sentence is the shorter "pending stays..." tail then). */
+static void keep_pending(const char *why, const char *tail)
 {
+	static char both[sizeof(report.reason)];
+	struct tsc_buf b;
+
 	pending_keep = TRUE;
-	if (!report.reason[0] || report.result == TSC_RESULT_IN_SYNC)
+	if (!report.reason[0] || report.result == TSC_RESULT_IN_SYNC) {
 		tsc_report_set_result(&report,
 				      report.result == TSC_RESULT_IN_SYNC
 					      ? TSC_RESULT_UNSURE
 					      : report.result,
 				      why);
+		return;
+	}
+	tsc_buf_init(&b, both, sizeof(both));
+	tsc_buf_puts(&b, report.reason);
+	tsc_buf_puts(&b, "; ");
+	tsc_buf_puts(&b, tail);
+	tsc_report_set_result(&report, report.result, both);
 }
+
+#define PENDING_STAYS "pending stays until Linux confirms this boot"
 
 /*
  * The stage's work returned: a run that wrote leaves synced (made first,
@@ -91,12 +107,12 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 {
 	if (report.msr_writes > 0 && esp_create(esp, L"synced") != EFI_SUCCESS)
 		keep_pending("the stage wrote but could not record synced on "
-			     "the ESP; pending stays until Linux confirms "
-			     "this boot");
+			     "the ESP; " PENDING_STAYS,
+			     "synced not recorded: " PENDING_STAYS);
 	if (aps_unknown)
 		keep_pending("a processor was stopped by the firmware or "
-			     "still ran the stage's code; pending stays "
-			     "until Linux confirms this boot");
+			     "still ran the stage's code; " PENDING_STAYS,
+			     PENDING_STAYS);
 	guard_esp = esp;
 	if (report.reason[0])
 		return;
@@ -106,6 +122,11 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 				      "by Linux (another system chosen, "
 				      "powered off, or it hung): this boot "
 				      "measures only");
+	else if (guard_other_os)
+		tsc_report_set_result(&report, report.result,
+				      "the last boot started another system "
+				      "(systemd-boot's LoaderEntryLastBooted): "
+				      "no probation");
 	else if (esp_flush_failed())
 		tsc_report_set_result(&report, report.result,
 				      "FlushBlocks on the ESP failed; the hang "
@@ -149,14 +170,14 @@ static void grub_channel_close(EFI_FILE_HANDLE esp)
 	if (report.msr_writes > 0 &&
 	    esp_create(esp, L"run\\wrote") != EFI_SUCCESS) {
 		keep_pending("the stage wrote but could not tell the GRUB "
-			     "block so; pending stays until Linux confirms "
-			     "this boot");
+			     "block so; " PENDING_STAYS,
+			     "the GRUB block not told: " PENDING_STAYS);
 		return;
 	}
 	if (aps_unknown) {
 		keep_pending("a processor was stopped by the firmware or "
-			     "still ran the stage's code; pending stays "
-			     "until Linux confirms this boot");
+			     "still ran the stage's code; " PENDING_STAYS,
+			     PENDING_STAYS);
 		return;
 	}
 	if (esp_create(esp, L"run\\ran-ok") != EFI_SUCCESS)
@@ -266,6 +287,19 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "cannot write the hang guard's pending "
 				      "file on the ESP; nothing done");
 		return FALSE;
+	}
+	/* The boot after the unconfirmed sync was another system's (what
+	 * systemd-boot can tell with `default @saved`): no probation. */
+	if (esp_exists(esp, L"synced") && esp_last_boot_other_os(esp)) {
+		if (esp_delete(esp, L"synced") != EFI_SUCCESS) {
+			tsc_report_set_result(
+				&report, TSC_RESULT_ERROR,
+				"cannot clear the hang guard's "
+				"synced on the ESP; nothing done");
+			guard_returned(esp);
+			return FALSE;
+		}
+		guard_other_os = TRUE;
 	}
 	if (esp_exists(esp, L"synced")) {
 		if (EFI_ERROR(esp_create(esp, L"probation")) ||

@@ -64,6 +64,10 @@ BOOLEAN esp_flush_failed(void);
  * variable exists, or tsctui's sleep hook left \EFI\tsctui\hibernated.
  * Only reads. */
 BOOLEAN esp_hibernated(EFI_FILE_HANDLE root);
+/* systemd-boot with `default @saved` in loader.conf: LoaderEntryLastBooted
+ * names an entry that is not Linux (one of its auto- entries, or a Type #1
+ * entry with efi and no linux line).  FALSE where it cannot tell. */
+BOOLEAN esp_last_boot_other_os(EFI_FILE_HANDLE root);
 
 /* report.c: the volatile variable and the console copy. */
 /* sim_varmax: sim.varmax=N, a smaller variable size limit (sim build). */

@@ -32,7 +32,9 @@ and wrote, tested with [ -f ]):
       nothing and writes nothing;
   5e. a probation left over (that boot never reached Linux): counted in
       tsctui_lost1, the stage runs;
-  5f. the fifth in a row (tsctui_lost4 already set): the guard trips."""
+  5f. the fifth in a row (tsctui_lost4 already set): the guard trips;
+  5g. GRUB_SAVEDEFAULT=true and saved_entry naming os-prober's entry for
+      another EFI system: synced set but no probation, the stage syncs."""
 import json
 import os
 import shutil
@@ -290,6 +292,32 @@ t.ok(rc == 0 and not [k for k in ("tsctui_lost1", "tsctui_lost2",
                                   "tsctui_lost3", "tsctui_lost4")
                       if env.get(k) not in (None, "0")],
      "guard reset clears the lost flags", env)
+
+# 5g: dual boot with GRUB_SAVEDEFAULT=true: the entry booted last was
+# another system's, so the unconfirmed sync is no reason for probation.
+gen2 = subprocess.run([os.path.join(mirror, "etc/grub.d/05_tsctui")],
+                      env={**os.environ, "GRUB_SAVEDEFAULT": "true",
+                           "TSCTUI_CONF": os.path.join(
+                               mirror, "etc/tsctui/tsctui.conf")},
+                      capture_output=True, text=True, check=True).stdout
+disk.put(grub_image(gen2, os.path.join(WORK, "grubx64-saved.efi")),
+         "EFI/BOOT/BOOTX64.EFI")
+rc, out = tsctui("mode", "sync")
+editenv("set", f"tsctui_options={E595}", "tsctui_synced=1",
+        "saved_entry=osprober-efi-1A2B-3C4D")
+to_image()
+res, reps, text = boot("5g-other-os")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and "no probation" in text and
+     env.get("tsctui_probation") == "0" and env.get("tsctui_synced") == "1",
+     "boot 5g: savedefault names another system's entry: no probation, the "
+     "stage syncs (and its write leaves synced)", (env, text[-600:]))
+disk.put(grub, "EFI/BOOT/BOOTX64.EFI")
+editenv("unset", "saved_entry")
+editenv("set", "tsctui_synced=0", "tsctui_options=")
+rc, out = tsctui("mode", "measure")
+to_image()
 
 # 6: save_env cannot write: the stage is not run unguarded.
 before = open(disk.path, "rb").read()

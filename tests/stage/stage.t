@@ -335,6 +335,28 @@ t.ok(len(reps) == 1 and reps[0]["result"] == "guard-tripped" and
 for f in ("disabled", "lost1", "lost2", "lost3", "lost4"):
     sd.remove(f"EFI/tsctui/{f}")  # what `tsctui guard reset` does
 
+# Dual boot: with `default @saved` systemd-boot keeps the entry it booted
+# last in LoaderEntryLastBooted; here that is off.conf, an efi entry (not
+# Linux).  So the sync that Linux never confirmed was followed by another
+# system, not by a hung Linux: no probation, the next boot syncs.  (The
+# probation boot above is the other side: without @saved it cannot tell.)
+sd.write("loader/loader.conf", "timeout 0\ndefault @saved\n")
+res, reps = sd_boot("saved-sync", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["msr_writes"] > 0 and
+     sd.exists("EFI/tsctui/synced"),
+     "default @saved: a sync boot that wrote leaves synced, and systemd-boot "
+     "starts its entry (off.conf, efi)", reps[0] if reps else None)
+res, reps = sd_boot("saved-other", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and
+     "another system" in (reps[0]["reason"] or "") and
+     not sd.exists("EFI/tsctui/probation") and
+     not sd.exists("EFI/tsctui/pending"),
+     "LoaderEntryLastBooted names a non-Linux entry: no probation, the stage "
+     "syncs again", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/synced")  # what `tsctui boot-ok` does
+sd.write("loader/loader.conf", "timeout 0\ndefault off.conf\n")
+
 # ---- Firmware-entry path: chain-loading next=BootXXXX --------------------
 # OVMF boots a disk's \EFI\BOOT\BOOTX64.EFI before its Shell, so the Shell
 # script makes that file itself, once the stage has been run without it.
