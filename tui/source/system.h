@@ -111,6 +111,11 @@ void system_free(struct sysinfo *s);
 /* The guard's word for status and the dashboard, "" when the stage's state
  * was not read. */
 const char *system_guard_word(const struct sys_stage *st);
+/* This boot was a probation boot (the stage is set to sync, this boot's
+ * report measured only): the sentence saying so and what would let the
+ * loader tell another system's boot from a failed Linux one; NULL when
+ * this boot was not one. */
+const char *system_probation_note(const struct sys_stage *st);
 
 /* The readers, one file each (clocksource.c, cpu.c, cmdline.c,
  * machine.c), for tests and the dashboard. */

@@ -109,6 +109,8 @@ static void stage_line(const struct ui_state *s, int y)
 	/* A stale HibernateLocation turns the stage off on every boot of the
 	 * ESP paths, silently: named on the line below (the --root line's
 	 * under --root: guard status says it there), with the fix. */
+	if (system_probation_note(st) && st->hib != HIB_STALE && !other_root(s))
+		draw_put(y + 1, 2, A_NORMAL, "%s", system_probation_note(st));
 	if (st->hib == HIB_STALE && !other_root(s))
 		draw_put(
 			y + 1, 2, draw_look(s, C_BAD),
