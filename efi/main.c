@@ -153,9 +153,24 @@ static void guard_release(void)
  * tests with [ -f ]: run\wrote when it wrote a counter, then run\ran-ok
  * when nothing is left unknown.  Both go first, before any work; one that
  * cannot go means no work.  Not on a boot the block skips (hibernated).
+ *
+ * GRUB caches disk blocks and drops them only at a disk open more than
+ * GRUB_CACHE_TIMEOUT (2 s) after the last one: a stage that returns sooner
+ * may be judged by what GRUB read before it ran.  That is harmless when
+ * the markers end as they began; when they change, the stage returns no
+ * sooner than CACHE_WAIT_US after it began (DESIGN.md 7.1).
  */
+#define CACHE_WAIT_US 2200000ull
+static BOOLEAN had_ran_ok, had_wrote;
+static uint64_t channel_start;
+
 static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
 {
+	channel_start = tsc_read_ordered();
+	if (esp) {
+		had_ran_ok = esp_exists(esp, L"run\\ran-ok");
+		had_wrote = esp_exists(esp, L"run\\wrote");
+	}
 	if (esp && esp_remove(esp, L"run\\ran-ok") == EFI_SUCCESS &&
 	    esp_remove(esp, L"run\\wrote") == EFI_SUCCESS)
 		return TRUE;
@@ -165,24 +180,45 @@ static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
 	return FALSE;
 }
 
+/* The markers changed: let GRUB's cache of them expire before returning.
+ * The BSP's own move is taken out of the TSC's elapsed count. */
+static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote)
+{
+	uint64_t hz = report.tsc_hz, spent, us;
+
+	if (ran_ok == had_ran_ok && wrote == had_wrote)
+		return;
+	spent = tsc_read_ordered() - channel_start -
+		(uint64_t)(report.bsp_shift > 0 ? report.bsp_shift : 0);
+	us = hz >= 1000000ull ? spent / (hz / 1000000ull) : 0;
+	if (us < CACHE_WAIT_US)
+		uefi_call_wrapper(BS->Stall, 1, (UINTN)(CACHE_WAIT_US - us));
+}
+
 static void grub_channel_close(EFI_FILE_HANDLE esp)
 {
-	if (report.msr_writes > 0 &&
-	    esp_create(esp, L"run\\wrote") != EFI_SUCCESS) {
-		keep_pending("the stage wrote but could not tell the GRUB "
-			     "block so; " PENDING_STAYS,
-			     "the GRUB block not told: " PENDING_STAYS);
-		return;
+	BOOLEAN wrote = FALSE, ran_ok = FALSE;
+
+	if (report.msr_writes > 0) {
+		if (esp_create(esp, L"run\\wrote") != EFI_SUCCESS) {
+			keep_pending("the stage wrote but could not tell the "
+				     "GRUB block so; " PENDING_STAYS,
+				     "the GRUB block not told: " PENDING_STAYS);
+			outlast_grub_cache(FALSE, FALSE);
+			return;
+		}
+		wrote = TRUE;
 	}
-	if (aps_unknown) {
+	if (aps_unknown)
 		keep_pending("a processor was stopped by the firmware or "
 			     "still ran the stage's code; " PENDING_STAYS,
 			     PENDING_STAYS);
-		return;
-	}
-	if (esp_create(esp, L"run\\ran-ok") != EFI_SUCCESS)
+	else if (esp_create(esp, L"run\\ran-ok") == EFI_SUCCESS)
+		ran_ok = TRUE;
+	else
 		Print(L"tsctui: could not write run\\ran-ok; GRUB keeps "
 		      L"pending\r\n");
+	outlast_grub_cache(ran_ok, wrote);
 }
 
 /*

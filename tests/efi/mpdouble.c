@@ -9,7 +9,11 @@
  * - MPSILENT*.EFI: StartupThisAP runs non-blocking, but the caller's event
  *   is never signalled (the firmware keeps one of its own);
  * - MPNONE*.EFI: the protocol is uninstalled: a firmware without MP
- *   services. */
+ *   services;
+ * - MPSLOW*.EFI: the protocol is left alone, but every Stall shorter than
+ *   20 ms takes 20 times as long as asked (firmware whose short Stalls
+ *   overshoot; the 20 ms calibration Stall stays exact, so the TSC rate
+ *   the stage computes is right and only the polling is slowed). */
 #include <efi.h>
 #include <efilib.h>
 
@@ -17,6 +21,15 @@
 
 static EFI_GUID mp_guid = EFI_MP_SERVICES_PROTOCOL_GUID;
 static EFI_MP_SERVICES_STARTUP_THIS_AP firmware_start;
+static EFI_STALL firmware_stall;
+
+#define SLOW_BELOW_US 20000
+#define SLOW_FACTOR 20
+
+static EFI_STATUS EFIAPI slow_stall(UINTN us)
+{
+	return firmware_stall(us < SLOW_BELOW_US ? us * SLOW_FACTOR : us);
+}
 
 static EFI_STATUS EFIAPI start_blocking(EFI_MP_SERVICES_PROTOCOL *self,
 					EFI_AP_PROCEDURE fn, UINTN cpu,
@@ -80,6 +93,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	UINTN n = 0;
 
 	InitializeLib(image, systab);
+	if (named(image, L"MPSLOW")) {
+		firmware_stall = BS->Stall;
+		BS->Stall = slow_stall;
+		Print(L"tsctui-test: short Stalls now take %d times as long\r\n",
+		      SLOW_FACTOR);
+		return EFI_SUCCESS;
+	}
 	st = LibLocateHandle(ByProtocol, &mp_guid, NULL, &n, &handles);
 	if (EFI_ERROR(st) || !n) {
 		Print(L"tsctui-test: no MP services protocol: %r\r\n", st);

@@ -4,7 +4,9 @@ A test driver (tests/efi/mpdouble.c, loaded from the UEFI Shell) changes
 OVMF's MP services protocol in place, chosen by the name it is loaded
 under: StartupThisAP blocking and never signalling the caller's event
 (Intel's reference CpuInitDxe), non-blocking but never signalling, or no
-protocol at all.  Every assertion is on the JSON that `tsctui report` makes
+protocol at all; and, with MP services left alone, Stalls that take 20
+times as long as asked (the waits are deadlines on the TSC, so they must
+not stretch).  Every assertion is on the JSON that `tsctui report` makes
 of the serial log, and on the console's lines."""
 import json
 import os
@@ -25,7 +27,7 @@ APP = r"fs0:\EFI\tsctui\tsctui.efi"
 E595 = "sim.offset.0=-6815086010"
 UNFINISHED = "did not finish"
 
-print("1..9")
+print("1..11")
 t = Tap()
 os.makedirs(WORK, exist_ok=True)
 
@@ -41,8 +43,10 @@ def shell_boot(name, double, lines):
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
     disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"),
              "EFI/tsctui/sim.efi")
-    disk.put(DOUBLE, f"EFI/tools/{double}.efi")
-    script = [rf"load fs0:\EFI\tools\{double}.efi"] + lines + ["reset -s"]
+    script = lines + ["reset -s"]
+    if double:
+        disk.put(DOUBLE, f"EFI/tools/{double}.efi")
+        script = [rf"load fs0:\EFI\tools\{double}.efi"] + script
     disk.write("startup.nsh", "".join(f"{x}\r\n" for x in script))
     log = os.path.join(WORK, f"{name}.log")
     res = qemu.boot(disk, qemu.fresh_vars(os.path.join(WORK, f"{name}.vars")),
@@ -107,4 +111,24 @@ t.ok(r.get("result") == "unsure" and r.get("msr_writes") == 0 and
      "no MP services" in (r.get("reason") or ""),
      "no MP services: unsure (never in-sync), nothing written, saying why",
      {k: r.get(k) for k in ("result", "reason", "msr_writes")})
+# Slow Stalls: the same run with an AP that does not return after its
+# first session (sim.overrun=1: the join that closes that session waits
+# out its 100 ms answer timeout, polled with 10 us Stalls) on stock MP
+# services, then with every short Stall 20 times as long.  A wait that
+# added up requested Stall times would take 20 times as long (2 s);
+# deadlines on the TSC do not.
+DEAD = f"{SIM} mode=measure sim.overrun=1"
+res, reps, text = shell_boot("stall-normal", None, [DEAD])
+normal = reps[0]["total_ms"] if len(reps) == 1 else None
+res, reps, text = shell_boot("stall-slow", "mpslow", [DEAD])
+slow = reps[0]["total_ms"] if len(reps) == 1 else None
+t.ok("20 times as long" in text and normal is not None and
+     slow is not None,
+     "slow Stalls: both runs reported", text[-1200:])
+t.ok(normal is not None and slow is not None and
+     slow < normal + 1000,
+     "slow Stalls: the run with an overrunning AP takes about as long "
+     "(the waits "
+     "are TSC deadlines, not sums of Stall)", f"normal {normal} ms, "
+     f"slow {slow} ms")
 sys.exit(1 if t.failed else 0)
