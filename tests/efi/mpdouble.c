@@ -96,7 +96,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (named(image, L"MPSLOW")) {
 		firmware_stall = BS->Stall;
 		BS->Stall = slow_stall;
-		Print(L"tsctui-test: short Stalls now take %d times as long\r\n",
+		Print(L"tsctui-test: short Stalls now take %d times as "
+		      L"long\r\n",
 		      SLOW_FACTOR);
 		return EFI_SUCCESS;
 	}
