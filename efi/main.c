@@ -157,16 +157,14 @@ static void guard_release(void)
  * GRUB caches disk blocks and drops them only at a disk open more than
  * GRUB_CACHE_TIMEOUT (2 s) after the last one: a stage that returns sooner
  * may be judged by what GRUB read before it ran.  That is harmless when
- * the markers end as they began; when they change, the stage returns no
- * sooner than CACHE_WAIT_US after it began (DESIGN.md 7.1).
+ * the markers end as they began; when they change, the stage waits
+ * CACHE_WAIT_US after writing them (DESIGN.md 7.1).
  */
 #define CACHE_WAIT_US 2200000ull
 static BOOLEAN had_ran_ok, had_wrote;
-static uint64_t channel_start;
 
 static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
 {
-	channel_start = tsc_read_ordered();
 	if (esp) {
 		had_ran_ok = esp_exists(esp, L"run\\ran-ok");
 		had_wrote = esp_exists(esp, L"run\\wrote");
@@ -181,18 +179,15 @@ static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
 }
 
 /* The markers changed: let GRUB's cache of them expire before returning.
- * The BSP's own move is taken out of the TSC's elapsed count. */
+ * The whole wait after the markers are on the disk, not the rest of one
+ * counted from the start: GRUB's clock is its own TSC calibration, and
+ * under TCG that ran slower than the stage's (grub-boot.t's probation boot,
+ * several seconds long, was still judged by GRUB's old copy). */
 static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote)
 {
-	uint64_t hz = report.tsc_hz, spent, us;
-
 	if (ran_ok == had_ran_ok && wrote == had_wrote)
 		return;
-	spent = tsc_read_ordered() - channel_start -
-		(uint64_t)(report.bsp_shift > 0 ? report.bsp_shift : 0);
-	us = hz >= 1000000ull ? spent / (hz / 1000000ull) : 0;
-	if (us < CACHE_WAIT_US)
-		uefi_call_wrapper(BS->Stall, 1, (UINTN)(CACHE_WAIT_US - us));
+	uefi_call_wrapper(BS->Stall, 1, (UINTN)CACHE_WAIT_US);
 }
 
 static void grub_channel_close(EFI_FILE_HANDLE esp)
