@@ -106,7 +106,7 @@ EFI_IMAGES := efi/tsctui.efi efi/tsctui-driver.efi efi/tsctui-sim.efi \
 	efi/tsctui-sim-driver.efi
 # Test helpers, tests/efi/*.c (below).
 EFI_HELPERS := $(BUILD)/tests/efi/shutdown.efi $(BUILD)/tests/efi/images.efi \
-	$(BUILD)/tests/efi/secdouble.efi
+	$(BUILD)/tests/efi/secdouble.efi $(BUILD)/tests/efi/mpdouble.efi
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 	-j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
@@ -188,8 +188,9 @@ efi/tsctui-sim-driver.efi: $(BUILD)/efi/sim-driver/stage.so
 
 # Test helpers (tests/efi/): shutdown powers the VM off (systemd-boot 252
 # has no auto-poweroff); images counts refused images still loaded; the
-# security double (a boot-service driver) refuses chosen images.
-EFI_HELPER_SUBSYSTEM = $(if $(filter secdouble,$*),efi-bsdrv-x86_64 --subsystem=11,efi-app-x86_64 --subsystem=10)
+# security double (a boot-service driver) refuses chosen images; the MP
+# double (one too) makes MP services block, never signal, or vanish.
+EFI_HELPER_SUBSYSTEM = $(if $(filter secdouble mpdouble,$*),efi-bsdrv-x86_64 --subsystem=11,efi-app-x86_64 --subsystem=10)
 $(BUILD)/tests/efi/%.efi: tests/efi/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_EFI_GLUE) -c $< -o $(@D)/$*.o

@@ -154,6 +154,10 @@ static bool parse_token(struct tsc_options *o, const char *s, size_t n,
 		o->config_esp = true;
 		return true;
 	}
+	if (tsc_streq_n(s, n, "guard=grub")) {
+		o->guard_grub = true;
+		return true;
+	}
 	if (has_prefix(s, n, "next=Boot")) {
 		if (!hex16(s + 9, n - 9, &o->next))
 			return false;

@@ -5,6 +5,7 @@
  * same SPEC tokens for the host simulator and `tsctui --simulate`.
  *
  *   mode=off|measure|sync  allow=any-cpu  config=esp  next=BootXXXX
+ *   guard=grub  (the GRUB block's channel: \EFI\tsctui\run\ on the ESP)
  *   sim.offset.N=C  sim.jitter=J  sim.dead=N  sim.late=N[@K]  sim.hang=1
  *   sim.overrun=N                                          (sim builds only)
  *
@@ -23,6 +24,7 @@ struct tsc_options {
 	bool mode_given;
 	bool allow_any_cpu;
 	bool config_esp;
+	bool guard_grub;
 	bool has_next;
 	uint16_t next; /* BootXXXX number */
 

@@ -257,7 +257,8 @@ static void option_name(UINT16 option, CHAR16 *out)
 		out[i] = (CHAR16)ascii[i];
 }
 
-EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option)
+EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option,
+		      void (*before_start)(void))
 {
 	struct load_option o;
 	EFI_LOADED_IMAGE *li;
@@ -300,6 +301,10 @@ EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option)
 		li->LoadOptions = o.data;
 		li->LoadOptionsSize = (UINT32)o.data_size;
 	}
+	/* Loaded: only now is the stage's part of this boot over (the
+	 * connects above may start drivers fast-boot firmware left alone). */
+	if (before_start)
+		before_start();
 	Print(L"tsctui: starting %s\r\n", name);
 	st = uefi_call_wrapper(BS->StartImage, 3, child, NULL, NULL);
 	Print(L"tsctui: %s returned: %r\r\n", name, st);

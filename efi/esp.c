@@ -5,7 +5,11 @@
  * any work, deleted when the work returns), synced (a run that wrote an
  * MSR, until Linux confirms it), probation (this boot measures only after
  * an unconfirmed sync), disabled (the guard tripped); hibernated is only
- * read here (tsctui's sleep hook writes it).  DESIGN.md 7.1.
+ * read here (tsctui's sleep hook writes it); run\ran-ok and run\wrote, the
+ * GRUB block's channel (guard=grub: the stage returned with nothing left
+ * unknown; it wrote a counter).  Every status but EFI_SUCCESS is a failure
+ * here: EFI_WARN_DELETE_FAILURE means the file is still there.  DESIGN.md
+ * 7.1.
  */
 #include "stage.h"
 
@@ -60,8 +64,9 @@ static EFI_STATUS open_state(EFI_FILE_HANDLE root, CHAR16 *name, UINT64 mode,
 	return uefi_call_wrapper(root->Open, 5, root, fh, path, mode, 0);
 }
 
-EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
-			    UINTN *len)
+/* A file of the ESP (path from its root) into buf, NUL-terminated. */
+static EFI_STATUS read_file(EFI_FILE_HANDLE root, CHAR16 *path, char *buf,
+			    UINTN cap, UINTN *len)
 {
 	EFI_FILE_HANDLE fh;
 	EFI_STATUS st;
@@ -69,7 +74,8 @@ EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
 
 	*len = 0;
 	buf[0] = '\0';
-	st = open_state(root, L"options", EFI_FILE_MODE_READ, &fh);
+	st = uefi_call_wrapper(root->Open, 5, root, &fh, path,
+			       EFI_FILE_MODE_READ, 0);
 	if (EFI_ERROR(st))
 		return st;
 	st = uefi_call_wrapper(fh->Read, 3, fh, &n, buf);
@@ -79,6 +85,12 @@ EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
 	buf[n] = '\0';
 	*len = n;
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS esp_read_options(EFI_FILE_HANDLE root, char *buf, UINTN cap,
+			    UINTN *len)
+{
+	return read_file(root, STATE_DIR L"\\options", buf, cap, len);
 }
 
 BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name)
@@ -91,34 +103,55 @@ BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name)
 	return TRUE;
 }
 
-EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
+static EFI_STATUS make_dir(EFI_FILE_HANDLE root, CHAR16 *path)
 {
-	EFI_FILE_HANDLE dir, fh;
+	EFI_FILE_HANDLE dir;
 	EFI_STATUS st;
 
-	/* The directory exists after an install; create it otherwise. */
-	st = uefi_call_wrapper(root->Open, 5, root, &dir, STATE_DIR,
+	st = uefi_call_wrapper(root->Open, 5, root, &dir, path,
 			       EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
 				       EFI_FILE_MODE_CREATE,
 			       EFI_FILE_DIRECTORY);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
 	uefi_call_wrapper(dir->Close, 1, dir);
+	return EFI_SUCCESS;
+}
+
+/* A status that is not EFI_SUCCESS, as an error (warnings included). */
+static EFI_STATUS failed(EFI_STATUS st)
+{
+	return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
+}
+
+EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_STATUS st;
+
+	/* The directory exists after an install; create it otherwise, and
+	 * run\ for the GRUB block's channel. */
+	st = make_dir(root, STATE_DIR);
+	if (st == EFI_SUCCESS && StrnCmp(name, L"run\\", 4) == 0)
+		st = make_dir(root, STATE_DIR L"\\run");
+	if (st != EFI_SUCCESS)
+		return st;
 	st = open_state(root, name,
 			EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
 				EFI_FILE_MODE_CREATE,
 			&fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	/* The file must be on the disk before anything that could hang. */
 	st = uefi_call_wrapper(fh->Flush, 1, fh);
 	uefi_call_wrapper(fh->Close, 1, fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	st = uefi_call_wrapper(root->Flush, 1, root);
-	if (!EFI_ERROR(st))
-		flush_blocks();
-	return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	flush_blocks();
+	return EFI_SUCCESS;
 }
 
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
@@ -128,16 +161,54 @@ EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name)
 
 	st = open_state(root, name, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE,
 			&fh);
-	if (EFI_ERROR(st))
-		return st;
-	/* Delete closes the handle, whatever it returns. */
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	/* Delete closes the handle, whatever it returns; its warning
+	 * EFI_WARN_DELETE_FAILURE means the file is still there. */
 	st = uefi_call_wrapper(fh->Delete, 1, fh);
-	if (EFI_ERROR(st))
-		return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
 	st = uefi_call_wrapper(root->Flush, 1, root);
-	if (!EFI_ERROR(st))
-		flush_blocks();
-	return st;
+	if (st != EFI_SUCCESS)
+		return failed(st);
+	flush_blocks();
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS esp_remove(EFI_FILE_HANDLE root, CHAR16 *name)
+{
+	if (!esp_exists(root, name))
+		return EFI_SUCCESS;
+	return esp_delete(root, name);
+}
+
+/*
+ * GRUB never flushes the disk after save_env, and nothing else on the GRUB
+ * path does: every writable Block I/O (media present, not read-only) is
+ * flushed once before the stage's first MSR write, so the block's pending
+ * is on the disk itself, not only in its write cache.  Returns how many
+ * flushes failed.
+ */
+UINTN esp_flush_all_disks(void)
+{
+	EFI_HANDLE *handles;
+	EFI_BLOCK_IO *bio;
+	UINTN n = 0, i, bad = 0;
+
+	LibLocateHandle(ByProtocol, &BlockIoProtocol, NULL, &n, &handles);
+	for (i = 0; i < n; i++) {
+		if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3,
+						handles[i], &BlockIoProtocol,
+						(VOID **)&bio)) ||
+		    !bio->Media || !bio->Media->MediaPresent ||
+		    bio->Media->ReadOnly)
+			continue;
+		if (uefi_call_wrapper(bio->FlushBlocks, 1, bio) != EFI_SUCCESS)
+			bad++;
+	}
+	if (n)
+		FreePool(handles);
+	return bad;
 }
 
 BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
@@ -156,4 +227,101 @@ BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
 	if (st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st))
 		return TRUE;
 	return root && esp_exists(root, L"hibernated");
+}
+
+/* Is there a line whose first word is key (and, if given, whose second is
+ * value)?  Spaces and tabs separate; a line is at most what was read. */
+static BOOLEAN has_line(const char *text, const char *key, const char *value)
+{
+	const char *p = text, *w;
+	UINTN n;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (w = key; *w && *p == *w; w++, p++)
+			;
+		if (!*w && (*p == ' ' || *p == '\t' ||
+			    (!value && (*p == '\n' || *p == '\r' || !*p)))) {
+			if (!value)
+				return TRUE;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			for (n = 0; value[n] && p[n] == value[n]; n++)
+				;
+			if (!value[n] && (p[n] == '\n' || p[n] == '\r' ||
+					  p[n] == ' ' || p[n] == '\t' || !p[n]))
+				return TRUE;
+		}
+		while (*p && *p != '\n')
+			p++;
+		if (*p)
+			p++;
+	}
+	return FALSE;
+}
+
+static BOOLEAN ends_with_efi(const CHAR16 *s, UINTN n)
+{
+	static const CHAR16 ext[] = L".efi";
+	UINTN i;
+
+	if (n < 4)
+		return FALSE;
+	for (i = 0; i < 4; i++) {
+		CHAR16 c = s[n - 4 + i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (CHAR16)(c + 32);
+		if (c != ext[i])
+			return FALSE;
+	}
+	return TRUE;
+}
+
+BOOLEAN esp_last_boot_other_os(EFI_FILE_HANDLE root)
+{
+	/* systemd-boot's vendor GUID for its Loader* variables. */
+	static EFI_GUID sd_vendor = { 0x4a67b082,
+				      0x0a4c,
+				      0x41cf,
+				      { 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb,
+					0x8c, 0x4f } };
+	static char text[2048];
+	CHAR16 id[128], path[192];
+	UINTN size = sizeof(id) - sizeof(CHAR16), n, len;
+	EFI_STATUS st;
+
+	if (!root ||
+	    EFI_ERROR(read_file(root, L"\\loader\\loader.conf", text,
+				sizeof(text), &len)) ||
+	    !has_line(text, "default", "@saved"))
+		return FALSE;
+	st = uefi_call_wrapper(RT->GetVariable, 5, L"LoaderEntryLastBooted",
+			       &sd_vendor, NULL, &size, id);
+	if (EFI_ERROR(st))
+		return FALSE;
+	n = size / sizeof(CHAR16);
+	id[n] = 0;
+	while (n && !id[n - 1])
+		n--;
+	if (!n)
+		return FALSE;
+	/* systemd-boot's own entries: Windows, macOS, the EFI shell,
+	 * firmware setup, reboot, power-off; none is Linux. */
+	if (n > 5 && StrnCmp(id, L"auto-", 5) == 0)
+		return TRUE;
+	/* A unified kernel image (EFI\Linux\*.efi): Linux. */
+	if (ends_with_efi(id, n))
+		return FALSE;
+	SPrint(path, sizeof(path), L"\\loader\\entries\\%s", id);
+	if (EFI_ERROR(read_file(root, path, text, sizeof(text), &len))) {
+		SPrint(path, sizeof(path), L"\\loader\\entries\\%s.conf", id);
+		if (EFI_ERROR(read_file(root, path, text, sizeof(text), &len)))
+			return FALSE;
+	}
+	/* A Type #1 entry: Linux has a linux (or uki) line; another system
+	 * an efi line and no linux one. */
+	return has_line(text, "efi", NULL) && !has_line(text, "linux", NULL) &&
+	       !has_line(text, "uki", NULL);
 }

@@ -61,19 +61,59 @@ static void collect_options(EFI_HANDLE image, EFI_FILE_HANDLE *esp)
 
 /* This boot is a probation boot: it measures only (see guard). */
 static BOOLEAN guard_probation;
+/* The last boot was another system's: the unconfirmed sync was cleared. */
+static BOOLEAN guard_other_os;
+/* An AP was stopped by the firmware or still runs the stage's code: its
+ * state is unknown, so the guard stays armed (wait_for_aps). */
+static BOOLEAN aps_unknown;
+/* The ESP whose pending goes at release; pending must stay. */
+static EFI_FILE_HANDLE guard_esp;
+static BOOLEAN pending_keep;
+
+/* pending stays: the reason says so, after what it already says (the
+ * guard's sentence is the shorter "pending stays..." tail then). */
+static void keep_pending(const char *why, const char *tail)
+{
+	static char both[sizeof(report.reason)];
+	struct tsc_buf b;
+
+	pending_keep = TRUE;
+	if (!report.reason[0] || report.result == TSC_RESULT_IN_SYNC) {
+		tsc_report_set_result(&report,
+				      report.result == TSC_RESULT_IN_SYNC
+					      ? TSC_RESULT_UNSURE
+					      : report.result,
+				      why);
+		return;
+	}
+	tsc_buf_init(&b, both, sizeof(both));
+	tsc_buf_puts(&b, report.reason);
+	tsc_buf_puts(&b, "; ");
+	tsc_buf_puts(&b, tail);
+	tsc_report_set_result(&report, report.result, both);
+}
+
+#define PENDING_STAYS "pending stays until Linux confirms this boot"
 
 /*
- * The stage returned: pending goes, and a run that wrote leaves synced
- * (made first, so that no moment has neither).  Then the report says what
- * the guard did, unless something else already explains the result.
+ * The stage's work returned: a run that wrote leaves synced (made first,
+ * so that no moment has neither).  pending stays when synced could not be
+ * made or an AP's state is unknown: then only Linux (boot-ok) clears it,
+ * and a boot that never gets there trips the guard.  pending itself goes
+ * at guard_release.  Then the report says what the guard did, unless
+ * something else already explains the result.
  */
 static void guard_returned(EFI_FILE_HANDLE esp)
 {
-	if (report.msr_writes > 0)
-		esp_create(esp, L"synced");
-	if (esp_exists(esp, L"pending") &&
-	    EFI_ERROR(esp_delete(esp, L"pending")))
-		Print(L"tsctui: could not delete the pending file\r\n");
+	if (report.msr_writes > 0 && esp_create(esp, L"synced") != EFI_SUCCESS)
+		keep_pending("the stage wrote but could not record synced on "
+			     "the ESP; " PENDING_STAYS,
+			     "synced not recorded: " PENDING_STAYS);
+	if (aps_unknown)
+		keep_pending("a processor was stopped by the firmware or "
+			     "still ran the stage's code; " PENDING_STAYS,
+			     PENDING_STAYS);
+	guard_esp = esp;
 	if (report.reason[0])
 		return;
 	if (guard_probation)
@@ -82,10 +122,140 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 				      "by Linux (another system chosen, "
 				      "powered off, or it hung): this boot "
 				      "measures only");
+	else if (guard_other_os)
+		tsc_report_set_result(&report, report.result,
+				      "the last boot started another system "
+				      "(systemd-boot's LoaderEntryLastBooted): "
+				      "no probation");
 	else if (esp_flush_failed())
 		tsc_report_set_result(&report, report.result,
 				      "FlushBlocks on the ESP failed; the hang "
 				      "guard's files may not be on the disk");
+}
+
+/* pending goes: when the stage returns, or on the firmware-entry path
+ * right before StartImage of the next loader (chain_boot), so that the
+ * connects and the load of that loader are still guarded. */
+static void guard_release(void)
+{
+	if (!guard_esp)
+		return;
+	if (!pending_keep && esp_exists(guard_esp, L"pending") &&
+	    esp_delete(guard_esp, L"pending") != EFI_SUCCESS)
+		Print(L"tsctui: could not delete the pending file\r\n");
+	uefi_call_wrapper(guard_esp->Close, 1, guard_esp);
+	guard_esp = NULL;
+}
+
+/*
+ * The GRUB block's channel (guard=grub): GRUB's boot command reports only
+ * success or failure, so the stage says how it returned in files the block
+ * tests with [ -f ]: run\wrote when it wrote a counter, then run\ran-ok
+ * when nothing is left unknown.  Both go first, before any work; one that
+ * cannot go means no work.  Not on a boot the block skips (hibernated).
+ *
+ * GRUB caches disk blocks and drops them only at a disk open more than
+ * GRUB_CACHE_TIMEOUT (2 s) after the last one: a stage that returns sooner
+ * may be judged by what GRUB read before it ran.  That is harmless when
+ * the markers end as they began; when they change, the stage waits
+ * CACHE_WAIT_US after writing them (DESIGN.md 7.1).
+ */
+#define CACHE_WAIT_US 2200000ull
+static BOOLEAN had_ran_ok, had_wrote;
+
+static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
+{
+	if (esp) {
+		had_ran_ok = esp_exists(esp, L"run\\ran-ok");
+		had_wrote = esp_exists(esp, L"run\\wrote");
+	}
+	if (esp && esp_remove(esp, L"run\\ran-ok") == EFI_SUCCESS &&
+	    esp_remove(esp, L"run\\wrote") == EFI_SUCCESS)
+		return TRUE;
+	tsc_report_set_result(&report, TSC_RESULT_ERROR,
+			      "cannot clear the GRUB block's markers in "
+			      "\\EFI\\tsctui\\run on the ESP; nothing done");
+	return FALSE;
+}
+
+/* The markers changed: let GRUB's cache of them expire before returning.
+ * The whole wait after the markers are on the disk, not the rest of one
+ * counted from the start: GRUB's clock is its own TSC calibration, and
+ * under TCG that ran slower than the stage's (grub-boot.t's probation boot,
+ * several seconds long, was still judged by GRUB's old copy). */
+static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote)
+{
+	if (ran_ok == had_ran_ok && wrote == had_wrote)
+		return;
+	uefi_call_wrapper(BS->Stall, 1, (UINTN)CACHE_WAIT_US);
+}
+
+static void grub_channel_close(EFI_FILE_HANDLE esp)
+{
+	BOOLEAN wrote = FALSE, ran_ok = FALSE;
+
+	if (report.msr_writes > 0) {
+		if (esp_create(esp, L"run\\wrote") != EFI_SUCCESS) {
+			keep_pending("the stage wrote but could not tell the "
+				     "GRUB block so; " PENDING_STAYS,
+				     "the GRUB block not told: " PENDING_STAYS);
+			outlast_grub_cache(FALSE, FALSE);
+			return;
+		}
+		wrote = TRUE;
+	}
+	if (aps_unknown)
+		keep_pending("a processor was stopped by the firmware or "
+			     "still ran the stage's code; " PENDING_STAYS,
+			     PENDING_STAYS);
+	else if (esp_create(esp, L"run\\ran-ok") == EFI_SUCCESS)
+		ran_ok = TRUE;
+	else
+		Print(L"tsctui: could not write run\\ran-ok; GRUB keeps "
+		      L"pending\r\n");
+	outlast_grub_cache(ran_ok, wrote);
+}
+
+/*
+ * A probation marker left over: that measure-only boot never reached Linux
+ * (another system chosen, a power-off at the menu, or a hang after the
+ * stage).  Counted in lost1..lost4, one file per count (the GRUB block
+ * keeps the same flags in the grubenv: it has no arithmetic); the fifth
+ * trips the guard.  boot-ok removes them.  FALSE: no work this boot (the
+ * report says why).
+ */
+static BOOLEAN count_lost(EFI_FILE_HANDLE esp)
+{
+	static CHAR16 *const lost[] = { L"lost1", L"lost2", L"lost3",
+					L"lost4" };
+	UINTN i;
+
+	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		if (!esp_exists(esp, lost[i]))
+			break;
+	if (i == sizeof(lost) / sizeof(lost[0])) {
+		if (esp_create(esp, L"disabled") != EFI_SUCCESS ||
+		    esp_delete(esp, L"probation") != EFI_SUCCESS) {
+			tsc_report_set_result(&report, TSC_RESULT_ERROR,
+					      "cannot record the hang guard's "
+					      "trip on the ESP; nothing done");
+			return FALSE;
+		}
+		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
+				      "5 measure-only boots in a row never "
+				      "reached Linux; the stage disabled "
+				      "itself and did nothing");
+		return FALSE;
+	}
+	if (esp_create(esp, lost[i]) != EFI_SUCCESS ||
+	    esp_delete(esp, L"probation") != EFI_SUCCESS) {
+		tsc_report_set_result(
+			&report, TSC_RESULT_ERROR,
+			"cannot count the hang guard's lost "
+			"probation boot on the ESP; nothing done");
+		return FALSE;
+	}
+	return TRUE;
 }
 
 /*
@@ -139,6 +309,9 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 	}
 	if (opts.mode == TSC_MODE_OFF)
 		return TRUE;
+	/* A probation marker left over: that boot never reached Linux. */
+	if (esp_exists(esp, L"probation") && !count_lost(esp))
+		return FALSE;
 	st = esp_create(esp, L"pending");
 	if (EFI_ERROR(st)) {
 		tsc_report_set_result(&report, TSC_RESULT_ERROR,
@@ -146,9 +319,19 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "file on the ESP; nothing done");
 		return FALSE;
 	}
-	/* A probation marker left over: that boot never reached Linux. */
-	if (esp_exists(esp, L"probation"))
-		esp_delete(esp, L"probation");
+	/* The boot after the unconfirmed sync was another system's (what
+	 * systemd-boot can tell with `default @saved`): no probation. */
+	if (esp_exists(esp, L"synced") && esp_last_boot_other_os(esp)) {
+		if (esp_delete(esp, L"synced") != EFI_SUCCESS) {
+			tsc_report_set_result(
+				&report, TSC_RESULT_ERROR,
+				"cannot clear the hang guard's "
+				"synced on the ESP; nothing done");
+			guard_returned(esp);
+			return FALSE;
+		}
+		guard_other_os = TRUE;
+	}
 	if (esp_exists(esp, L"synced")) {
 		if (EFI_ERROR(esp_create(esp, L"probation")) ||
 		    EFI_ERROR(esp_delete(esp, L"synced"))) {
@@ -200,6 +383,14 @@ static void measure_and_sync(void)
 			NULL; /* measure mode cannot write, by construction */
 	tsc_run_params_default(&params, run_mode);
 	tsc_run(pf, &params, &workspace, &report);
+	if (mp_blocking()) {
+		tsc_report_set_result(&report, TSC_RESULT_UNSURE,
+				      "MP services run StartupThisAP blocking "
+				      "(the call returned only once the AP's "
+				      "work had): the stage cannot talk to an "
+				      "AP while it runs, so it stopped");
+		return;
+	}
 	if (refusal)
 		tsc_report_set_result(&report, TSC_RESULT_REFUSED, refusal);
 }
@@ -224,6 +415,7 @@ static void wait_for_aps(void)
 	if (stuck)
 		Print(L"tsctui: %d processor(s) did not finish\r\n",
 		      (int)stuck);
+	aps_unknown = stopped || stuck;
 	if ((stopped || stuck) && report.result == TSC_RESULT_IN_SYNC)
 		tsc_report_set_result(
 			&report, TSC_RESULT_UNSURE,
@@ -240,6 +432,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_FILE_HANDLE esp;
+	BOOLEAN grub_channel = FALSE;
+	EFI_STATUS st;
 
 	InitializeLib(image, systab);
 	if (STAGE_SIM)
@@ -270,6 +464,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		tsc_report_set_result(&report, TSC_RESULT_SKIPPED, "mode=off");
 		goto publish;
 	}
+	if (opts.guard_grub && !opts.config_esp) {
+		if (EFI_ERROR(esp_open(image, &esp)))
+			esp = NULL;
+		if (!grub_channel_open(esp))
+			goto publish;
+		grub_channel = TRUE;
+	}
+	/* GRUB never flushes after save_env: the block's pending must be on
+	 * the disk before the first MSR write. */
+	if (opts.mode == TSC_MODE_SYNC && esp_flush_all_disks())
+		Print(L"tsctui: FlushBlocks failed on a disk\r\n");
 	if (STAGE_SIM && opts.sim_hang) {
 		/* A hung sync boot, on purpose: the guard is armed. */
 		Print(L"tsctui: sim.hang=1: hanging now\r\n");
@@ -282,15 +487,21 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	wait_for_aps();
 	if (opts.config_esp)
 		guard_returned(esp);
+	if (grub_channel)
+		grub_channel_close(esp);
 
 publish:
 	report_publish(&report, opts.sim_varmax);
-	if (esp)
-		uefi_call_wrapper(esp->Close, 1, esp);
 	/* As a firmware boot entry: start the real loader.  If that fails,
 	 * return the failure: the boot manager tries the next BootOrder
 	 * entry only after an error (a success opens its setup screen). */
-	if (opts.has_next && !STAGE_DRIVER)
-		return chain_boot(image, opts.next);
+	if (esp && esp != guard_esp)
+		uefi_call_wrapper(esp->Close, 1, esp);
+	if (opts.has_next && !STAGE_DRIVER) {
+		st = chain_boot(image, opts.next, guard_release);
+		guard_release(); /* nothing was started */
+		return st;
+	}
+	guard_release();
 	return finish(EFI_SUCCESS);
 }

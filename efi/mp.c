@@ -2,15 +2,24 @@
 /*
  * The common/ platform on MP services.  Each session starts the AP's
  * function with StartupThisAP in non-blocking mode (a WaitEvent), so the BSP
- * stays free to talk to it.  join() watches the stage's own done flag, not
- * the event: EDK2's MpInitLib notices a finished AP from a 100 ms timer
- * (AP_CHECK_INTERVAL), and waiting for that three times per AP would cost
- * seconds on a big machine.  Only a restart of the same AP must first see
- * its previous event signalled (MP services refuses a busy AP); the driver
- * visits every other AP in between, so that wait is usually over.  An idle
- * AP is back in the firmware's own wait loop, not spinning in ours (under
- * TCG, spinning vCPUs starve the two that are talking).  Events are closed
- * only after they signalled: MP services still owns an unfinished AP.
+ * stays free to talk to it.  A run has ended when the AP's own done flag
+ * has been set for EPILOGUE_GRACE_US (the rest of ap_entry and the
+ * firmware's return path), not when MP services signals the event: EDK2's
+ * MpInitLib notices a finished AP from a 100 ms timer (AP_CHECK_INTERVAL),
+ * and Intel's reference CpuInitDxe never signals it at all after a normal
+ * return.  A restart of the same AP retries while MP services still calls
+ * it busy (EFI_NOT_READY), up to RESTART_WAIT_US.  An idle AP is back in the
+ * firmware's own wait loop, not spinning in ours (under TCG, spinning vCPUs
+ * starve the two that are talking).  An event is closed only once it
+ * signalled, or when StartupThisAP refused the run with a documented
+ * refusal: the firmware may signal any other one later, and a closed event
+ * there is a use-after-free in the DXE core's event lists (so an event
+ * that never signals stays open: a few handles of pool per boot).
+ *
+ * MP services that run StartupThisAP blocking whatever the WaitEvent says
+ * (the call returns with the work done, or only after BLOCKING_CALL_US)
+ * leave the BSP no way to talk to the AP: the first such
+ * start stops every further one (mp_blocking; the stage says why).
  *
  * Every run has a finite timeout (AP_RUN_TIMEOUT_US): an AP that never
  * comes back is stopped by MP services itself (EDK2 resets it and signals
@@ -51,6 +60,21 @@ static EFI_GUID mp_guid = EFI_MP_SERVICES_PROTOCOL_GUID;
  * steering steps are below a millisecond.
  */
 #define AP_RUN_TIMEOUT_US 10000000ull
+/* A run whose done flag is set has ended once the AP is out of ap_entry
+ * and back in the firmware's code. */
+#define EPILOGUE_GRACE_US 1000
+/*
+ * A blocking StartupThisAP returns once the responder gave up waiting for
+ * the BSP (400 ms of silence): a call that took BLOCKING_CALL_US waited for
+ * the run.  One that returns with the run's done flag set after more than
+ * BLOCKING_DONE_US did too.  A non-blocking call takes microseconds on
+ * hardware, and up to 9 ms under TCG (measured in OVMF: the AP's vCPU
+ * thread must be scheduled before the call returns), so the done flag alone
+ * is not enough below that (a responder on the wrong processor leaves at
+ * once, and may finish before a slow non-blocking call returns).
+ */
+#define BLOCKING_CALL_US 200000
+#define BLOCKING_DONE_US 5000
 /* sim.late: how long a late AP waits at most for the next session. */
 #define SIM_LATE_MAX_US 2000000ull
 
@@ -76,9 +100,12 @@ static struct stage_mp {
 	UINT32 package[TSC_MAX_CPUS];	 /* for the kernel's test durations */
 	EFI_STATUS status[TSC_MAX_CPUS]; /* of its last start, or its info */
 	EFI_EVENT done[TSC_MAX_CPUS];
-	BOOLEAN running[TSC_MAX_CPUS]; /* started; its event not yet seen */
+	BOOLEAN running[TSC_MAX_CPUS]; /* its event open, not yet signalled */
+	BOOLEAN live[TSC_MAX_CPUS];    /* started; not yet judged ended */
 	BOOLEAN busy[TSC_MAX_CPUS];    /* started; its done flag not yet seen */
 	BOOLEAN stopped[TSC_MAX_CPUS]; /* its event came, its done flag not */
+	uint64_t done_seen[TSC_MAX_CPUS]; /* TSC when the flag was first seen */
+	BOOLEAN blocking; /* StartupThisAP turned out to block */
 	struct ap_slot slot[TSC_MAX_CPUS];
 	EFI_TPL saved_tpl;
 	BOOLEAN raised;
@@ -112,12 +139,18 @@ static uint64_t now(void)
 	return M.rdtscp ? read_rdtscp() : tsc_read_ordered();
 }
 
-/* A deadline us microseconds from now, on this processor's TSC. */
-static uint64_t deadline_us(uint64_t us)
+/* us microseconds in TSC cycles (1 GHz until calibrated). */
+static uint64_t cycles_us(uint64_t us)
 {
 	uint64_t hz = M.tsc_hz ? M.tsc_hz : 1000000000ull;
 
-	return now() + us * (hz / 1000000ull);
+	return us * (hz / 1000000ull);
+}
+
+/* A deadline us microseconds from now, on this processor's TSC. */
+static uint64_t deadline_us(uint64_t us)
+{
+	return now() + cycles_us(us);
 }
 
 static BOOLEAN passed(uint64_t deadline)
@@ -157,22 +190,50 @@ static VOID EFIAPI ap_entry(VOID *arg)
 	atomic_store_explicit(&s->done, 1, memory_order_release);
 }
 
-/* Closes the event of a run MP services has seen end; a run that ended
- * without our procedure returning was stopped at its timeout. */
-static BOOLEAN reap(UINTN cpu)
+/* A signalled event is closed; one that signalled without our procedure
+ * returning means MP services stopped the run at its timeout. */
+static void reap_event(UINTN cpu)
 {
-	if (!M.running[cpu])
-		return TRUE;
-	if (uefi_call_wrapper(BS->CheckEvent, 1, M.done[cpu]) != EFI_SUCCESS)
-		return FALSE;
+	if (!M.running[cpu] ||
+	    uefi_call_wrapper(BS->CheckEvent, 1, M.done[cpu]) != EFI_SUCCESS)
+		return;
 	uefi_call_wrapper(BS->CloseEvent, 1, M.done[cpu]);
 	M.running[cpu] = FALSE;
-	if (!atomic_load_explicit(&M.slot[cpu].done, memory_order_acquire)) {
+	if (M.live[cpu] &&
+	    !atomic_load_explicit(&M.slot[cpu].done, memory_order_acquire)) {
 		M.stopped[cpu] = TRUE;
 		M.status[cpu] = EFI_TIMEOUT;
+		M.live[cpu] = FALSE;
+		M.busy[cpu] = FALSE;
 	}
+}
+
+/* Has processor cpu's last run ended: stopped by MP services, or its done
+ * flag set for the epilogue's grace? */
+static BOOLEAN run_over(UINTN cpu)
+{
+	reap_event(cpu);
+	if (!M.live[cpu])
+		return TRUE;
+	if (!atomic_load_explicit(&M.slot[cpu].done, memory_order_acquire))
+		return FALSE;
+	if (!M.done_seen[cpu])
+		M.done_seen[cpu] = now() | 1;
+	if (now() - M.done_seen[cpu] < cycles_us(EPILOGUE_GRACE_US))
+		return FALSE;
+	M.live[cpu] = FALSE;
 	M.busy[cpu] = FALSE;
 	return TRUE;
+}
+
+/* The PI specification's refusals of StartupThisAP: the firmware did not
+ * take the run, nor the event.  After anything else (EFI_TIMEOUT, a status
+ * it does not document) the event may still be signalled later. */
+static BOOLEAN refusal(EFI_STATUS st)
+{
+	return st == EFI_UNSUPPORTED || st == EFI_NOT_READY ||
+	       st == EFI_NOT_FOUND || st == EFI_INVALID_PARAMETER ||
+	       st == EFI_DEVICE_ERROR;
 }
 
 static uint64_t mp_read(void *ctx, uint32_t cpu)
@@ -218,7 +279,7 @@ static void mp_write(void *ctx, uint32_t cpu, int64_t delta)
 static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 {
 	struct ap_slot *s;
-	uint64_t end;
+	uint64_t end, t0;
 	EFI_STATUS st;
 
 	(void)ctx;
@@ -236,16 +297,22 @@ static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 		M.status[cpu] = EFI_NOT_READY;
 		return -1;
 	}
+	if (M.blocking) {
+		M.status[cpu] = EFI_UNSUPPORTED;
+		return -1;
+	}
 	if (STAGE_SIM && M.dead[cpu])
 		return 0; /* accepted, never answers: a hung AP */
 	end = deadline_us(RESTART_WAIT_US);
-	while (!reap(cpu)) {
+	while (!run_over(cpu)) {
 		if (passed(end)) {
 			M.status[cpu] = EFI_NOT_READY;
 			return -1;
 		}
 		uefi_call_wrapper(BS->Stall, 1, 100);
 	}
+	/* An event that has not signalled yet stays open, never reused. */
+	M.running[cpu] = FALSE;
 	st = uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL,
 			       &M.done[cpu]);
 	if (EFI_ERROR(st)) {
@@ -256,22 +323,47 @@ static int mp_start(void *ctx, uint32_t cpu, void (*fn)(void *), void *arg)
 	s->fn = fn;
 	s->arg = arg;
 	atomic_store(&s->done, 0);
+	M.done_seen[cpu] = 0;
 	if (STAGE_SIM) {
 		M.nstart[cpu]++;
 		s->late = M.late_from[cpu] && M.nstart[cpu] >= M.late_from[cpu];
 		s->after = atomic_fetch_add(&M.starts, 1) + 1;
 		s->overrun = M.overrun[cpu] && M.nstart[cpu] == 1;
 	}
-	st = uefi_call_wrapper(M.mp->StartupThisAP, 7, M.mp, ap_entry,
-			       (UINTN)cpu, M.done[cpu],
-			       (UINTN)AP_RUN_TIMEOUT_US, s, NULL);
+	/* MP services calls the AP busy until it has noticed the last run
+	 * end (EDK2: its 100 ms check): retried until the same deadline. */
+	for (;;) {
+		t0 = now();
+		st = uefi_call_wrapper(M.mp->StartupThisAP, 7, M.mp, ap_entry,
+				       (UINTN)cpu, M.done[cpu],
+				       (UINTN)AP_RUN_TIMEOUT_US, s, NULL);
+		if (st != EFI_NOT_READY || passed(end))
+			break;
+		uefi_call_wrapper(BS->Stall, 1, 100);
+	}
 	M.status[cpu] = st;
 	if (EFI_ERROR(st)) {
-		uefi_call_wrapper(BS->CloseEvent, 1, M.done[cpu]);
+		if (refusal(st))
+			uefi_call_wrapper(BS->CloseEvent, 1, M.done[cpu]);
+		else
+			M.running[cpu] = TRUE; /* may signal later */
 		return -1;
 	}
 	M.running[cpu] = TRUE;
+	M.live[cpu] = TRUE;
 	M.busy[cpu] = TRUE;
+	if (now() - t0 > cycles_us(BLOCKING_CALL_US) ||
+	    (atomic_load_explicit(&s->done, memory_order_acquire) &&
+	     now() - t0 > cycles_us(BLOCKING_DONE_US))) {
+		/* The call waited for the run: no session is possible. */
+		Print(L"tsctui: StartupThisAP for processor %d returned after "
+		      L"%d us%s\r\n",
+		      (int)cpu, (int)((now() - t0) / cycles_us(1)),
+		      atomic_load(&s->done) ? L", its work done" : L"");
+		M.blocking = TRUE;
+		M.status[cpu] = EFI_UNSUPPORTED;
+		return -1;
+	}
 	return 0;
 }
 
@@ -316,7 +408,7 @@ static bool mp_on_cpu(void *ctx, uint32_t cpu)
 	return cpu < M.nslots && tsc_apic_matches(self, bits, M.apic[cpu]);
 }
 
-/* Waits until MP services has seen every run of ours end; bounded. */
+/* Waits until every run of ours has ended (run_over); bounded. */
 static UINTN outstanding(uint64_t wait_us, UINTN stall_us)
 {
 	uint64_t end = deadline_us(wait_us);
@@ -325,7 +417,7 @@ static UINTN outstanding(uint64_t wait_us, UINTN stall_us)
 	for (;;) {
 		n = 0;
 		for (i = 0; i < M.nslots; i++)
-			if (!reap(i))
+			if (!run_over(i))
 				n++;
 		if (n == 0 || passed(end))
 			return n;
@@ -376,6 +468,11 @@ UINTN mp_unfinished(void)
 	/* The firmware stops a run at its timeout and then signals it; a
 	 * second more for its next check. */
 	return outstanding(AP_RUN_TIMEOUT_US + 1000000ull, 1000);
+}
+
+BOOLEAN mp_blocking(void)
+{
+	return M.blocking;
 }
 
 BOOLEAN mp_was_stopped(UINTN cpu)

@@ -32,12 +32,15 @@ struct tsc_madt;
  * other processor can be measured).  rdtscp: order reads with RDTSCP. */
 EFI_STATUS mp_init(struct tsc_platform *pf, const struct tsc_options *o,
 		   BOOLEAN rdtscp, const char **why);
-/* Waits until MP services has seen every run of ours end, or stopped it at
- * its timeout (bounded by that timeout); returns how many never did (the
- * stage must not be unloaded under a running AP). */
+/* Waits until every run of ours has ended (its done flag set, plus a grace
+ * for the epilogue) or MP services stopped it at its timeout (bounded by
+ * that timeout); returns how many never did (the stage must not be
+ * unloaded under a running AP). */
 UINTN mp_unfinished(void);
 /* Did MP services have to stop processor cpu's run at its timeout? */
 BOOLEAN mp_was_stopped(UINTN cpu);
+/* Did StartupThisAP turn out to block (no AP could be talked to)? */
+BOOLEAN mp_blocking(void);
 
 /* acpi.c: the firmware's ACPI MADT (common/madt.h), read once; the
  * platform's madt operation. */
@@ -57,18 +60,29 @@ BOOLEAN esp_exists(EFI_FILE_HANDLE root, CHAR16 *name);
 /* Creates a state file (empty, flushed); creates \EFI\tsctui if needed. */
 EFI_STATUS esp_create(EFI_FILE_HANDLE root, CHAR16 *name);
 EFI_STATUS esp_delete(EFI_FILE_HANDLE root, CHAR16 *name);
+/* Deletes a state file if it exists; EFI_SUCCESS when it is gone. */
+EFI_STATUS esp_remove(EFI_FILE_HANDLE root, CHAR16 *name);
+/* Flushes every writable Block I/O; returns how many flushes failed. */
+UINTN esp_flush_all_disks(void);
 /* Whether a FlushBlocks after a create or delete failed (not fatal). */
 BOOLEAN esp_flush_failed(void);
 /* A hibernated system is being resumed: systemd's HibernateLocation
  * variable exists, or tsctui's sleep hook left \EFI\tsctui\hibernated.
  * Only reads. */
 BOOLEAN esp_hibernated(EFI_FILE_HANDLE root);
+/* systemd-boot with `default @saved` in loader.conf: LoaderEntryLastBooted
+ * names an entry that is not Linux (one of its auto- entries, or a Type #1
+ * entry with efi and no linux line).  FALSE where it cannot tell. */
+BOOLEAN esp_last_boot_other_os(EFI_FILE_HANDLE root);
 
 /* report.c: the volatile variable and the console copy. */
 /* sim_varmax: sim.varmax=N, a smaller variable size limit (sim build). */
 EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax);
 
-/* chain.c: starts the load option Boot#### after the stage's work. */
-EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option);
+/* chain.c: starts the load option Boot#### after the stage's work.
+ * before_start runs once the image is loaded, right before StartImage
+ * (the hang guard's pending goes there); not when nothing is started. */
+EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option,
+		      void (*before_start)(void));
 
 #endif

@@ -148,7 +148,8 @@ t.ok(inert.returncode == 0 and inert.stdout == "",
 twice("grub: mode sync", root, "mode", "sync",
       check=lambda o: genv(root)["tsctui_mode"] == "sync")
 rc, out, err = run(root, "guard", "status")
-t.ok(rc == 0 and out == {"guard": "clear", "loader": "grub", "since": None},
+t.ok(rc == 0 and out == {"guard": "clear", "loader": "grub", "since": None,
+                         "hibernate_location": "none"},
      "grub: guard status clear", out)
 e = genv(root)
 e["tsctui_pending"] = "1"
@@ -301,6 +302,28 @@ def genv_set(**kv):
     fx.write(root, "/boot/grub/grubenv", fx.grubenv(**e))
 
 
+# Lost probation boots (a leftover probation, counted by the block): the
+# text shows the count, a boot that reaches Linux ends it.
+genv_set(tsctui_lost1="1", tsctui_lost2="1")
+rc, out, err = run(root, "guard", "status")
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and out["guard"] == "clear" and "lost: 2 of 5" in text,
+     "grub guard: two lost probation boots: clear, the text counts them",
+     f"{out} {text}")
+rc, out, err = run(root, "boot-ok")
+e = genv(root)
+t.ok(rc == 0 and e["tsctui_lost1"] == "0" and e["tsctui_lost2"] == "0",
+     "grub guard: boot-ok (this boot reached Linux) clears the lost flags",
+     e)
+genv_set(tsctui_lost1="1", tsctui_lost2="1", tsctui_lost3="1",
+         tsctui_lost4="1", tsctui_tripped="1")
+rc2, text, _ = human(root, "guard", "status")
+t.ok("5 measure-only boots in a row" in text,
+     "grub guard: tripped by the fifth lost probation boot: the text says "
+     "so", text)
+genv_set(tsctui_lost1="0", tsctui_lost2="0", tsctui_lost3="0",
+         tsctui_lost4="0", tsctui_tripped="0")
+
 genv_set(tsctui_synced="1", tsctui_strikes="2")
 rc, out, err = run(root, "guard", "status")
 rc2, text, _ = human(root, "guard", "status")
@@ -400,16 +423,43 @@ fx.write(root, S + "hibernated", "")
 rc2, text, _ = human(root, "guard", "status")
 t.ok("hibernated" in text, "esp guard: the text shows the sleep hook's "
      "hibernation marker", text)
+# systemd's HibernateLocation: with the hook's marker a hibernation is
+# under way (current); without it the variable is stale, and the stage on
+# the ESP paths would skip every boot: said, with the way to clear it.
+HIBVAR = "HibernateLocation"
+HIBGUID = "8cf2644b-4b0b-428f-9387-6d876050dc67"
+fx.efivar(root, HIBVAR, HIBGUID, b'{"uuid":"x","offset":0}')
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "current",
+     "esp guard: HibernateLocation with the hook's marker: current", out)
+os.remove(os.path.join(root, S.lstrip("/") + "hibernated"))
+rc, out, err = run(root, "guard", "status")
+rc2, text, _ = human(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "stale" and
+     "hibernate_location: stale" in text and "skips every boot" in text and
+     f"chattr -i /sys/firmware/efi/efivars/{HIBVAR}-{HIBGUID}" in text,
+     "esp guard: HibernateLocation without a hibernation under way: stale, "
+     "with how to clear it", (out, text))
+os.remove(os.path.join(root, f"sys/firmware/efi/efivars/{HIBVAR}-{HIBGUID}"))
+rc, out, err = run(root, "guard", "status")
+t.ok(rc == 0 and out["hibernate_location"] == "none",
+     "esp guard: no HibernateLocation: none", out)
+fx.write(root, S + "hibernated", "")
 twice("esp guard: guard reset removes every marker and the strikes", root,
       "guard", "reset", check=lambda o: not any(
           exists(root, S + f) for f in ("pending", "disabled", "synced",
                                         "probation", "strikes",
                                         "hibernated")))
+fx.write(root, S + "lost1", "")
+rc2, text, _ = human(root, "guard", "status")
+t.ok("lost: 1 of 5" in text, "esp guard: a lost probation boot is counted "
+     "in the text", text)
 fx.write(root, S + "hibernated", "")
 rc, out, err = run(root, "boot-ok")
-t.ok(rc == 0 and not exists(root, S + "hibernated"),
+t.ok(rc == 0 and not exists(root, S + "hibernated") and
+     not exists(root, S + "lost1"),
      "esp guard: boot-ok (a fresh boot, or the sleep hook after a resume) "
-     "removes the hibernation marker", out)
+     "removes the hibernation marker and the lost count", out)
 fx.write(root, S + "probation", "")
 fx.write(root, S + "strikes", "two\n")
 refused("boot-ok with an ESP strikes file that is not a count", root,

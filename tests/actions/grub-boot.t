@@ -20,7 +20,21 @@ stands for it where the story says Linux was reached.  Boots:
      and the block skips the stage rather than run it unguarded;
   7. the block of tsctui 0.1 (tests/actions/05_tsctui-0.1: it sets
      pending and never clears it) with this program: boot-ok clears it,
-     and the next boot runs the stage (no false trip)."""
+     and the next boot runs the stage (no false trip).
+Between 5 and 6, the stage's channel to the block (\EFI\tsctui\run\ran-ok
+and wrote, tested with [ -f ]):
+  5a. a sync run with nothing to write: run/wrote absent, synced not set;
+  5b. an AP the firmware had to stop (sim.overrun=1): no run/ran-ok, the
+      block keeps pending (only boot-ok clears it);
+  5c. one vCPU, a stage that returns fast: the block still sees the
+      ran-ok this run wrote (GRUB's disk cache holds nothing of run/);
+  5d. the sleep hook's hibernated marker on the ESP: the block runs
+      nothing and writes nothing;
+  5e. a probation left over (that boot never reached Linux): counted in
+      tsctui_lost1, the stage runs;
+  5f. the fifth in a row (tsctui_lost4 already set): the guard trips;
+  5g. GRUB_SAVEDEFAULT=true and saved_entry naming os-prober's entry for
+      another EFI system: synced set but no probation, the stage syncs."""
 import json
 import os
 import shutil
@@ -72,10 +86,10 @@ def from_image():
         f.write(disk.on(1).read("boot/grub/grubenv"))
 
 
-def boot(name, until=None, timeout=120):
+def boot(name, until=None, timeout=120, smp=4):
     log = os.path.join(WORK, f"{name}.log")
     res = qemu.boot(disk, vars_path, timeout=timeout, until=until,
-                    log_path=log, **rig.one_counter())
+                    log_path=log, smp=smp, **rig.one_counter())
     t.diag(f"boot {name}: {res.seconds:.1f} s")
     reps = []
     if until is None:
@@ -107,6 +121,14 @@ gen = subprocess.run([os.path.join(mirror, "etc/grub.d/05_tsctui")],
                          mirror, "etc/tsctui/tsctui.conf")},
                      capture_output=True, text=True, check=True)
 grub = grub_image(gen.stdout, os.path.join(WORK, "grubx64.efi"))
+with open(os.path.join(WORK, "block.cfg"), "w") as f:
+    f.write(gen.stdout)
+chk = subprocess.run(["grub-script-check", os.path.join(WORK, "block.cfg")],
+                     capture_output=True, text=True)
+t.ok(chk.returncode == 0 and "guard=grub" in gen.stdout and
+     "/EFI/tsctui/run/ran-ok" in gen.stdout,
+     "the generated block passes grub-script-check and tests the stage's "
+     "run/ran-ok", chk.stdout + chk.stderr)
 
 disk = qemu.Disk(os.path.join(WORK, "disk.img"),
                  parts=[(40, ESP_SERIAL), (8, ROOT_SERIAL)])
@@ -183,6 +205,119 @@ t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
      env.get("tsctui_pending") == "0" and env.get("tsctui_synced") == "0",
      "boot 5: the stage runs again, in measure mode; no synced after a "
      "measure run", reps or text[-1500:])
+
+# 5a: sync with nothing to write (no offsets): the stage says it wrote
+# nothing, so the block does not set synced (it used to, for every sync).
+rc, out = tsctui("mode", "sync")
+to_image()
+res, reps, text = boot("5a-sync-nothing")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] == 0 and disk.exists("EFI/tsctui/run/ran-ok") and
+     not disk.exists("EFI/tsctui/run/wrote") and
+     env.get("tsctui_pending") == "0" and env.get("tsctui_synced") == "0",
+     "boot 5a: a sync run that wrote nothing: ran-ok without wrote, pending "
+     "cleared, synced not set", (reps and reps[0]["msr_writes"], env))
+
+# 5b: an AP the firmware had to stop: its state is unknown, pending stays.
+editenv("set", "tsctui_options=sim.overrun=1")
+to_image()
+res, reps, text = boot("5b-stopped", timeout=240)
+env = env_in_image()
+t.ok(len(reps) == 1 and [c for c in reps[0]["cpus"]
+                         if c.get("note") == "stopped"] and
+     not disk.exists("EFI/tsctui/run/ran-ok") and
+     "stays armed" in text and "menu reached" in text and
+     env.get("tsctui_pending") == "1",
+     "boot 5b: an AP stopped by the firmware: no ran-ok, the block keeps "
+     "pending, the menu reached", (env, text[-800:]))
+from_image()
+rc, out = tsctui("boot-ok")
+editenv("set", "tsctui_options=")
+to_image()
+t.ok(rc == 0 and env_in_image().get("tsctui_pending") == "0",
+     "boot-ok (Linux reached) clears the pending the block kept", out)
+
+# 5c: one vCPU: the stage returns within GRUB's 2 s disk-cache window, and
+# the block still reads this run's markers.
+rc, out = tsctui("mode", "measure")
+to_image()
+res, reps, text = boot("5c-fast", smp=1)
+env = env_in_image()
+t.ok(len(reps) == 1 and disk.exists("EFI/tsctui/run/ran-ok") and
+     env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
+     "boot 5c: a fast stage run: the block sees its ran-ok and clears "
+     "pending", (env, text[-600:]))
+
+# 5d: a resume from hibernation (the sleep hook's marker on the ESP): the
+# block runs nothing and writes nothing.
+disk.write("EFI/tsctui/hibernated", "")
+before = open(disk.path, "rb").read()
+res, reps, text = boot("5d-hibernated")
+t.ok(reps == [] and "hibernated system is being resumed" in text and
+     "menu reached" in text and open(disk.path, "rb").read() == before,
+     "boot 5d: hibernated marker: the stage skipped, not one byte of the "
+     "disk changed", text[-800:])
+disk.remove("EFI/tsctui/hibernated")
+
+# 5e: a probation boot that never reached Linux: counted, not dropped.
+editenv("set", "tsctui_probation=1")
+to_image()
+res, reps, text = boot("5e-lost")
+env = env_in_image()
+t.ok(len(reps) == 1 and env.get("tsctui_lost1") == "1" and
+     env.get("tsctui_probation") == "0" and env.get("tsctui_tripped") == "0"
+     and env.get("tsctui_pending") == "0",
+     "boot 5e: a leftover probation is counted (tsctui_lost1), the stage "
+     "runs", env)
+from_image()
+rc, gs = tsctui("guard", "status")
+t.ok(gs and gs["guard"] == "clear",
+     "guard status after it: clear (the count alone arms nothing)", gs)
+
+# 5f: the fifth in a row: tripped, the stage skipped.
+editenv("set", "tsctui_probation=1", "tsctui_lost2=1", "tsctui_lost3=1",
+        "tsctui_lost4=1")
+to_image()
+res, reps, text = boot("5f-lost-trip")
+env = env_in_image()
+t.ok(reps == [] and "5 measure-only boots in a row" in text and
+     "menu reached" in text and env.get("tsctui_tripped") == "1",
+     "boot 5f: a fifth lost probation boot trips the guard", env)
+from_image()
+rc, out = tsctui("guard", "reset")
+to_image()
+env = env_in_image()
+t.ok(rc == 0 and not [k for k in ("tsctui_lost1", "tsctui_lost2",
+                                  "tsctui_lost3", "tsctui_lost4")
+                      if env.get(k) not in (None, "0")],
+     "guard reset clears the lost flags", env)
+
+# 5g: dual boot with GRUB_SAVEDEFAULT=true: the entry booted last was
+# another system's, so the unconfirmed sync is no reason for probation.
+gen2 = subprocess.run([os.path.join(mirror, "etc/grub.d/05_tsctui")],
+                      env={**os.environ, "GRUB_SAVEDEFAULT": "true",
+                           "TSCTUI_CONF": os.path.join(
+                               mirror, "etc/tsctui/tsctui.conf")},
+                      capture_output=True, text=True, check=True).stdout
+disk.put(grub_image(gen2, os.path.join(WORK, "grubx64-saved.efi")),
+         "EFI/BOOT/BOOTX64.EFI")
+rc, out = tsctui("mode", "sync")
+editenv("set", f"tsctui_options={E595}", "tsctui_synced=1",
+        "saved_entry=osprober-efi-1A2B-3C4D")
+to_image()
+res, reps, text = boot("5g-other-os")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and "no probation" in text and
+     env.get("tsctui_probation") == "0" and env.get("tsctui_synced") == "1",
+     "boot 5g: savedefault names another system's entry: no probation, the "
+     "stage syncs (and its write leaves synced)", (env, text[-600:]))
+disk.put(grub, "EFI/BOOT/BOOTX64.EFI")
+editenv("unset", "saved_entry")
+editenv("set", "tsctui_synced=0", "tsctui_options=")
+rc, out = tsctui("mode", "measure")
+to_image()
 
 # 6: save_env cannot write: the stage is not run unguarded.
 before = open(disk.path, "rb").read()

@@ -7,6 +7,8 @@
  *   as under a DEFER_EXECUTE policy: the core loads the image and returns
  *   a handle that the caller must unload;
  * - a file named DENIED*.EFI gets EFI_ACCESS_DENIED: not loaded, no handle;
+ * - a file named HANG*.EFI is never answered: LoadImage hangs (the boot is
+ *   stopped by the test, which then reads what the ESP holds);
  * - every other image is left to the firmware's own check. */
 #include <efi.h>
 #include <efilib.h>
@@ -70,6 +72,11 @@ static EFI_STATUS EFIAPI check(SEC2 *self, EFI_DEVICE_PATH *path, VOID *buf,
 	if (StrCmp(name, L"BOOTX64.EFI") == 0 || starts(name, L"REFUSED")) {
 		Print(L"tsctui-test: security violation for %s\r\n", name);
 		return EFI_SECURITY_VIOLATION;
+	}
+	if (starts(name, L"HANG")) {
+		Print(L"tsctui-test: hanging in LoadImage for %s\r\n", name);
+		for (;;)
+			__asm__ __volatile__("pause");
 	}
 	if (starts(name, L"DENIED")) {
 		Print(L"tsctui-test: access denied for %s\r\n", name);

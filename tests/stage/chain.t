@@ -13,7 +13,10 @@ freshly booted OVMF, under real OVMF:
   connects only what it boots), so a second virtio disk without one has no
   partitions or file systems until someone connects it; its entry is a
   short-form HD()/File() path (as efibootmgr makes) in one boot and a full
-  PciRoot()/Pci()/HD()/File() path in another."""
+  PciRoot()/Pci()/HD()/File() path in another;
+- config=esp with a next= loader whose LoadImage hangs (the double never
+  answers for HANG*.EFI): the hang guard's pending is still on the ESP,
+  since it goes only right before StartImage."""
 import os
 import re
 import subprocess
@@ -97,6 +100,26 @@ t.ok("failed to load Boot0004: Access Denied" in text and
      "no handle): the stage says so and fails back to the firmware", left)
 t.ok("tsctui-test: shutdown" not in text,
      "no refused image was started")
+
+
+# ---- pending stays until the next loader is loaded -----------------------
+d = stage_disk("hang-in-load")
+d.put(os.path.join(HELPERS, "shutdown.efi"), "EFI/tools/HANG.efi")
+d.write("EFI/tsctui/options", "mode=measure\n")
+d.write("startup.nsh", "".join(f"{x}\r\n" for x in [
+    r"load fs0:\EFI\tools\secdouble.efi",
+    r'bcfg boot add 9 fs0:\EFI\tools\HANG.efi "hang"',
+    f"{APP} config=esp next=Boot0003"]))
+res = qemu.boot(d, qemu.fresh_vars(os.path.join(WORK, "hang-in-load.vars")),
+                timeout=150, until=b"hanging in LoadImage",
+                log_path=os.path.join(WORK, "hang-in-load.log"))
+t.diag(f"hang-in-load: {res.seconds:.1f} s, "
+       f"{'TIMED OUT' if res.timed_out else 'stopped'}")
+t.ok(not res.timed_out and reportvar.END in res.console() and
+     d.exists("EFI/tsctui/pending"),
+     "config=esp next= a loader whose LoadImage hangs: the stage's pending "
+     "is still on the ESP (it goes only right before StartImage), so the "
+     "next boot trips the guard", res.console()[-1200:])
 
 
 # ---- A next= loader on a disk the firmware did not connect --------------

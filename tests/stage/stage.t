@@ -287,6 +287,77 @@ t.ok(len(reps) == 1 and reps[0]["result"] == "skipped" and
      "mode=off in the options file: skipped, guard not armed",
      reps[0] if reps else None)
 
+# An AP the firmware had to stop: its state is unknown, so pending stays
+# (only Linux's boot-ok clears it; a boot that never gets there trips).
+res, reps = sd_boot("stopped", "mode=measure sim.overrun=1", timeout=240)
+t.ok(len(reps) == 1 and [c for c in reps[0]["cpus"]
+                         if c.get("note") == "stopped"] and
+     "pending stays" in (reps[0]["reason"] or "") and
+     sd.exists("EFI/tsctui/pending"),
+     "an AP stopped by the firmware: pending stays on the ESP, and the "
+     "report says so", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/pending")  # what `tsctui boot-ok` does
+
+# A synced the stage cannot delete (a non-empty directory of that name:
+# EDK2's FAT driver answers EFI_WARN_DELETE_FAILURE, a warning, not an
+# error): the probation cannot be recorded, so nothing is done.  It used
+# to count as deleted: a probation boot with synced still there, whose
+# boot-ok would then reset the strikes.
+sd.write("EFI/tsctui/synced/keep", "")
+res, reps = sd_boot("undeletable", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["result"] == "error" and
+     "cannot record the hang guard's probation" in (reps[0]["reason"] or "")
+     and reps[0]["msr_writes"] == 0 and
+     not sd.exists("EFI/tsctui/pending"),
+     "a synced marker whose delete only warns: a failure, nothing done",
+     reps[0] if reps else res.text()[-1500:])
+subprocess.run(["mdeltree", "-i", sd.img, "::/EFI/tsctui/synced"],
+               capture_output=True)
+sd.remove("EFI/tsctui/probation")
+
+# A probation left over (that measure-only boot never reached Linux):
+# counted in lost1..lost4; the fifth in a row trips the guard.
+sd.write("EFI/tsctui/probation", "")
+res, reps = sd_boot("lost", "mode=measure")
+t.ok(len(reps) == 1 and reps[0]["result"] != "guard-tripped" and
+     sd.exists("EFI/tsctui/lost1") and not sd.exists("EFI/tsctui/probation")
+     and not sd.exists("EFI/tsctui/pending"),
+     "a leftover probation is counted (lost1), the stage runs",
+     reps[0] if reps else res.text()[-1500:])
+for f in ("probation", "lost2", "lost3", "lost4"):
+    sd.write(f"EFI/tsctui/{f}", "")
+res, reps = sd_boot("lost-trip", "mode=measure")
+t.ok(len(reps) == 1 and reps[0]["result"] == "guard-tripped" and
+     "5 measure-only boots" in (reps[0]["reason"] or "") and
+     reps[0]["cpus"] == [] and sd.exists("EFI/tsctui/disabled") and
+     not sd.exists("EFI/tsctui/pending"),
+     "the fifth lost probation boot in a row trips the guard",
+     reps[0] if reps else res.text()[-1500:])
+for f in ("disabled", "lost1", "lost2", "lost3", "lost4"):
+    sd.remove(f"EFI/tsctui/{f}")  # what `tsctui guard reset` does
+
+# Dual boot: with `default @saved` systemd-boot keeps the entry it booted
+# last in LoaderEntryLastBooted; here that is off.conf, an efi entry (not
+# Linux).  So the sync that Linux never confirmed was followed by another
+# system, not by a hung Linux: no probation, the next boot syncs.  (The
+# probation boot above is the other side: without @saved it cannot tell.)
+sd.write("loader/loader.conf", "timeout 0\ndefault @saved\n")
+res, reps = sd_boot("saved-sync", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["msr_writes"] > 0 and
+     sd.exists("EFI/tsctui/synced"),
+     "default @saved: a sync boot that wrote leaves synced, and systemd-boot "
+     "starts its entry (off.conf, efi)", reps[0] if reps else None)
+res, reps = sd_boot("saved-other", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and
+     "another system" in (reps[0]["reason"] or "") and
+     not sd.exists("EFI/tsctui/probation") and
+     not sd.exists("EFI/tsctui/pending"),
+     "LoaderEntryLastBooted names a non-Linux entry: no probation, the stage "
+     "syncs again", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/synced")  # what `tsctui boot-ok` does
+sd.write("loader/loader.conf", "timeout 0\ndefault off.conf\n")
+
 # ---- Firmware-entry path: chain-loading next=BootXXXX --------------------
 # OVMF boots a disk's \EFI\BOOT\BOOTX64.EFI before its Shell, so the Shell
 # script makes that file itself, once the stage has been run without it.

@@ -335,6 +335,23 @@ t.ok("between CPU 0 and CPU 2 (the stage's #4, APIC ID 4: bad at "
      "Zen SMT: the kernel's CPU 2 is matched to the stage's #4 (APIC ID 4), "
      "the one its report calls bad, not to its #2",
      out["diagnosis"]["summary"])
+txt = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
+                      os.path.join(LOGS, "e595-bios128-warp.dmesg")],
+                     capture_output=True, text=True).stdout
+t.ok("probation boot" not in txt,
+     "stage set to measure and a measure report: no probation sentence", txt)
+# Set to sync, and this boot's report measured only: a probation boot after
+# an unconfirmed sync.  systemd-boot cannot tell another system's boot
+# without `default @saved`: status says so, and what would let it.
+fx.write(root, "/efi/EFI/tsctui/options", "mode=sync\n")
+txt = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
+                      os.path.join(LOGS, "e595-bios128-warp.dmesg")],
+                     capture_output=True, text=True).stdout
+t.ok("a probation boot after an unconfirmed sync: the TSC was not synced "
+     "this boot" in txt and "default @saved" in txt,
+     "stage set to sync, this boot measured only: status says it was a "
+     "probation boot and names the setting that lets systemd-boot tell", txt)
+fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
 text, rows = report_rows(root)
 t.ok(rows == {i: str(ZEN_APIC.index(i)) for i in range(1, 8)} and
      "BSP: CPU 0 (the stage's #0, APIC ID 0)" in text and

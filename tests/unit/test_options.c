@@ -33,8 +33,16 @@ static void known_tokens(void **s)
 	assert_true(o.has_next);
 	assert_int_equal(o.next, 0x000a);
 	assert_int_equal(o.nignored, 0);
+	assert_false(o.guard_grub);
 	parse("mode=off", false);
 	assert_int_equal(o.mode, TSC_MODE_OFF);
+	/* The GRUB block's channel; a near miss is reported, not taken. */
+	parse("mode=sync guard=grub", false);
+	assert_true(o.guard_grub);
+	assert_int_equal(o.nignored, 0);
+	parse("guard=grubx", false);
+	assert_false(o.guard_grub);
+	assert_int_equal(o.nignored, 1);
 }
 
 static void unknown_reported(void **s)

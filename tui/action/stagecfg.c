@@ -88,6 +88,15 @@ static bool zero_if_set(struct grubenv *env, const char *name)
 	return !v || !strcmp(v, "0") || grubenv_set(env, name, "0");
 }
 
+/* The lost-probation flags back to 0 where set. */
+static bool zero_lost(struct grubenv *env)
+{
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		if (!zero_if_set(env, stage_state_lost_vars[i]))
+			return false;
+	return true;
+}
+
 int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
 			enum tsc_mode m, const char *options, bool reset)
 {
@@ -104,7 +113,8 @@ int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
 	    (reset && !grubenv_set(&env, "tsctui_tripped", "0")) ||
 	    (reset && !zero_if_set(&env, "tsctui_synced")) ||
 	    (reset && !zero_if_set(&env, "tsctui_probation")) ||
-	    (reset && !zero_if_set(&env, "tsctui_strikes"))) {
+	    (reset && !zero_if_set(&env, "tsctui_strikes")) ||
+	    (reset && !zero_lost(&env))) {
 		grubenv_free(&env);
 		return act_fail(a, "%s has no room for tsctui's variables",
 				c->grubenv);
@@ -114,7 +124,8 @@ int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
 	act_detail(a, c->grubenv, "%stsctui_mode=%s tsctui_options=%s%s",
 		   reset ? "tsctui_pending=0 tsctui_tripped=0 " : "", mode,
 		   options,
-		   reset ? " (and synced, probation, strikes to 0 where set)"
+		   reset ? " (and synced, probation, strikes, lost to 0 where "
+			   "set)"
 			 : "");
 	return rc;
 }
@@ -176,11 +187,12 @@ int stagecfg_grub_boot_ok(struct act *a, const struct tsctui_conf *c,
 		grubenv_free(&env);
 		return -1;
 	}
-	if (!m.pending && !m.synced && !m.probation) {
+	if (!m.pending && !m.synced && !m.probation && !m.lost) {
 		grubenv_free(&env);
 		return 0;
 	}
-	ok = grubenv_set(&env, "tsctui_pending", "0");
+	/* This boot reached Linux: the lost probation boots' count ends. */
+	ok = grubenv_set(&env, "tsctui_pending", "0") && zero_lost(&env);
 	if (m.synced) {
 		ok = ok && grubenv_set(&env, "tsctui_synced", "0") &&
 		     zero_if_set(&env, "tsctui_probation") &&
@@ -242,6 +254,10 @@ int stagecfg_esp_boot_ok(struct act *a, const struct tsctui_conf *c,
 	}
 	if (remove_state(a, c, "hibernated") != 0)
 		return -1;
+	/* This boot reached Linux: the lost probation boots' count ends. */
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		if (remove_state(a, c, stage_state_lost_files[i]) != 0)
+			return -1;
 	return remove_state(a, c, "pending");
 }
 

@@ -46,6 +46,8 @@ static int guard_status(const struct globals *g, bool json)
 			json_str(&j, "since", s.since);
 		else
 			json_null(&j, "since");
+		json_str(&j, "hibernate_location",
+			 stage_state_hib_name(s.hibernate_location));
 		json_obj_end(&j);
 		json_end(&j);
 		return EXIT_OK;
@@ -56,6 +58,13 @@ static int guard_status(const struct globals *g, bool json)
 		       "was), and the hang guard disabled the stage; `tsctui "
 		       "guard reset` re-enables it in measure mode\n",
 		       s.since[0] ? " since " : "", s.since, s.marks.strikes);
+	else if (s.marks.tripped && s.marks.lost >= GUARD_LOST_FLAGS)
+		printf("tripped%s%s: %d measure-only boots in a row after an "
+		       "unconfirmed sync never reached Linux (another system "
+		       "chosen or powered off at the menu each time, or a "
+		       "hang), and the hang guard disabled the stage; `tsctui "
+		       "guard reset` re-enables it in measure mode\n",
+		       s.since[0] ? " since " : "", s.since, GUARD_MAX_LOST);
 	else if (s.marks.tripped)
 		printf("tripped%s%s: a boot never reached Linux, and the hang "
 		       "guard disabled the stage; `tsctui guard reset` "
@@ -81,9 +90,27 @@ static int guard_status(const struct globals *g, bool json)
 		       "then a measure-only boot that was; a confirmed sync "
 		       "boot resets them)\n",
 		       s.marks.strikes, GUARD_MAX_STRIKES);
+	if (s.marks.lost && !s.marks.tripped)
+		printf("lost: %d of %d (measure-only boots after an "
+		       "unconfirmed sync that never reached Linux, in a row; a "
+		       "boot that reaches Linux resets them)\n",
+		       s.marks.lost, GUARD_MAX_LOST);
 	if (s.marks.hibernated)
 		printf("hibernated: the sleep hook marked the ESP; the stage "
 		       "does nothing until the system resumes\n");
+	if (s.hibernate_location == HIB_STALE)
+		printf("hibernate_location: stale: systemd's HibernateLocation "
+		       "variable is set but no hibernation is under way, and "
+		       "while it is set the stage on %s skips every boot; "
+		       "clear it with `chattr -i " EFIVARS_DIR
+		       "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE
+		       "` and `rm` of that file\n",
+		       c.loader == LOADER_GRUB ? "the ESP paths (not this "
+						 "GRUB path)"
+					       : "this boot path");
+	else if (s.hibernate_location == HIB_CURRENT)
+		printf("hibernate_location: current: a hibernation is under "
+		       "way; the stage skips the resume boot\n");
 	return EXIT_OK;
 }
 

@@ -468,6 +468,8 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 			       : "");
 	else
 		printf("stage:       not installed\n");
+	if (system_probation_note(&s->stage))
+		printf("             %s\n", system_probation_note(&s->stage));
 	if (rc->measured)
 		printf("rate:        %.3f MHz against the RTC (%s, %.0f s, "
 		       "measured by %s): %+.1f ppm from the kernel's "

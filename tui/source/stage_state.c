@@ -12,19 +12,27 @@
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "../util/words.h"
+#include "efivar.h"
 #include "stage_state.h"
 
 /* A strike count above this is not one tsctui wrote (it trips at
  * GUARD_MAX_STRIKES): the file is damaged. */
 #define STRIKES_MAX 999
 
-const char *const stage_state_guard_files[] = { "pending", "disabled",
-						"synced",  "probation",
-						"strikes", "hibernated",
-						NULL };
+const char *const stage_state_guard_files[] = {
+	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
+	"lost1",   "lost2",    "lost3",	 "lost4",     NULL
+};
 const char *const stage_state_grub_vars[] = {
 	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
-	"tsctui_synced", "tsctui_probation", "tsctui_strikes", NULL
+	"tsctui_synced", "tsctui_probation", "tsctui_strikes", "tsctui_lost1",
+	"tsctui_lost2",	 "tsctui_lost3",     "tsctui_lost4",   NULL
+};
+const char *const stage_state_lost_files[GUARD_LOST_FLAGS] = { "lost1", "lost2",
+							       "lost3",
+							       "lost4" };
+const char *const stage_state_lost_vars[GUARD_LOST_FLAGS] = {
+	"tsctui_lost1", "tsctui_lost2", "tsctui_lost3", "tsctui_lost4"
 };
 
 void stage_state_esp_file(const struct tsctui_conf *c, const char *name,
@@ -132,6 +140,8 @@ int stage_state_grub_marks(const struct tsctui_conf *c,
 	m->tripped = is_one(env, "tsctui_tripped");
 	m->synced = is_one(env, "tsctui_synced");
 	m->probation = is_one(env, "tsctui_probation");
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		m->lost += is_one(env, stage_state_lost_vars[i]);
 	if (v && v[0] && !parse_strikes(v, strlen(v), &m->strikes)) {
 		return fail(err,
 			    "%s: tsctui_strikes=%s is not a count; `tsctui "
@@ -194,6 +204,8 @@ int stage_state_esp_marks(const char *root, const struct tsctui_conf *c,
 	m->synced = esp_has(root, c, "synced");
 	m->probation = esp_has(root, c, "probation");
 	m->hibernated = esp_has(root, c, "hibernated");
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		m->lost += esp_has(root, c, stage_state_lost_files[i]);
 	return esp_strikes(root, c, &m->strikes, boot, err);
 }
 
@@ -291,6 +303,33 @@ int stage_state_read_esp(const char *root, const struct tsctui_conf *c,
 	return 0;
 }
 
+static const char *const hib_names[] = {
+	[HIB_NONE] = "none",
+	[HIB_CURRENT] = "current",
+	[HIB_STALE] = "stale",
+};
+
+const char *stage_state_hib_name(enum hib_location h)
+{
+	return (size_t)h < sizeof(hib_names) / sizeof(hib_names[0])
+		       ? hib_names[h]
+		       : hib_names[HIB_NONE];
+}
+
+/* Read on every loader: the hook's marker is on the ESP on all three. */
+static enum hib_location hib_location(const char *root,
+				      const struct tsctui_conf *c)
+{
+	size_t len;
+	uint8_t *v = efivar_read(root, "HibernateLocation",
+				 GUID_SYSTEMD_HIBERNATE, &len, NULL);
+
+	if (!v)
+		return HIB_NONE;
+	free(v);
+	return esp_has(root, c, "hibernated") ? HIB_CURRENT : HIB_STALE;
+}
+
 int stage_state_read(const char *root, const struct tsctui_conf *c,
 		     struct stage_state *s, const char **why)
 {
@@ -303,5 +342,6 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 	}
 	s->mode_known =
 		tsc_mode_from(s->mode_word, strlen(s->mode_word), &s->mode);
+	s->hibernate_location = hib_location(root, c);
 	return 0;
 }

@@ -24,6 +24,11 @@
  * was: a strike.  This many trip the guard (systemd's boot assessment
  * gives an entry 3 tries too). */
 #define GUARD_MAX_STRIKES 3
+/* A probation boot that never reached Linux (its marker found at the next
+ * armed run): counted in GUARD_LOST_FLAGS flags (lost1.., tsctui_lost1..:
+ * GRUB has no arithmetic); the next one, the GUARD_MAX_LOST-th, trips. */
+#define GUARD_LOST_FLAGS 4
+#define GUARD_MAX_LOST (GUARD_LOST_FLAGS + 1)
 
 /* Room for one error sentence naming a file and what is wrong with it. */
 #define STAGE_STATE_ERR_MAX 1024
@@ -36,12 +41,16 @@ struct guard_marks {
 	bool probation; /* this boot measured only, after an unconfirmed sync */
 	bool hibernated; /* ESP: the sleep hook's marker (DESIGN.md 7.1) */
 	int strikes;
+	int lost; /* probation boots that never reached Linux, in a row */
 };
 
 /* The ESP state files the guard may leave, for reset and uninstall. */
 extern const char *const stage_state_guard_files[];
 /* The grubenv variables tsctui owns, for uninstall. */
 extern const char *const stage_state_grub_vars[];
+/* The lost-probation flags, by count - 1: ESP files, grubenv variables. */
+extern const char *const stage_state_lost_files[GUARD_LOST_FLAGS];
+extern const char *const stage_state_lost_vars[GUARD_LOST_FLAGS];
 
 /* The guard as a word: tripped (disabled), pending (a start or a sync not
  * yet confirmed by Linux), clear. */
@@ -51,6 +60,15 @@ enum guard_state { GUARD_CLEAR, GUARD_PENDING, GUARD_TRIPPED };
  * guard back from its word, so the reverse lookup is not written. */
 const char *stage_state_guard_name(enum guard_state g);
 
+/* systemd's HibernateLocation variable (vendor GUID below): the stage on
+ * the ESP paths skips every boot while it exists.  none: absent; current:
+ * present while a hibernation is under way (the sleep hook's hibernated
+ * marker is on the ESP); stale: present with no hibernation under way
+ * (systemd 253/254 can leave one after a resume that did not happen). */
+#define GUID_SYSTEMD_HIBERNATE "8cf2644b-4b0b-428f-9387-6d876050dc67"
+enum hib_location { HIB_NONE, HIB_CURRENT, HIB_STALE };
+const char *stage_state_hib_name(enum hib_location h);
+
 struct stage_state {
 	enum tsc_mode mode; /* TSC_MODE_OFF too when the word names none */
 	bool mode_known;    /* mode_word names a mode */
@@ -59,6 +77,7 @@ struct stage_state {
 	enum guard_state guard;
 	char since[32]; /* when the guard changed, if known */
 	struct guard_marks marks;
+	enum hib_location hibernate_location;
 };
 
 /* The ESP path of a state file ("options", "pending", "disabled"). */

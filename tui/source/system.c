@@ -94,6 +94,28 @@ const char *system_guard_word(const struct sys_stage *st)
 	return st->has_state ? stage_state_guard_name(st->guard) : "";
 }
 
+const char *system_probation_note(const struct sys_stage *st)
+{
+	if (!st->has_report || !st->mode_known || st->mode != TSC_MODE_SYNC ||
+	    st->report->mode != TSC_MODE_MEASURE)
+		return NULL;
+	if (st->loader == LOADER_SDBOOT)
+		return "a probation boot after an unconfirmed sync: the TSC "
+		       "was "
+		       "not synced this boot (`default @saved` in "
+		       "loader/loader.conf lets the stage tell another "
+		       "system's boot from a failed Linux one)";
+	if (st->loader == LOADER_GRUB)
+		return "a probation boot after an unconfirmed sync: the TSC "
+		       "was "
+		       "not synced this boot (GRUB_SAVEDEFAULT=true in "
+		       "/etc/default/grub, then update-grub, lets the block "
+		       "tell another system's boot from a failed Linux one)";
+	return "a probation boot after an unconfirmed sync: the TSC was not "
+	       "synced this boot (the firmware entry cannot tell another "
+	       "system's boot from a failed Linux one)";
+}
+
 static void read_stage(const char *root, struct sysinfo *s)
 {
 	struct sys_stage *st = &s->stage;
@@ -116,6 +138,7 @@ static void read_stage(const char *root, struct sysinfo *s)
 			snprintf(st->since, sizeof(st->since), "%s", ss->since);
 			st->probation = ss->marks.probation;
 			st->strikes = ss->marks.strikes;
+			st->hib = ss->hibernate_location;
 		} else {
 			snprintf(st->state_why, sizeof(st->state_why), "%s",
 				 why);

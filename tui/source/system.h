@@ -21,6 +21,7 @@
 #include "cpu.h"
 #include "cpu_map.h"
 #include "detect.h"
+#include "efivar.h"
 #include "history.h"
 #include "kernel_cmdline.h"
 #include "kernlog.h"
@@ -73,6 +74,7 @@ struct sys_stage {
 	char since[32];
 	bool probation; /* this boot measured only after an unconfirmed sync */
 	int strikes;	/* of GUARD_MAX_STRIKES */
+	enum hib_location hib; /* systemd's HibernateLocation (stage_state.h) */
 	bool has_report;
 	struct tsc_report *report; /* this boot's, or NULL */
 };
@@ -163,6 +165,11 @@ void system_free(struct sysinfo *s);
 /* The guard's word for status and the dashboard, "" when the stage's state
  * was not read. */
 const char *system_guard_word(const struct sys_stage *st);
+/* This boot was a probation boot (the stage is set to sync, this boot's
+ * report measured only): the sentence saying so and what would let the
+ * loader tell another system's boot from a failed Linux one; NULL when
+ * this boot was not one. */
+const char *system_probation_note(const struct sys_stage *st);
 
 /* The readers, one file each (clocksource.c, cpu.c, kernel_cmdline.c,
  * machine.c), for tests and the dashboard. */

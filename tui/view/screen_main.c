@@ -11,6 +11,7 @@
 
 #include "../../common/verdict.h"
 #include "../engine/reftick.h"
+#include "../source/efivar.h"
 #include "draw.h"
 #include "screen.h"
 #include "wrap.h"
@@ -95,6 +96,13 @@ static void clocksource_line(const struct ui_state *s, int y)
 			       : "kernel log unavailable");
 }
 
+/* Under --root the files are the target's; what the engine shows is
+ * measured on this machine: said on the panel's title. */
+static bool other_root(const struct ui_state *s)
+{
+	return s->root && strcmp(s->root, "/") != 0;
+}
+
 static void stage_line(const struct ui_state *s, int y)
 {
 	const struct sys_stage *st = &s->sys->stage;
@@ -114,6 +122,17 @@ static void stage_line(const struct ui_state *s, int y)
 		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report");
+	/* A stale HibernateLocation turns the stage off on every boot of the
+	 * ESP paths, silently: named on the line below (the --root line's
+	 * under --root: guard status says it there), with the fix. */
+	if (system_probation_note(st) && st->hib != HIB_STALE && !other_root(s))
+		draw_put(y + 1, 2, A_NORMAL, "%s", system_probation_note(st));
+	if (st->hib == HIB_STALE && !other_root(s))
+		draw_put(
+			y + 1, 2, draw_look(s, C_BAD),
+			"stale HibernateLocation variable: the stage skips "
+			"every boot; remove it: chattr -i, then rm " EFIVARS_DIR
+			"/HibernateLocation-" GUID_SYSTEMD_HIBERNATE);
 }
 
 static void cores(const struct ui_state *s, int y, int rows)
@@ -248,13 +267,6 @@ static const struct draw_key main_keys[] = {
 	{ "s", "Setup", "Setup", false },
 	{ "q", "Quit", "Quit", true },
 };
-
-/* Under --root the files are the target's; what the engine shows is
- * measured on this machine: said on the panel's title. */
-static bool other_root(const struct ui_state *s)
-{
-	return s->root && strcmp(s->root, "/") != 0;
-}
 
 static void draw(const struct ui_state *s)
 {
