@@ -438,7 +438,6 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
 			break;
 		}
-		S.wrote = false;
 		if (warp_verdict(&w, complete) == TSC_VERDICT_OK ||
 		    S.steps >= TSC_BSP_STEER_MAX)
 			break;

@@ -60,9 +60,9 @@ int tsc_madt_parse(const void *table, size_t len, struct tsc_madt *out)
 bool tsc_madt_missing(const struct tsc_madt *m, const uint32_t *ids, uint32_t n,
 		      uint32_t *missing)
 {
-	uint32_t i, j, kept = m->n < TSC_MAX_CPUS ? m->n : TSC_MAX_CPUS;
+	uint32_t i, j;
 
-	for (i = 0; i < kept; i++) {
+	for (i = 0; i < m->n && i < TSC_MAX_CPUS; i++) {
 		for (j = 0; j < n && ids[j] != m->id[i]; j++)
 			;
 		if (j == n) {

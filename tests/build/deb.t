@@ -17,7 +17,7 @@ import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 from paths import BUILD, TOP  # noqa: E402
 
-t = Tap(plan=10)
+t = Tap(plan=15)
 WORK = os.path.join(BUILD, "deb-tests")
 os.makedirs(WORK, exist_ok=True)
 

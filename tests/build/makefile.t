@@ -6,7 +6,7 @@
 # would do (-n, -q, -W): nothing is built or touched.
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
-plan 14
+plan 15
 
 plan=$(make -n -B tui/tsctui efi/tsctui.efi "CFLAGS=-O0 -DPACKAGER_CFLAGS" \
 	CPPFLAGS=-DPACKAGER_CPPFLAGS LDFLAGS=-Wl,-z,now 2>&1 |

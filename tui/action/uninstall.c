@@ -215,6 +215,22 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
  * "begin uninstall" entry until the last one is undone, so that no other
  * action runs on a half-removed tsctui.
  */
+
+/* The stage's run\ directory on the ESP, once its markers are gone: it is
+ * the stage's, not the ledger's, and install's EFI/tsctui cannot go while
+ * it is there. */
+static void remove_run_dir(struct act *a, const struct tsctui_conf *c)
+{
+	char sys[PATH_UNDER_MAX];
+
+	stage_state_esp_file(c, STAGE_STATE_RUN_DIR, sys, sizeof(sys));
+	if (!fsx_is_dir(act_path(a, sys)))
+		return;
+	if (!a->dry_run && fsx_rmdir(act_path_nofollow(a, sys)) != 0)
+		return; /* the check after the undo names what is left */
+	act_changed(a, sys, "removed");
+}
+
 int uninstall_run(struct act *a, bool purge)
 {
 	/* Only kernel-arg ran: no loader's part to undo. */
@@ -277,6 +293,15 @@ int uninstall_run(struct act *a, bool purge)
 				     sizeof(sys));
 		act_remove(a, sys);
 	}
+	/* ... and the GRUB path's channel the stage made on the ESP, so that
+	 * the directory install made can go. */
+	for (i = 0; have > 0 && stage_state_run_files[i]; i++) {
+		stage_state_esp_file(&c, stage_state_run_files[i], sys,
+				     sizeof(sys));
+		act_remove(a, sys);
+	}
+	if (have > 0)
+		remove_run_dir(a, &c);
 	if (purge)
 		act_remove(a, TSCTUI_STATE_DIR "/history");
 	if (act_ledger_undo(a, 0) != 0)

@@ -23,6 +23,9 @@ const char *const stage_state_guard_files[] = {
 	"pending", "disabled", "synced", "probation", "strikes", "hibernated",
 	"lost1",   "lost2",    "lost3",	 "lost4",     NULL
 };
+const char *const stage_state_run_files[] = { STAGE_STATE_RUN_DIR "/ran-ok",
+					      STAGE_STATE_RUN_DIR "/wrote",
+					      NULL };
 const char *const stage_state_grub_vars[] = {
 	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
 	"tsctui_synced", "tsctui_probation", "tsctui_strikes", "tsctui_lost1",

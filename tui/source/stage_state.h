@@ -46,6 +46,10 @@ struct guard_marks {
 
 /* The ESP state files the guard may leave, for reset and uninstall. */
 extern const char *const stage_state_guard_files[];
+/* The GRUB path's channel the stage keeps (efi/main.c): its markers, in
+ * the subdirectory STAGE_STATE_RUN_DIR under ESP_STATE_DIR. */
+#define STAGE_STATE_RUN_DIR "run"
+extern const char *const stage_state_run_files[];
 /* The grubenv variables tsctui owns, for uninstall. */
 extern const char *const stage_state_grub_vars[];
 /* The lost-probation flags, by count - 1: ESP files, grubenv variables. */
