@@ -20,7 +20,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD  # noqa: E402
 WORK = os.path.join(BUILD, "prometheus-metrics")
-t = Tap(plan=27)
+t = Tap(plan=30)
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
 os.makedirs(WORK)
