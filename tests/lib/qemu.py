@@ -302,9 +302,14 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
             else:
                 open_fds.remove(fd)
         if not pressed and SHELL_PROMPT in log:
-            # Skip the Shell's 5 s countdown before startup.nsh.
-            p.stdin.write(b" ")
-            p.stdin.flush()
+            # Skip the Shell's 5 s countdown before startup.nsh.  A VM
+            # that already ended (a reset under -no-reboot) has closed
+            # its stdin: nothing left to skip.
+            try:
+                p.stdin.write(b" ")
+                p.stdin.flush()
+            except BrokenPipeError:
+                pass
             pressed = True
         if until and until in log:
             break
