@@ -103,6 +103,24 @@ static void keep_pending(const char *why, const char *tail)
  * at guard_release.  Then the report says what the guard did, unless
  * something else already explains the result.
  */
+
+/* The guard's word for this boot, after the run's own reason where it
+ * gave one (the run's first: it says why the result is what it is). */
+static void guard_note(const char *note)
+{
+	char both[sizeof(report.reason)];
+	struct tsc_buf b;
+
+	if (!report.reason[0]) {
+		tsc_report_set_result(&report, report.result, note);
+		return;
+	}
+	tsc_buf_init(&b, both, sizeof(both));
+	tsc_buf_puts(&b, report.reason);
+	tsc_buf_puts(&b, "; ");
+	tsc_buf_puts(&b, note);
+	tsc_report_set_result(&report, report.result, both);
+}
 static void guard_returned(EFI_FILE_HANDLE esp)
 {
 	if (report.msr_writes > 0 && esp_create(esp, L"synced") != EFI_SUCCESS)
@@ -114,23 +132,17 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 			     "still ran the stage's code; " PENDING_STAYS,
 			     PENDING_STAYS);
 	guard_esp = esp;
-	if (report.reason[0])
-		return;
 	if (guard_probation)
-		tsc_report_set_result(&report, report.result,
-				      "the last sync boot was not confirmed "
-				      "by Linux (another system chosen, "
-				      "powered off, or it hung): this boot "
-				      "measures only");
+		guard_note("the last sync boot was not confirmed by Linux "
+			   "(another system chosen, powered off, or it hung): "
+			   "this boot measures only");
 	else if (guard_other_os)
-		tsc_report_set_result(&report, report.result,
-				      "the last boot started another system "
-				      "(systemd-boot's LoaderEntryLastBooted): "
-				      "no probation");
+		guard_note("the last boot started another system "
+			   "(systemd-boot's LoaderEntryLastBooted): no "
+			   "probation");
 	else if (esp_flush_failed())
-		tsc_report_set_result(&report, report.result,
-				      "FlushBlocks on the ESP failed; the hang "
-				      "guard's files may not be on the disk");
+		guard_note("FlushBlocks on the ESP failed; the hang guard's "
+			   "files may not be on the disk");
 }
 
 /* pending goes: when the stage returns, or on the firmware-entry path
