@@ -209,15 +209,19 @@ def fresh_vars(path):
 
 def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
     """Pins each of the count vCPU threads of QEMU process pid (named
-    "CPU n/TCG") to the host CPUs host_cpu_of(n) returns; waits (bounded)
-    for the threads to appear."""
+    "CPU n/TCG": boot() asks for debug-threads) to the host CPUs
+    host_cpu_of(n) returns; waits (bounded) for the threads to appear.
+    Returns an error string when it could not pin them all: a boot that
+    was asked to pin must not run unpinned without saying so (until the
+    threads had names, every rig boot ran unpinned and this wait held the
+    console reader back for its whole 10 s)."""
     deadline = time.monotonic() + wait_s
     pinned = set()
     while time.monotonic() < deadline:
         try:
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
-            return
+            return "QEMU ended before its vCPU threads were pinned"
         for tid in tids:
             try:
                 with open(f"/proc/{pid}/task/{tid}/comm") as f:
@@ -228,8 +232,9 @@ def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
                 os.sched_setaffinity(int(tid), host_cpu_of(int(m.group(1))))
                 pinned.add(tid)
         if len(pinned) >= count:
-            return
+            return None
         time.sleep(0.01)
+    return f"pinned {len(pinned)} of {count} vCPU threads in {wait_s} s"
 
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
@@ -256,7 +261,9 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
     cmd = [binary, "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-monitor", "none",
-           "-serial", "stdio", "-net", "none"] + ([] if reboot else
+           "-serial", "stdio", "-net", "none",
+           # Names the vCPU threads "CPU n/TCG", for pin_vcpus.
+           "-name", "tsctui,debug-threads=on"] + ([] if reboot else
                                                   ["-no-reboot"]) + [
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_path}",
@@ -268,7 +275,11 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
                          stderr=subprocess.PIPE,
                          env=dict(os.environ, **(env or {})))
     if pin:
-        pin_vcpus(p.pid, pin, smp)
+        why = pin_vcpus(p.pid, pin, smp)
+        if why:
+            p.kill()
+            p.wait()
+            raise SystemExit(f"Bail out! {why}")
     log = b""
     err = []
     stamped = []

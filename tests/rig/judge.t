@@ -4,8 +4,9 @@
 
 Every boot starts the boot CPU's counter where the field's firmware leaves
 it (the E595's 6815086010 cycles behind) unless it says otherwise.  The
-negative controls run every time: without the stage, and with it in
-measure mode, the kernel must warp (the rig reproduces the fault); a
+negative controls run every time: with the stage in measure mode (no
+write: Linux starts on the firmware's counters, as the oracle shows) the
+kernel must warp (the rig reproduces the fault); a
 machine without the fault gets no MSR write in sync mode; under a
 hypervisor sync is refused and nothing is written.  Then sync boots, where
 the kernel must keep the TSC and the stage must never have said in-sync
@@ -23,7 +24,7 @@ import rig  # noqa: E402
 from paths import BUILD  # noqa: E402
 from tap import Tap  # noqa: E402
 
-t = Tap(plan=21)
+t = Tap(plan=16)
 rig.require()
 WORK = os.path.join(BUILD, "rig-tests")
 APP = r"fs0:\EFI\tsctui\tsctui.efi"
@@ -83,11 +84,26 @@ def metrics(b):
 
 
 # ---- negative controls ----------------------------------------------------
-b = boot("no-stage", None, commands=METRICS)
-t.ok(b.user_space and b.warps and b.warps[0] > 6.8e9 and
-     b.clocksource == "hpet",
-     "rig: without the stage the kernel measures the firmware's warp and "
-     "drops the TSC", b.summary())
+# One boot shows the fault and measure mode together: the stage measures
+# and writes nothing (no write line on QEMU's standard error), so the
+# counters Linux starts with are the firmware's, as the oracle reads them
+# from Linux; the kernel must warp on them (the rig reproduces the fault).
+# A boot without the stage would show nothing more (it was one boot more).
+b = boot("measure", "measure", commands=METRICS)
+r = report(b)
+lag = b.in_linux or {}
+t.ok(b.user_space and not b.oracle.writes and len(lag) == 4 and
+     all(abs(lag[n] - 6815086010) < 5000000 for n in (1, 2, 3)) and
+     b.warps and b.warps[0] > 6.8e9 and b.clocksource == "hpet",
+     "rig: with nothing written, Linux starts with the firmware's counters "
+     "(every AP 6.8e9 cycles ahead, by the oracle); the kernel measures the "
+     "warp and drops the TSC", f"{b.summary()}, oracle in Linux {lag}")
+t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
+     all(abs(c["survey_offset"] - 6815086010) < 5000 and
+         c["verdict"] == "bad" for c in r["cpus"]) and
+     r["result"] == "out-of-sync",
+     "measure mode writes nothing and sees the BSP 6.8e9 cycles behind "
+     "every AP", b.summary())
 ok, said, m = metrics(b)
 t.ok(ok and prom.value(m, "tsctui_clocksource_tsc") == 0 and
      (prom.value(m, "tsctui_boot_warp_cycles") or 0) > 6.8e9 and
@@ -95,16 +111,7 @@ t.ok(ok and prom.value(m, "tsctui_clocksource_tsc") == 0 and
      "the guest's metrics after a warp boot: not on tsc, the kernel's warp "
      "of 6.8e9 cycles, unhealthy; promtool accepts them", said or m)
 
-b = boot("measure", "measure")
-r = report(b)
-t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
-     all(abs(c["survey_offset"] - 6815086010) < 5000 and
-         c["verdict"] == "bad" for c in r["cpus"]) and
-     r["result"] == "out-of-sync" and b.warps and b.clocksource == "hpet",
-     "measure mode writes nothing, sees the BSP 6.8e9 cycles behind every "
-     "AP, and the kernel warps", b.summary())
-
-for i in range(2):
+for i in range(1):
     b = boot(f"healthy-sync-{i}", "sync", skew={})
     r = report(b)
     # In-sync or unsure: an AP a little past the ok limit (F/8) on the
@@ -125,7 +132,7 @@ t.ok(r is not None and r["result"] == "refused" and
      r["reason"] if r else b.summary())
 
 # ---- the fix, judged by the kernel --------------------------------------
-for name, skew, smp, runs in (("E595", rig.E595, 4, 3),
+for name, skew, smp, runs in (("E595", rig.E595, 4, 2),
                               ("Legion", rig.LEGION, 6, 1)):
     accepted = 0
     for i in range(runs):
@@ -171,24 +178,25 @@ for name, skew, smp, runs in (("E595", rig.E595, 4, 3),
              f"{name} pattern, sync boot {i + 1}: the BSP moved forward by "
              "the firmware's lag", r["bsp_shift_cycles"] if r else None)
         accepted += b.accepted
-    need = runs - 1 if runs > 1 else runs
-    t.ok(accepted >= need, f"{name} pattern: the kernel kept the TSC in "
-         f"{accepted} of {runs} sync boots (at least {need}; the rate over "
-         "20 boots is make bench)")
+    t.ok(accepted == runs, f"{name} pattern: the kernel kept the TSC in "
+         f"{accepted} of {runs} sync boots (every one, as in the e2e "
+         "stories; the rate over 20 boots is make bench)")
 
 # ---- sensitivity: small offsets, measure mode ---------------------------
-for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
-                          {1: -160, 2: 200, 3: -320})):
-    b = boot(f"sensitivity-{i}", "measure", skew=skew)
-    r = report(b)
-    ok, why = judged_consistently(b, r)
-    t.ok(ok and r["msr_writes"] == 0,
-         f"offsets {skew}: every CPU the kernel catches is bad in the "
-         "report", why)
-    far = [c for c in (r["cpus"] if r else [])
-           if abs(skew.get(c["apic_id"], 0)) >= 250]
-    t.ok(r is not None and far and all(c["verdict"] == "bad" for c in far),
-         f"offsets {skew}: CPUs 250 cycles or more off are bad",
-         [(c["index"], c["final_offset"], c["verdict"]) for c in far])
+# Six APs, six offsets: the kernel tests each AP against the BSP on its
+# own, so one boot with seven vCPUs asks what two boots of four did.
+skew = {1: 300, 2: -250, 3: 140, 4: -160, 5: 200, 6: -320}
+b = boot("sensitivity", "measure", skew=skew, smp=7)
+r = report(b)
+ok, why = judged_consistently(b, r)
+t.ok(ok and r["msr_writes"] == 0,
+     f"offsets {skew}: every CPU the kernel catches is bad in the report",
+     why)
+far = [c for c in (r["cpus"] if r else [])
+       if abs(skew.get(c["apic_id"], 0)) >= 250]
+t.ok(r is not None and len(far) == 3 and
+     all(c["verdict"] == "bad" for c in far),
+     f"offsets {skew}: the 3 CPUs 250 cycles or more off are bad",
+     [(c["index"], c["final_offset"], c["verdict"]) for c in far])
 
 sys.exit(t.done())
