@@ -52,9 +52,10 @@ def stage_disk(name):
 def boot(name, disk, lines, extra=()):
     disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines) +
                "reset -s\r\n")
+    # Two vCPUs: chain-loading needs no more, and one per host CPU.
     res = qemu.boot(disk, qemu.fresh_vars(os.path.join(WORK, f"{name}.vars")),
-                    timeout=150, log_path=os.path.join(WORK, f"{name}.log"),
-                    extra=extra)
+                    smp=2, timeout=150,
+                    log_path=os.path.join(WORK, f"{name}.log"), extra=extra)
     t.diag(f"{name}: {res.seconds:.1f} s"
            f"{', TIMED OUT' if res.timed_out else ''}")
     return res, res.console()
