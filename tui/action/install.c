@@ -457,7 +457,7 @@ int install_regenerate_grub(struct act *a)
 		snprintf(check, sizeof(check), "grub-script-check %s", cfg);
 		if (act_run(a, script_check, check) != 0)
 			return act_fail(a, "grub-script-check rejects %s", cfg);
-		act_changed(a, cfg, "modified");
+		act_change(a, cfg, CHANGE_MODIFIED);
 		return 0;
 	}
 	return act_fail(a,

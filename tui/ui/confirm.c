@@ -48,7 +48,7 @@ static bool implied(const struct act *a, size_t k)
 	size_t i, n = strlen(c->path);
 
 	for (i = 0; i < a->nchanges; i++)
-		if (i != k && !strcmp(a->changes[i].what, c->what) &&
+		if (i != k && a->changes[i].what == c->what &&
 		    !strncmp(a->changes[i].path, c->path, n) &&
 		    a->changes[i].path[n] == '/')
 			return true;
