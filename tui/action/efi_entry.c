@@ -5,7 +5,7 @@
  * The device path is made by libefivar's node makers from the partition
  * facts the kernel exposes (/sys/class/block/<part>/{partition,start,size}
  * and /dev/disk/by-partuuid), the load option by efi_loadopt_create: no
- * hand-built bytes.  NVRAM is written by act.c (libefivar on the live
+ * hand-built bytes.  NVRAM is written by act_var.c (libefivar on the live
  * system; under another root, the efivarfs files of that root), each
  * variable in the ledger before it is written: the entry as created, the
  * BootOrder as changed, its bytes from before kept for uninstall.
@@ -253,7 +253,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	char *conf;
 	int rc;
 
-	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
+	if (fresh && stagecfg_esp_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	path_join(c->esp, loader_efi_entry.image, sys, sizeof(sys));
 	if (act_put(a, sys, image, len, 0644) != 0)

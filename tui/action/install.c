@@ -409,63 +409,6 @@ done:
 	return rc;
 }
 
-/* Regenerates grub.cfg with the distribution's tool, on the live system;
- * under another root, says what to run inside it. */
-int install_regenerate_grub(struct act *a)
-{
-	static const char *const tools[] = {
-		"update-grub",
-		"grub-mkconfig -o /boot/grub/grub.cfg",
-		"grub2-mkconfig -o /boot/grub2/grub.cfg",
-	};
-	static const char *const names[] = { "update-grub", "grub-mkconfig",
-					     "grub2-mkconfig" };
-	static const char *const cfg_of[] = { "", "/boot/grub/grub.cfg",
-					      "/boot/grub2/grub.cfg" };
-	const char *cfg = fsx_exists(act_path(a, "/boot/grub2/grub.cfg"))
-				  ? "/boot/grub2/grub.cfg"
-				  : "/boot/grub/grub.cfg";
-	size_t i;
-
-	if (strcmp(a->root, "/") != 0) {
-		/* The distribution's own tool: Fedora has no update-grub. */
-		if (strstr(cfg, "grub2"))
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "grub2-mkconfig -o %s",
-				 cfg);
-		else
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "update-grub (or grub-mkconfig -o %s)",
-				 cfg);
-		return 0;
-	}
-	for (i = 0; i < 3; i++) {
-		char tool[64], check[64];
-		char *run[] = { tool, "-o", (char *)cfg_of[i], NULL };
-		char *script_check[] = { "grub-script-check", (char *)cfg,
-					 NULL };
-
-		snprintf(tool, sizeof(tool), "%s", names[i]);
-		if (!act_have_tool(tool))
-			continue;
-		if (i == 0)
-			run[1] = NULL; /* update-grub takes no arguments */
-		if (act_run(a, run, tools[i]) != 0)
-			return act_fail(a, "%s failed", tools[i]);
-		snprintf(check, sizeof(check), "grub-script-check %s", cfg);
-		if (act_run(a, script_check, check) != 0)
-			return act_fail(a, "grub-script-check rejects %s", cfg);
-		act_change(a, cfg, CHANGE_MODIFIED);
-		return 0;
-	}
-	return act_fail(a,
-			"found no update-grub, grub-mkconfig or "
-			"grub2-mkconfig to regenerate %s",
-			cfg);
-}
-
 /* Is the ESP a FAT file system?  The root's mount table must say so, and
  * so must the file system itself: a disk from elsewhere can write any
  * mount table, not its own file system type.  (Test trees stand in for

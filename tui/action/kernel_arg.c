@@ -28,6 +28,7 @@
 #include "../util/path.h"
 #include "../util/words.h"
 #include "actions.h"
+#include "loader_writing.h"
 #include "../source/config.h"
 #include "../source/detect.h"
 #include "../source/kernel_cmdline.h"
@@ -430,7 +431,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		}
 		/* grub.cfg from the distribution's tool, as install does;
 		 * if that fails, the drop-in change is undone. */
-		if (install_regenerate_grub(a) != 0)
+		if (grub_regenerate(a) != 0)
 			goto undo;
 	} else {
 		size_t carrying;
