@@ -32,6 +32,20 @@ static const char *const change_verb_table[] = {
 };
 STRING_TABLE_TO(act_verb, enum change_kind, change_verb_table, "modify")
 
+static const char *const hint_table[] = {
+	[ACT_HINT_NONE] = "",
+	[ACT_HINT_ESP] = "mount the ESP or give --esp",
+	[ACT_HINT_LOADER] = "; give --loader",
+	[ACT_HINT_NEXT] = "; give --next BootXXXX",
+	[ACT_HINT_DB_KEY] =
+		"and pass --key KEY --cert CERT, or use --loader grub",
+	[ACT_HINT_EFI_ENTRY] =
+		"use `tsctui install --loader efi-entry` instead",
+};
+_Static_assert(STRING_TABLE_SIZE(hint_table) == ACT_HINTS,
+	       "every hint has its command-line words");
+STRING_TABLE_TO(act_hint_words, enum act_hint, hint_table, "")
+
 void act_init(struct act *a, const char *root, const char *name)
 {
 	memset(a, 0, sizeof(*a));
@@ -90,6 +104,31 @@ int act_fail(struct act *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(a->error, sizeof(a->error), fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
+{
+	const char *words = act_hint_words(h);
+	size_t n, w = strlen(words);
+	va_list ap;
+
+	if (a->error[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	va_end(ap);
+	n = strlen(a->error);
+	if (n >= w && !strcmp(a->error + n - w, words)) {
+		n -= w;
+	} else if (n + w < sizeof(a->error)) {
+		memcpy(a->error + n, words, w + 1);
+	} else {
+		return -1; /* no room for the words: no way out marked */
+	}
+	a->hint = h;
+	a->hint_at = n;
+	a->hint_end = n + w;
 	return -1;
 }
 

@@ -73,6 +73,23 @@ struct ledger_entry {
 	char *path; /* path on the managed system; an action's name */
 };
 
+/* A way out of a refusal that each front end words its own way (the
+ * command line names an option, the dashboard a key or a menu): a code,
+ * its command-line words in act.c's table, the dashboard's in
+ * ui/hint.c's.  The error holds the command line's words, so the CLI
+ * prints it as it is; error[hint_at, hint_end) are those words. */
+enum act_hint {
+	ACT_HINT_NONE,
+	ACT_HINT_ESP,	    /* no ESP found: mount it, or name it */
+	ACT_HINT_LOADER,    /* no boot loader found: name it */
+	ACT_HINT_NEXT,	    /* efi-entry: no loader to start next */
+	ACT_HINT_DB_KEY,    /* Secure Boot and a MOK key: a db key, or GRUB */
+	ACT_HINT_EFI_ENTRY, /* GRUB's grubenv unusable: the firmware entry */
+	ACT_HINTS
+};
+/* The command line's words for h ("; give --loader"). */
+const char *act_hint_words(enum act_hint h);
+
 struct change {
 	char *path;
 	enum change_kind what;
@@ -103,6 +120,8 @@ struct act {
 	char *gone[ACT_MAX_GONE];
 	char message[2048];
 	char error[1024];
+	enum act_hint hint; /* the error's way out, if it has one */
+	size_t hint_at, hint_end;
 };
 
 void act_init(struct act *a, const char *root, const char *name);
@@ -112,6 +131,11 @@ const char *act_path(struct act *a, const char *sys);
 /* Records an error (first one wins); returns -1. */
 int act_fail(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* act_fail with a way out: the sentence, then h's command-line words
+ * (left as they are where the sentence, a reader's, already ends with
+ * them), marked for the front ends to word. */
+int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void act_note(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The success summary ("installed for grub ..."): a note, left out of

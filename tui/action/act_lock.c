@@ -190,6 +190,8 @@ void act_abort(struct act *a)
 		snprintf(more, sizeof(more), "%s", a->error);
 		snprintf(a->error, sizeof(a->error), "%.500s; %.500s", err,
 			 more);
+		/* Undoing failed too: that is what to see to first. */
+		a->hint = ACT_HINT_NONE;
 		return;
 	}
 	snprintf(a->error, sizeof(a->error), "%s", err);

@@ -196,8 +196,9 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 		}
 	}
 	if (!have)
-		return act_fail(a, "no boot entry starts a loader from a disk; "
-				   "give --next BootXXXX");
+		return act_fail_hint(a, ACT_HINT_NEXT,
+				     "no boot entry starts a loader from a "
+				     "disk");
 	for (num = 0; num < 0xffff; num++) {
 		snprintf(name, sizeof(name), "Boot%04X", num);
 		if (!var_exists(a, name))

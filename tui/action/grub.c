@@ -233,11 +233,9 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 				   "is GRUB installed?");
 	bad = detect_grubenv_unwritable(a->root, c->grubenv);
 	if (bad)
-		return act_fail(a,
-				"%s, so the hang guard cannot work there; "
-				"use `tsctui install --loader efi-entry` "
-				"instead",
-				bad);
+		return act_fail_hint(
+			a, ACT_HINT_EFI_ENTRY,
+			"%s, so the hang guard cannot work there; ", bad);
 	if (grub_env_read(a, c, &env, &exists) != 0)
 		return -1;
 	grubenv_free(&env);

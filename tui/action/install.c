@@ -310,13 +310,12 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	 * is trusted by shim only, so that entry would never start.  Images
 	 * GRUB or systemd-boot load may pass through shim's verifier. */
 	if (sb == 1 && mok && w->mok_refused)
-		return act_fail(
-			a,
+		return act_fail_hint(
+			a, ACT_HINT_DB_KEY,
 			"Secure Boot is on and the signing key (%s) "
 			"is a MOK key, which the firmware never trusts "
 			"for its own boot entry (only shim does): enroll "
-			"a key in db and pass --key KEY --cert CERT, or "
-			"use --loader grub",
+			"a key in db ",
 			o->key);
 	if (w->firmware_checks && sb == 1 && (mok || !given->key))
 		act_note(a,
@@ -460,7 +459,7 @@ static int resolve_esp(struct act *a, const struct install_opts *o,
 	if (o->esp)
 		snprintf(c->esp, sizeof(c->esp), "%s", o->esp);
 	else if (!detect_esp(a->root, c->esp, sizeof(c->esp), &why))
-		return act_fail(a, "%s", why);
+		return act_fail_hint(a, ACT_HINT_ESP, "%s", why);
 	if (!fsx_is_dir(act_path(a, c->esp)))
 		return act_fail(a, "the ESP %s is not a directory", c->esp);
 	if (esp_is_fat(a, c->esp, &m) != 0)
@@ -492,7 +491,7 @@ static int install_do(struct act *a, const struct install_opts *o)
 	if (!o->loader) {
 		c.loader = detect_loader(a->root, &why);
 		if (c.loader == LOADER_NONE)
-			return act_fail(a, "%s", why);
+			return act_fail_hint(a, ACT_HINT_LOADER, "%s", why);
 	} else if (!loader_from(o->loader, &c.loader)) {
 		return act_fail(a,
 				"unknown loader '%s' (grub, systemd-boot "

@@ -345,7 +345,8 @@ static bool has_entries(struct act *a, const char *dir)
 enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
 
 static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
-			     enum karg_method *m, const char **why)
+			     enum karg_method *m, const char **why,
+			     enum act_hint *hint)
 {
 	int have = config_read(a->root, c, why);
 
@@ -353,8 +354,10 @@ static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 		return -1;
 	if (have == 0) {
 		c->loader = detect_loader(a->root, why);
-		if (c->loader == LOADER_NONE)
+		if (c->loader == LOADER_NONE) {
+			*hint = ACT_HINT_LOADER;
 			return -1;
+		}
 		if (!detect_esp(a->root, c->esp, sizeof(c->esp), why))
 			c->esp[0] = '\0';
 	}
@@ -374,6 +377,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 {
 	struct tsctui_conf c;
 	enum karg_method method;
+	enum act_hint hint = ACT_HINT_NONE;
 	const char *why = NULL;
 	bool on;
 
@@ -392,8 +396,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 				strerror(errno));
 	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
-	if (kernel_arg_method(a, &c, &method, &why) != 0) {
-		act_fail(a, "%s", why);
+	if (kernel_arg_method(a, &c, &method, &why, &hint) != 0) {
+		act_fail_hint(a, hint, "%s", why);
 		goto undo;
 	}
 	if (act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
