@@ -24,6 +24,9 @@
  * so the list of changes and a->runs are the plan, decided by the code
  * that would carry it out.  Reads still happen; nothing is written, and no
  * lock is taken.
+ *
+ * This is the action core's one header for the actions; its files (one
+ * concern each, act_core.h) call nothing of the actions.
  */
 #ifndef TSCTUI_ACTION_ACT_H
 #define TSCTUI_ACTION_ACT_H
