@@ -6,11 +6,13 @@
 # alone.
 # ui and cli are peers (what they share is tui/app.h); only view/ and ui/
 # draw, so only they include curses; source/, model/, view/, format/ and
-# engine/ never write a file.  Each check runs on the tree, then on a
-# scratch copy with one wrong include added, and must catch it.
+# engine/ never write a file.  The action core (tui/action/act*.c) calls
+# nothing in the action files (the ledger undoes an entry by itself), and
+# no file of tui/action/ is over 600 lines.  Each check runs on the tree,
+# then on a scratch copy with one wrong line added, and must catch it.
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
-plan 15
+plan 20
 
 # The rooms each room may include, itself aside ("common" is ../common/,
 # "app" is tui/app.h).
@@ -94,6 +96,39 @@ writes_in_readers() {
 		"$1/tui/engine" --include='*.[ch]' || true
 }
 
+# The action core: act.c and act_*.c (DESIGN.md section 8).  It may
+# include act.h and act_core.h of its room, never an action's header, and
+# may call no function an action file defines: an action calls the core,
+# never the other way (the ledger's undo once ran kernel-arg's grubby
+# undo, and act.c -> kernel_arg.c -> install.c -> act.c was a cycle).
+core_calls_actions() {
+	local top=$1 f names
+	names=$(for f in "$top"/tui/action/*.c; do
+		case ${f##*/} in act.c | act_*.c) continue ;; esac
+		grep -hoE '^[a-z][a-z_ ]*[ *]+[a-z_0-9]+\(' "$f" |
+			grep -vE '^static\b' | sed -E 's/.*[ *]([a-z_0-9]+)\($/\1/'
+	done | sort -u | paste -sd'|')
+	for f in "$top"/tui/action/act.c "$top"/tui/action/act_*.c; do
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' \
+			"$f" | grep -vE '"act(_core)?\.h"' |
+			sed "s|^|${f#"$top"/}:|"
+		[ -n "$names" ] &&
+			grep -nE "(^|[^A-Za-z_0-9])($names)[[:space:]]*\(" "$f" |
+			sed "s|^|${f#"$top"/}:|"
+	done
+	true
+}
+
+# Files of tui/action/ over 600 lines (one concern a file: act.c was
+# 1,347 lines of six).
+long_action_files() {
+	local f n
+	for f in "$1"/tui/action/*.[ch]; do
+		n=$(wc -l <"$f")
+		[ "$n" -le 600 ] || echo "${f#"$1"/}: $n lines"
+	done
+}
+
 # Every file must be in a room this test knows.
 unknown_rooms() {
 	(cd "$1" && find tui -name '*.[ch]' | sort) | while read -r f; do
@@ -135,6 +170,20 @@ else
 	sed 's/^/#   /' <<<"$out"
 fi
 
+out=$(core_calls_actions .)
+if [ -z "$out" ]; then
+	ok "the action core (act*.c) calls and includes nothing of the actions"
+else
+	not_ok "the action core reaches into the actions:"
+	sed 's/^/#   /' <<<"$out"
+fi
+out=$(long_action_files .)
+if [ -z "$out" ]; then
+	ok "no file of tui/action/ is over 600 lines"
+else
+	not_ok "files of tui/action/ over 600 lines: $(echo $out)"
+fi
+
 # The checks can fail: a scratch copy of tui/ with one wrong line each.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -169,6 +218,20 @@ try "curses in cli/" tui/cli/status.c '#include <curses.h>' curses_outside
 try "a write in source/" tui/source/system.c \
 	'static void w(void) { fsx_write_atomic("x", "", 0, 0644); }' \
 	writes_in_readers
+try "the ledger's undo calling an action" tui/action/act_undo.c \
+	'static int x(struct act *a) { return kernel_arg_set(a, "", ""); }' \
+	core_calls_actions
+try "the core including an action's header" tui/action/act_lock.c \
+	'#include "actions.h"' core_calls_actions
+saved=$(cat "$tmp/tui/action/act.c")
+{ printf '%s\n' "$saved"; printf '/* */\n%.0s' $(seq 600); } \
+	>"$tmp/tui/action/act.c"
+if [ -n "$(long_action_files "$tmp")" ]; then
+	ok "the check catches a 600-line file grown in tui/action/"
+else
+	not_ok "the check catches a 600-line file grown in tui/action/"
+fi
+printf '%s\n' "$saved" >"$tmp/tui/action/act.c"
 mkdir -p "$tmp/tui/gadgets"
 echo 'int x;' >"$tmp/tui/gadgets/x.c"
 if [ -n "$(unknown_rooms "$tmp")" ]; then

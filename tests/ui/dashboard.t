@@ -545,6 +545,24 @@ t.ok(not os.path.exists(os.path.join(root, "etc/tsctui")),
      "and y there changes nothing")
 keys("q")
 
+# A refusal's way out in the dashboard's words, not the command line's:
+# a grubenv GRUB cannot write points at the install menu's firmware entry
+# (the CLI says `tsctui install --loader efi-entry`; ui/hint.c).
+root = fx.debian_grub(os.path.join(WORK, "btrfs"), root_fs="btrfs")
+start(root)
+wait_for("Diagnosis:", 10)
+keys("i")
+wait_for("Install the stage for which boot path?", 5)
+keys("1")
+s = wait_for("This cannot be done now", 5)
+said = " ".join(s.split())
+t.ok("btrfs, which GRUB cannot write, so the hang guard cannot work "
+     "there; choose its own firmware boot entry in the install menu "
+     "instead" in said and "--loader" not in s and "y Yes" not in s,
+     "a refusal says its way out in the dashboard's words", s)
+keys("q")
+keys("q")
+
 # The guided setup with no loader recognised asks which: no GRUB guess.
 root = fx.debian_grub(os.path.join(WORK, "no-loader"))
 os.remove(os.path.join(root, "boot/grub/grub.cfg"))

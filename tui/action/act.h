@@ -24,6 +24,9 @@
  * so the list of changes and a->runs are the plan, decided by the code
  * that would carry it out.  Reads still happen; nothing is written, and no
  * lock is taken.
+ *
+ * This is the action core's one header for the actions; its files (one
+ * concern each, act_core.h) call nothing of the actions.
  */
 #ifndef TSCTUI_ACTION_ACT_H
 #define TSCTUI_ACTION_ACT_H
@@ -55,17 +58,44 @@ enum ledger_kind {
 	L_VAR,
 	L_VARBACKUP,
 	L_BEGIN,
-	L_GRUBBY
+	L_GRUBBY,
+	LEDGER_KINDS /* how many: the name and undo tables' size */
 };
+/* The kind's word in the ledger file. */
+const char *ledger_kind_name(enum ledger_kind k);
+bool ledger_kind_from(const char *s, enum ledger_kind *out);
+
+/* What an action did to a path (--json "what"). */
+enum change_kind { CHANGE_CREATED, CHANGE_MODIFIED, CHANGE_REMOVED };
+/* "created", "modified", "removed". */
+const char *change_kind_name(enum change_kind k);
+bool change_kind_from(const char *s, enum change_kind *out);
 
 struct ledger_entry {
 	enum ledger_kind kind;
 	char *path; /* path on the managed system; an action's name */
 };
 
+/* A way out of a refusal that each front end words its own way (the
+ * command line names an option, the dashboard a key or a menu): a code,
+ * its command-line words in act.c's table, the dashboard's in
+ * ui/hint.c's.  The error holds the command line's words, so the CLI
+ * prints it as it is; error[hint_at, hint_end) are those words. */
+enum act_hint {
+	ACT_HINT_NONE,
+	ACT_HINT_ESP,	    /* no ESP found: mount it, or name it */
+	ACT_HINT_LOADER,    /* no boot loader found: name it */
+	ACT_HINT_NEXT,	    /* efi-entry: no loader to start next */
+	ACT_HINT_DB_KEY,    /* Secure Boot and a MOK key: a db key, or GRUB */
+	ACT_HINT_EFI_ENTRY, /* GRUB's grubenv unusable: the firmware entry */
+	ACT_HINTS
+};
+/* The command line's words for h ("; give --loader"). */
+const char *act_hint_words(enum act_hint h);
+
 struct change {
 	char *path;
-	const char *what; /* created | modified | removed */
+	enum change_kind what;
 	/* What changes inside it (grubenv variables, the options line),
 	 * for the plan; empty when the path says it all. */
 	char detail[ACT_DETAIL_MAX];
@@ -93,6 +123,8 @@ struct act {
 	char *gone[ACT_MAX_GONE];
 	char message[2048];
 	char error[1024];
+	enum act_hint hint; /* the error's way out, if it has one */
+	size_t hint_at, hint_end;
 };
 
 void act_init(struct act *a, const char *root, const char *name);
@@ -102,18 +134,26 @@ const char *act_path(struct act *a, const char *sys);
 /* Records an error (first one wins); returns -1. */
 int act_fail(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* act_fail with a way out: the sentence, then h's command-line words
+ * (left as they are where the sentence, a reader's, already ends with
+ * them), marked for the front ends to word. */
+int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void act_note(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The success summary ("installed for grub ..."): a note, left out of
  * a dry run, which has done nothing to summarise. */
 void act_done(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void act_change(struct act *a, const char *sys, enum change_kind what);
+/* The same by the kind's word (change_kind_name); kept for callers that
+ * hold the word.  A word not in the table records nothing. */
 void act_changed(struct act *a, const char *sys, const char *what);
 /* Says what changes inside sys, when the change list has it. */
 void act_detail(struct act *a, const char *sys, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "create", "modify" or "remove" for a change's what: the plan's verb. */
-const char *act_verb(const char *what);
+const char *act_verb(enum change_kind what);
 
 int act_ledger_load(struct act *a);
 int act_ledger_save(struct act *a);
@@ -172,8 +212,14 @@ int act_var_modify(struct act *a, const char *name, const void *data,
  * forgotten once the tool has taken it back (act_forget). */
 int act_record(struct act *a, enum ledger_kind k, const char *sys);
 void act_forget(struct act *a, enum ledger_kind k, const char *sys);
-/* The undoing of a grubby entry: grubby --remove-args (kernel_arg.c). */
-int kernel_arg_grubby_undo(struct act *a);
+/* grubby (Fedora family), the one tool whose change the ledger records
+ * by a fixed key (L_GRUBBY): the tool to run, $TSCTUI_GRUBBY or the live
+ * system's own, NULL under another root; and its one edit, tsc=nowatchdog
+ * added to (on) or removed from every kernel, run and recorded as a tool.
+ * kernel-arg sets it; the ledger's undo takes it back. */
+#define ACT_GRUBBY_ARG "tsc=nowatchdog"
+const char *act_grubby_tool(struct act *a);
+int act_grubby_run(struct act *a, const char *tool, bool on);
 /* Creates a symlink tsctui owns. */
 int act_link(struct act *a, const char *sys, const char *target);
 /* Removes a file tsctui created (and its ledger entry). */

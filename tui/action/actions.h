@@ -22,9 +22,6 @@ struct install_opts {
 
 int install_run(struct act *a, const struct install_opts *o);
 int uninstall_run(struct act *a, bool purge);
-/* grub.cfg from the distribution's tool (live system), or the command to
- * run inside the target (another --root). */
-int install_regenerate_grub(struct act *a);
 /* mode off|measure|sync; sync on a CPU outside the supported list needs
  * allow_any (which is also passed to the stage). */
 int mode_set(struct act *a, const char *mode, bool allow_any);

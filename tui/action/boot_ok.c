@@ -53,7 +53,7 @@ static int append_history(struct act *a, const char *mode, const char *result)
 	if (act_append(a, HISTORY_RECORD_FILE, line) != 0)
 		return -1;
 	/* the history is one file growing, whether or not it was there */
-	act_changed(a, HISTORY_RECORD_FILE, "modified");
+	act_change(a, HISTORY_RECORD_FILE, CHANGE_MODIFIED);
 	return 0;
 }
 
@@ -77,7 +77,7 @@ int boot_ok_run(struct act *a)
 		if (fsx_exists(act_path(a, "/run")) &&
 		    act_mkdir(a, "/run/tsctui", 0755) == 0 &&
 		    act_write(a, "/run/tsctui/report", raw, len, 0644) == 0)
-			act_changed(a, "/run/tsctui/report", "created");
+			act_change(a, "/run/tsctui/report", CHANGE_CREATED);
 		snprintf(mode, sizeof(mode), "%s", tsc_mode_name(r->mode));
 		snprintf(result, sizeof(result), "%s",
 			 tsc_result_name(r->result));

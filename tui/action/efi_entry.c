@@ -5,7 +5,7 @@
  * The device path is made by libefivar's node makers from the partition
  * facts the kernel exposes (/sys/class/block/<part>/{partition,start,size}
  * and /dev/disk/by-partuuid), the load option by efi_loadopt_create: no
- * hand-built bytes.  NVRAM is written by act.c (libefivar on the live
+ * hand-built bytes.  NVRAM is written by act_var.c (libefivar on the live
  * system; under another root, the efivarfs files of that root), each
  * variable in the ledger before it is written: the entry as created, the
  * BootOrder as changed, its bytes from before kept for uninstall.
@@ -196,8 +196,9 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 		}
 	}
 	if (!have)
-		return act_fail(a, "no boot entry starts a loader from a disk; "
-				   "give --next BootXXXX");
+		return act_fail_hint(a, ACT_HINT_NEXT,
+				     "no boot entry starts a loader from a "
+				     "disk");
 	for (num = 0; num < 0xffff; num++) {
 		snprintf(name, sizeof(name), "Boot%04X", num);
 		if (!var_exists(a, name))
@@ -253,7 +254,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	char *conf;
 	int rc;
 
-	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
+	if (fresh && stagecfg_esp_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	path_join(c->esp, loader_efi_entry.image, sys, sizeof(sys));
 	if (act_put(a, sys, image, len, 0644) != 0)

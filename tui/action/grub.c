@@ -6,10 +6,12 @@
  * GRUB searches for; uninstall settles the grubenv by hand.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../format/grubenv.h"
 #include "../source/detect.h"
@@ -18,6 +20,206 @@
 #include "../util/path.h"
 #include "loader_writing.h"
 #include "stagecfg.h"
+
+static int grub_env_read(struct act *a, const struct tsctui_conf *c,
+			 struct grubenv *env, bool *exists)
+{
+	char err[STAGE_STATE_ERR_MAX];
+
+	if (stage_state_grubenv(a->root, c, env, exists, err) != 0)
+		return act_fail(a, "%s", err);
+	return 0;
+}
+
+static int grub_env_write(struct act *a, const struct tsctui_conf *c,
+			  const struct grubenv *env)
+{
+	char block[GRUBENV_SIZE];
+
+	if (!grubenv_format(env, block))
+		return act_fail(a,
+				"%s is full: the variables do not fit in "
+				"1024 bytes",
+				c->grubenv);
+	return act_modify(a, c->grubenv, block, sizeof(block), 0644);
+}
+
+static int grub_marks(struct act *a, const struct tsctui_conf *c,
+		      const struct grubenv *env, struct guard_marks *m)
+{
+	char err[STAGE_STATE_ERR_MAX];
+
+	if (stage_state_grub_marks(c, env, m, err) != 0)
+		return act_fail(a, "%s", err);
+	return 0;
+}
+
+/* Sets a grubenv variable tsctui owns to "0" where it is set otherwise;
+ * absent stays absent (GRUB's block defaults it). */
+static bool zero_if_set(struct grubenv *env, const char *name)
+{
+	const char *v = grubenv_get(env, name);
+
+	return !v || !strcmp(v, "0") || grubenv_set(env, name, "0");
+}
+
+/* The lost-probation flags back to 0 where set. */
+static bool zero_lost(struct grubenv *env)
+{
+	for (int i = 0; i < GUARD_LOST_FLAGS; i++)
+		if (!zero_if_set(env, stage_state_lost_vars[i]))
+			return false;
+	return true;
+}
+
+static int grub_state_write(struct act *a, const struct tsctui_conf *c,
+			    enum tsc_mode m, const char *options, bool reset)
+{
+	const char *mode = tsc_mode_name(m);
+	struct grubenv env;
+	bool exists;
+	int rc;
+
+	if (grub_env_read(a, c, &env, &exists) != 0)
+		return -1;
+	if (!grubenv_set(&env, "tsctui_mode", mode) ||
+	    !grubenv_set(&env, "tsctui_options", options) ||
+	    (reset && !grubenv_set(&env, "tsctui_pending", "0")) ||
+	    (reset && !grubenv_set(&env, "tsctui_tripped", "0")) ||
+	    (reset && !zero_if_set(&env, "tsctui_synced")) ||
+	    (reset && !zero_if_set(&env, "tsctui_probation")) ||
+	    (reset && !zero_if_set(&env, "tsctui_strikes")) ||
+	    (reset && !zero_lost(&env))) {
+		grubenv_free(&env);
+		return act_fail(a, "%s has no room for tsctui's variables",
+				c->grubenv);
+	}
+	rc = grub_env_write(a, c, &env);
+	grubenv_free(&env);
+	act_detail(a, c->grubenv, "%stsctui_mode=%s tsctui_options=%s%s",
+		   reset ? "tsctui_pending=0 tsctui_tripped=0 " : "", mode,
+		   options,
+		   reset ? " (and synced, probation, strikes, lost to 0 where "
+			   "set)"
+			 : "");
+	return rc;
+}
+
+/*
+ * GRUB rewrote the grubenv's blocks underneath a system that may have been
+ * running all along (a resume from hibernation): drop the cached pages, so
+ * that boot-ok reads what is on the disk.
+ */
+static void uncache(const char *path)
+{
+	int fd = fsx_open_read(path);
+
+	if (fd < 0)
+		return;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+static int grub_boot_ok(struct act *a, const struct tsctui_conf *c,
+			int *strikes_out)
+{
+	struct guard_marks m;
+	struct grubenv env;
+	char count[16];
+	bool exists, ok = true;
+	int rc = 0;
+
+	uncache(act_path(a, c->grubenv));
+	if (grub_env_read(a, c, &env, &exists) != 0)
+		return -1;
+	if (grub_marks(a, c, &env, &m) != 0) {
+		grubenv_free(&env);
+		return -1;
+	}
+	if (!m.pending && !m.synced && !m.probation && !m.lost) {
+		grubenv_free(&env);
+		return 0;
+	}
+	/* This boot reached Linux: the lost probation boots' count ends. */
+	ok = grubenv_set(&env, "tsctui_pending", "0") && zero_lost(&env);
+	if (m.synced) {
+		ok = ok && grubenv_set(&env, "tsctui_synced", "0") &&
+		     zero_if_set(&env, "tsctui_probation") &&
+		     zero_if_set(&env, "tsctui_strikes");
+		*strikes_out = 0;
+	} else if (m.probation) {
+		snprintf(count, sizeof(count), "%d", m.strikes + 1);
+		ok = ok && grubenv_set(&env, "tsctui_probation", "0") &&
+		     grubenv_set(&env, "tsctui_strikes", count);
+		if (m.strikes + 1 >= GUARD_MAX_STRIKES)
+			ok = ok && grubenv_set(&env, "tsctui_tripped", "1");
+		*strikes_out = m.strikes + 1;
+	}
+	if (!ok)
+		rc = act_fail(a, "%s has no room for tsctui's variables",
+			      c->grubenv);
+	else
+		rc = grub_env_write(a, c, &env);
+	grubenv_free(&env);
+	return rc;
+}
+
+/* Regenerates grub.cfg with the distribution's tool, on the live system;
+ * under another root, says what to run inside it. */
+int grub_regenerate(struct act *a)
+{
+	static const char *const tools[] = {
+		"update-grub",
+		"grub-mkconfig -o /boot/grub/grub.cfg",
+		"grub2-mkconfig -o /boot/grub2/grub.cfg",
+	};
+	static const char *const names[] = { "update-grub", "grub-mkconfig",
+					     "grub2-mkconfig" };
+	static const char *const cfg_of[] = { "", "/boot/grub/grub.cfg",
+					      "/boot/grub2/grub.cfg" };
+	const char *cfg = fsx_exists(act_path(a, "/boot/grub2/grub.cfg"))
+				  ? "/boot/grub2/grub.cfg"
+				  : "/boot/grub/grub.cfg";
+	size_t i;
+
+	if (strcmp(a->root, "/") != 0) {
+		/* The distribution's own tool: Fedora has no update-grub. */
+		if (strstr(cfg, "grub2"))
+			act_note(a,
+				 "then, inside the target system, run: "
+				 "grub2-mkconfig -o %s",
+				 cfg);
+		else
+			act_note(a,
+				 "then, inside the target system, run: "
+				 "update-grub (or grub-mkconfig -o %s)",
+				 cfg);
+		return 0;
+	}
+	for (i = 0; i < 3; i++) {
+		char tool[64], check[64];
+		char *run[] = { tool, "-o", (char *)cfg_of[i], NULL };
+		char *script_check[] = { "grub-script-check", (char *)cfg,
+					 NULL };
+
+		snprintf(tool, sizeof(tool), "%s", names[i]);
+		if (!act_have_tool(tool))
+			continue;
+		if (i == 0)
+			run[1] = NULL; /* update-grub takes no arguments */
+		if (act_run(a, run, tools[i]) != 0)
+			return act_fail(a, "%s failed", tools[i]);
+		snprintf(check, sizeof(check), "grub-script-check %s", cfg);
+		if (act_run(a, script_check, check) != 0)
+			return act_fail(a, "grub-script-check rejects %s", cfg);
+		act_change(a, cfg, CHANGE_MODIFIED);
+		return 0;
+	}
+	return act_fail(a,
+			"found no update-grub, grub-mkconfig or "
+			"grub2-mkconfig to regenerate %s",
+			cfg);
+}
 
 static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 {
@@ -31,12 +233,10 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 				   "is GRUB installed?");
 	bad = detect_grubenv_unwritable(a->root, c->grubenv);
 	if (bad)
-		return act_fail(a,
-				"%s, so the hang guard cannot work there; "
-				"use `tsctui install --loader efi-entry` "
-				"instead",
-				bad);
-	if (stagecfg_grubenv(a, c, &env, &exists) != 0)
+		return act_fail_hint(
+			a, ACT_HINT_EFI_ENTRY,
+			"%s, so the hang guard cannot work there; ", bad);
+	if (grub_env_read(a, c, &env, &exists) != 0)
 		return -1;
 	grubenv_free(&env);
 	if (detect_mount_of(a->root, c->grubenv, &m)) {
@@ -213,7 +413,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	path_join(c->esp, loader_grub.image, sys, sizeof(sys));
 	if (act_put(a, sys, image, len, 0644) != 0)
 		return -1;
-	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
+	if (fresh && grub_state_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	return 0;
 }
@@ -221,10 +421,10 @@ static int place(struct act *a, struct tsctui_conf *c,
 const struct loader_writing grub_writing = {
 	.prepare = resolve_grubenv,
 	.place = place,
-	.regenerate = install_regenerate_grub,
+	.regenerate = grub_regenerate,
 	.settle = settle_grubenv,
-	.state_write = stagecfg_grub_write,
-	.boot_ok = stagecfg_grub_boot_ok,
+	.state_write = grub_state_write,
+	.boot_ok = grub_boot_ok,
 	.firmware_checks = false,
 	.mok_refused = false,
 };

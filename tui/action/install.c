@@ -310,13 +310,12 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	 * is trusted by shim only, so that entry would never start.  Images
 	 * GRUB or systemd-boot load may pass through shim's verifier. */
 	if (sb == 1 && mok && w->mok_refused)
-		return act_fail(
-			a,
+		return act_fail_hint(
+			a, ACT_HINT_DB_KEY,
 			"Secure Boot is on and the signing key (%s) "
 			"is a MOK key, which the firmware never trusts "
 			"for its own boot entry (only shim does): enroll "
-			"a key in db and pass --key KEY --cert CERT, or "
-			"use --loader grub",
+			"a key in db ",
 			o->key);
 	if (w->firmware_checks && sb == 1 && (mok || !given->key))
 		act_note(a,
@@ -409,63 +408,6 @@ done:
 	return rc;
 }
 
-/* Regenerates grub.cfg with the distribution's tool, on the live system;
- * under another root, says what to run inside it. */
-int install_regenerate_grub(struct act *a)
-{
-	static const char *const tools[] = {
-		"update-grub",
-		"grub-mkconfig -o /boot/grub/grub.cfg",
-		"grub2-mkconfig -o /boot/grub2/grub.cfg",
-	};
-	static const char *const names[] = { "update-grub", "grub-mkconfig",
-					     "grub2-mkconfig" };
-	static const char *const cfg_of[] = { "", "/boot/grub/grub.cfg",
-					      "/boot/grub2/grub.cfg" };
-	const char *cfg = fsx_exists(act_path(a, "/boot/grub2/grub.cfg"))
-				  ? "/boot/grub2/grub.cfg"
-				  : "/boot/grub/grub.cfg";
-	size_t i;
-
-	if (strcmp(a->root, "/") != 0) {
-		/* The distribution's own tool: Fedora has no update-grub. */
-		if (strstr(cfg, "grub2"))
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "grub2-mkconfig -o %s",
-				 cfg);
-		else
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "update-grub (or grub-mkconfig -o %s)",
-				 cfg);
-		return 0;
-	}
-	for (i = 0; i < 3; i++) {
-		char tool[64], check[64];
-		char *run[] = { tool, "-o", (char *)cfg_of[i], NULL };
-		char *script_check[] = { "grub-script-check", (char *)cfg,
-					 NULL };
-
-		snprintf(tool, sizeof(tool), "%s", names[i]);
-		if (!act_have_tool(tool))
-			continue;
-		if (i == 0)
-			run[1] = NULL; /* update-grub takes no arguments */
-		if (act_run(a, run, tools[i]) != 0)
-			return act_fail(a, "%s failed", tools[i]);
-		snprintf(check, sizeof(check), "grub-script-check %s", cfg);
-		if (act_run(a, script_check, check) != 0)
-			return act_fail(a, "grub-script-check rejects %s", cfg);
-		act_changed(a, cfg, "modified");
-		return 0;
-	}
-	return act_fail(a,
-			"found no update-grub, grub-mkconfig or "
-			"grub2-mkconfig to regenerate %s",
-			cfg);
-}
-
 /* Is the ESP a FAT file system?  The root's mount table must say so, and
  * so must the file system itself: a disk from elsewhere can write any
  * mount table, not its own file system type.  (Test trees stand in for
@@ -517,7 +459,7 @@ static int resolve_esp(struct act *a, const struct install_opts *o,
 	if (o->esp)
 		snprintf(c->esp, sizeof(c->esp), "%s", o->esp);
 	else if (!detect_esp(a->root, c->esp, sizeof(c->esp), &why))
-		return act_fail(a, "%s", why);
+		return act_fail_hint(a, ACT_HINT_ESP, "%s", why);
 	if (!fsx_is_dir(act_path(a, c->esp)))
 		return act_fail(a, "the ESP %s is not a directory", c->esp);
 	if (esp_is_fat(a, c->esp, &m) != 0)
@@ -549,7 +491,7 @@ static int install_do(struct act *a, const struct install_opts *o)
 	if (!o->loader) {
 		c.loader = detect_loader(a->root, &why);
 		if (c.loader == LOADER_NONE)
-			return act_fail(a, "%s", why);
+			return act_fail_hint(a, ACT_HINT_LOADER, "%s", why);
 	} else if (!loader_from(o->loader, &c.loader)) {
 		return act_fail(a,
 				"unknown loader '%s' (grub, systemd-boot "

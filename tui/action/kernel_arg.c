@@ -28,11 +28,12 @@
 #include "../util/path.h"
 #include "../util/words.h"
 #include "actions.h"
+#include "loader_writing.h"
 #include "../source/config.h"
 #include "../source/detect.h"
 #include "../source/kernel_cmdline.h"
 
-#define TOKEN "tsc=nowatchdog"
+#define TOKEN ACT_GRUBBY_ARG
 #define DROPIN KERNEL_ARG_DROPIN
 #define KERNEL_CMDLINE "/etc/kernel/cmdline"
 /* x86's COMMAND_LINE_SIZE: Linux reads at most this many bytes of its
@@ -52,22 +53,6 @@ static const char *const loader_words[] = { "BOOT_IMAGE=", "initrd=", NULL };
 #endif
 /* The drop-in as grub.d/ ships it (make install puts it here). */
 #define DROPIN_TEMPLATE TSCTUI_DATADIR "/grub-nowatchdog.cfg"
-
-/* grubby to run, or NULL: $TSCTUI_GRUBBY, else the live system's own. */
-static const char *grubby(struct act *a)
-{
-	const char *env = getenv("TSCTUI_GRUBBY");
-
-	if (env && env[0])
-		return env;
-	if (strcmp(a->root, "/") != 0)
-		return NULL; /* the target's tool cannot run from here */
-	if (access("/usr/sbin/grubby", X_OK) == 0)
-		return "/usr/sbin/grubby";
-	if (access("/usr/bin/grubby", X_OK) == 0)
-		return "/usr/bin/grubby";
-	return NULL;
-}
 
 /* Every BLS entry directory tsctui knows of, on the managed system. */
 static size_t entry_dirs(struct act *a, const struct tsctui_conf *c,
@@ -310,20 +295,6 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 	return rc;
 }
 
-static int run_grubby(struct act *a, const char *tool, bool on)
-{
-	char shown[64], arg[32];
-	char *argv[] = { (char *)tool, "--update-kernel=ALL", arg, NULL };
-
-	snprintf(arg, sizeof(arg), "%s=%s", on ? "--args" : "--remove-args",
-		 TOKEN);
-	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s", arg);
-	if (act_run(a, argv, shown) != 0)
-		return act_fail(a, "%s failed", shown);
-	act_done(a, "ran: %s", shown);
-	return 0;
-}
-
 /* Warn about tsc=reliable wherever the user's configuration has it. */
 static void warn_reliable(struct act *a)
 {
@@ -374,7 +345,8 @@ static bool has_entries(struct act *a, const char *dir)
 enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
 
 static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
-			     enum karg_method *m, const char **why)
+			     enum karg_method *m, const char **why,
+			     enum act_hint *hint)
 {
 	int have = config_read(a->root, c, why);
 
@@ -382,15 +354,17 @@ static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
 		return -1;
 	if (have == 0) {
 		c->loader = detect_loader(a->root, why);
-		if (c->loader == LOADER_NONE)
+		if (c->loader == LOADER_NONE) {
+			*hint = ACT_HINT_LOADER;
 			return -1;
+		}
 		if (!detect_esp(a->root, c->esp, sizeof(c->esp), why))
 			c->esp[0] = '\0';
 	}
 	/* Where Linux's arguments live: with the stage in its own firmware
 	 * entry, in the loader that entry starts (loader.h). */
 	c->loader = loader_starts_linux(a->root, c->loader);
-	if (c->loader == LOADER_GRUB && grubby(a))
+	if (c->loader == LOADER_GRUB && act_grubby_tool(a))
 		*m = KARG_GRUBBY;
 	else if (c->loader == LOADER_GRUB && !has_entries(a, GRUB_BLS_DIR))
 		*m = KARG_GRUB_DROPIN;
@@ -403,6 +377,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 {
 	struct tsctui_conf c;
 	enum karg_method method;
+	enum act_hint hint = ACT_HINT_NONE;
 	const char *why = NULL;
 	bool on;
 
@@ -421,8 +396,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 				strerror(errno));
 	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
-	if (kernel_arg_method(a, &c, &method, &why) != 0) {
-		act_fail(a, "%s", why);
+	if (kernel_arg_method(a, &c, &method, &why, &hint) != 0) {
+		act_fail_hint(a, hint, "%s", why);
 		goto undo;
 	}
 	if (act_put(a, NOWATCHDOG_SETTING, on ? "on\n" : "off\n", on ? 3 : 4,
@@ -432,7 +407,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		/* grubby edits what the ledger cannot copy: its entry says
 		 * how to take the argument back, before it is added. */
 		if ((on && act_record(a, L_GRUBBY, NOWATCHDOG_SETTING) != 0) ||
-		    run_grubby(a, grubby(a), on) != 0)
+		    act_grubby_run(a, act_grubby_tool(a), on) != 0)
 			goto undo;
 		if (!on)
 			act_forget(a, L_GRUBBY, NOWATCHDOG_SETTING);
@@ -460,7 +435,7 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		}
 		/* grub.cfg from the distribution's tool, as install does;
 		 * if that fails, the drop-in change is undone. */
-		if (install_regenerate_grub(a) != 0)
+		if (grub_regenerate(a) != 0)
 			goto undo;
 	} else {
 		size_t carrying;
@@ -491,17 +466,4 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 undo:
 	act_abort(a);
 	return -1;
-}
-
-int kernel_arg_grubby_undo(struct act *a)
-{
-	const char *tool = grubby(a);
-
-	if (!tool)
-		return act_fail(
-			a, "grubby added tsc=nowatchdog to the kernels' "
-			   "command lines and cannot be run here (under "
-			   "--root): run `grubby --update-kernel=ALL "
-			   "--remove-args=tsc=nowatchdog` inside the system");
-	return run_grubby(a, tool, false);
 }

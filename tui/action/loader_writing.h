@@ -47,6 +47,11 @@ struct loader_writing {
 extern const struct loader_writing grub_writing, sdboot_writing,
 	efi_entry_writing;
 
+/* grub.cfg from the distribution's tool (live system), or the command to
+ * run inside the target (another --root): grub_writing's regenerate, which
+ * kernel-arg's GRUB drop-in needs too. */
+int grub_regenerate(struct act *a);
+
 /* The writing half of an installed loader (not LOADER_NONE). */
 const struct loader_writing *loader_writing(enum loader l);
 

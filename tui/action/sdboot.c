@@ -16,7 +16,7 @@ static int place(struct act *a, struct tsctui_conf *c,
 	(void)o;
 	/* The options first, the driver last: a driver without its options
 	 * would run with defaults. */
-	if (fresh && stagecfg_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
+	if (fresh && stagecfg_esp_write(a, c, TSC_MODE_MEASURE, "", true) != 0)
 		return -1;
 	path_join(c->esp, loader_sdboot.image, sys, sizeof(sys));
 	return act_put(a, sys, image, len, 0644);

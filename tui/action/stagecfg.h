@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stage's mode and hang guard, written where the installed boot path
- * keeps them (the layout, and the reading half: source/stage_state.h).
+ * keeps them (the layout, and the reading half: source/stage_state.h):
+ * the ESP's files here, GRUB's grubenv variables in grub.c.
  */
 #ifndef TSCTUI_ACTION_STAGECFG_H
 #define TSCTUI_ACTION_STAGECFG_H
@@ -14,11 +15,9 @@
 
 /* Sets mode and options (replacing them); with reset, also clears the
  * guard: every marker, and the strikes.  By the loader's state_write
- * (loader_writing.h): one of the two below. */
+ * (loader_writing.h): grub.c's, or the ESP's below. */
 int stagecfg_write(struct act *a, const struct tsctui_conf *c,
 		   enum tsc_mode mode, const char *options, bool reset);
-int stagecfg_grub_write(struct act *a, const struct tsctui_conf *c,
-			enum tsc_mode mode, const char *options, bool reset);
 int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
 		       enum tsc_mode mode, const char *options, bool reset);
 /* boot-ok: this boot reached Linux.  Clears pending (an older GRUB block
@@ -28,17 +27,9 @@ int stagecfg_esp_write(struct act *a, const struct tsctui_conf *c,
  * boot neither confirmed nor struck. */
 int stagecfg_boot_ok(struct act *a, const struct tsctui_conf *c,
 		     int *strikes_out);
-/* The two places, for the loaders' boot_ok. */
-int stagecfg_grub_boot_ok(struct act *a, const struct tsctui_conf *c,
-			  int *strikes_out);
+/* The ESP's, for the systemd-boot driver's and the firmware entry's
+ * boot_ok (GRUB's is in grub.c). */
 int stagecfg_esp_boot_ok(struct act *a, const struct tsctui_conf *c,
 			 int *strikes_out);
-
-/* Reads and parses the grubenv; -1 (and an error in a) when corrupt. */
-struct grubenv;
-int stagecfg_grubenv(struct act *a, const struct tsctui_conf *c,
-		     struct grubenv *env, bool *exists);
-int stagecfg_grubenv_write(struct act *a, const struct tsctui_conf *c,
-			   const struct grubenv *env);
 
 #endif

@@ -56,7 +56,8 @@ int actions_finish(struct act *a, bool json, int rc)
 		for (i = 0; i < a->nchanges; i++) {
 			json_obj(&j, NULL);
 			json_str(&j, "path", a->changes[i].path);
-			json_str(&j, "what", a->changes[i].what);
+			json_str(&j, "what",
+				 change_kind_name(a->changes[i].what));
 			if (a->dry_run && a->changes[i].detail[0])
 				json_str(&j, "detail", a->changes[i].detail);
 			json_obj_end(&j);
@@ -69,7 +70,8 @@ int actions_finish(struct act *a, bool json, int rc)
 		plan_print(a);
 	} else if (rc == 0) {
 		for (i = 0; i < a->nchanges; i++)
-			printf("%-8s %s\n", a->changes[i].what,
+			printf("%-8s %s\n",
+			       change_kind_name(a->changes[i].what),
 			       a->changes[i].path);
 		if (a->message[0])
 			printf("%s\n", a->message);

@@ -14,6 +14,7 @@
 #include "../action/actions.h"
 #include "../view/draw.h"
 #include "dashboard.h"
+#include "hint.h"
 
 /* The pending action with its argument, dry or for real. */
 static int act_pending(struct dash *d, struct act *a)
@@ -48,7 +49,7 @@ static bool implied(const struct act *a, size_t k)
 	size_t i, n = strlen(c->path);
 
 	for (i = 0; i < a->nchanges; i++)
-		if (i != k && !strcmp(a->changes[i].what, c->what) &&
+		if (i != k && a->changes[i].what == c->what &&
 		    !strncmp(a->changes[i].path, c->path, n) &&
 		    a->changes[i].path[n] == '/')
 			return true;
@@ -64,7 +65,8 @@ static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 	if (rc != 0) {
 		char said[sizeof(a->error) + 256];
 
-		confirm_words(a->error, said, sizeof(said));
+		hint_say(a->error, a->hint, a->hint_at, a->hint_end, said,
+			 sizeof(said));
 		draw_addl(u->confirm, &u->nconfirm, "This cannot be done now:");
 		draw_addtext(u->confirm, &u->nconfirm, "", said);
 		u->confirm_fails = true;
@@ -141,19 +143,10 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	u->view = V_CONFIRM;
 }
 
-/* The command line's hints, and what to do at the dashboard instead. */
+/* The diagnosis's command-line hints, and what to do at the dashboard
+ * instead.  The actions' hints are codes (hint.c); the model's advice is
+ * still a sentence (model/diagnosis.c), reworded here until it is one. */
 static const char *const words[][2] = {
-	{ "mount the ESP or give --esp",
-	  "mount the EFI system partition (lsblk -f shows it as vfat) at "
-	  "/boot/efi, then press i again" },
-	{ "; give --loader", ": choose the boot path in the install menu (i)" },
-	{ "; give --next BootXXXX",
-	  ": choose GRUB or systemd-boot in the install menu instead" },
-	{ "and pass --key KEY --cert CERT, or use --loader grub",
-	  "and install from the command line with it (tsctui(8), Secure "
-	  "Boot), or choose GRUB in the install menu" },
-	{ "use `tsctui install --loader efi-entry` instead",
-	  "choose its own firmware boot entry in the install menu instead" },
 	{ "(run as root, or give --kernel-log)",
 	  "(run tsctui as root: reading the kernel log needs it)" },
 	{ "give --kernel-log",
@@ -250,7 +243,11 @@ void confirm_run(struct dash *d)
 
 	act_init(&a, d->root, "dashboard");
 	rc = act_pending(d, &a);
-	confirm_words(rc ? a.error : a.message, said, sizeof(said));
+	if (rc)
+		hint_say(a.error, a.hint, a.hint_at, a.hint_end, said,
+			 sizeof(said));
+	else
+		snprintf(said, sizeof(said), "%s", a.message);
 	dashboard_status(d, rc != 0, said);
 	act_free(&a);
 	d->pending = P_NONE;

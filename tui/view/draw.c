@@ -116,9 +116,7 @@ int draw_overflow(void)
 
 int draw_status_rows(const struct ui_state *s)
 {
-	int rows = s->status[0] ? wrap_rows(s->status, COLS) : 1;
-
-	return rows < DRAW_STATUS_ROWS ? rows : DRAW_STATUS_ROWS;
+	return s->status[0] ? wrap_status_rows(s->status, COLS, LINES) : 1;
 }
 
 void draw_lines(const struct ui_state *s, const char *title,

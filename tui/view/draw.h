@@ -31,8 +31,7 @@ void draw_lines(const struct ui_state *s, const char *title,
 		const char lines[][UI_LINE], int n, const char *keys);
 /* The rows the status line takes above the key bar: the last action's
  * message wrapped whole (its last sentence is often the one step left,
- * "run update-grub"), up to DRAW_STATUS_ROWS; 1 when there is none. */
-#define DRAW_STATUS_ROWS 3
+ * "run update-grub"), wrap_status_rows; 1 when there is none. */
 int draw_status_rows(const struct ui_state *s);
 /* The bottom line: the keys this screen answers (cut to the width). */
 void draw_keys(const struct ui_state *s, const char *keys);

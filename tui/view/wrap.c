@@ -58,3 +58,12 @@ int wrap_rows(const char *text, int w)
 	}
 	return rows ? rows : 1;
 }
+
+int wrap_status_rows(const char *text, int cols, int lines)
+{
+	int rows = wrap_rows(text, cols);
+	int half = (lines - 1) / 2;
+	int cap = half > WRAP_STATUS_ROWS ? half : WRAP_STATUS_ROWS;
+
+	return rows < cap ? rows : cap;
+}

@@ -23,5 +23,13 @@ int wrap_row(const char *p, int w, const char **next);
 int wrap_indent(const char *text, int w);
 /* The rows text takes at width w (at least 1). */
 int wrap_rows(const char *text, int w);
+/* The status line's rows on a terminal of cols x lines: what text takes,
+ * up to half the lines above the key bar, and never fewer than
+ * WRAP_STATUS_ROWS.  The message is there until the next key, and half
+ * holds every action's message whole from 60x15 up (a refusal with its
+ * way out takes up to six rows at 60 columns: tests/unit/test_hint.c);
+ * three rows, the old cap, cut it. */
+#define WRAP_STATUS_ROWS 3
+int wrap_status_rows(const char *text, int cols, int lines);
 
 #endif
