@@ -22,6 +22,9 @@ struct install_opts {
 
 int install_run(struct act *a, const struct install_opts *o);
 int uninstall_run(struct act *a, bool purge);
+/* uninstall --force: also without a usable ledger, going by what is on
+ * the disk (uninstall.c says what that is). */
+int uninstall_force(struct act *a, bool purge);
 /* grub.cfg from the distribution's tool (live system), or the command to
  * run inside the target (another --root). */
 int install_regenerate_grub(struct act *a);
