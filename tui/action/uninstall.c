@@ -537,7 +537,8 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 	char esps[4][PATH_UNDER_MAX], sys[PATH_UNDER_MAX], entries[64] = "";
 	char envs[4][sizeof(((struct tsctui_conf *)0)->grubenv)];
 	struct tsctui_conf c, env;
-	size_t i, k, ne = 0, nenv = 0, restored = 0, removed = 0;
+	size_t i, k, ne = 0, nenv = 0, restored = 0, removed = 0, found;
+	struct stat st;
 	const char *why = NULL;
 	bool grub = false, nowatchdog;
 	int rc = 0, have;
@@ -599,8 +600,24 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 	}
 	if (rc != 0)
 		return -1;
+	for (i = 0, found = 0; i < a->nledger; i++)
+		found += a->ledger[i].kind != L_BEGIN &&
+			 strcmp(a->ledger[i].path, TSCTUI_STATE_DIR);
+	if (!found && !fsx_exists(act_path_nofollow(a, TSCTUI_STATE_DIR)))
+		goto check; /* nothing at all: nothing to record either */
 	/* Written ahead: from here a kill leaves a ledger that a plain
-	 * uninstall finishes (it replaces the damaged one). */
+	 * uninstall finishes.  It replaces the damaged one (a FIFO or
+	 * device there, which a write refuses, is unlinked first, never
+	 * opened); the state directory is made again if a replay took it. */
+	if (!a->dry_run &&
+	    fsx_lstat(act_path_nofollow(a, TSCTUI_LEDGER), &st) == 0 &&
+	    !S_ISREG(st.st_mode) &&
+	    fsx_remove(act_path_nofollow(a, TSCTUI_LEDGER)) != 0)
+		return act_fail(a, "cannot remove %s: %s", TSCTUI_LEDGER,
+				strerror(errno));
+	if (!fsx_is_dir(act_path(a, TSCTUI_STATE_DIR)) &&
+	    act_mkdirs(a, TSCTUI_STATE_DIR, 0755) != 0)
+		return -1;
 	a->ledger_dirty = true;
 	if (act_ledger_save(a) != 0)
 		return -1;
@@ -636,6 +653,7 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 			 "it on that machine itself (efibootmgr -b NNNN -B, "
 			 "NNNN its number)",
 			 entries, EFIVARS_DIR, a->root);
+check:
 	if (nowatchdog)
 		cmdline_note(a);
 	if (a->dry_run)
