@@ -246,7 +246,9 @@ int main(int argc, char **argv)
 	int nrest = 0, i, t, rc;
 	size_t k;
 
-	if (!rest)
+	/* Errors repeat what was given (an unknown command, a value):
+	 * control characters in it do not reach the terminal. */
+	if (!rest || cli_error_filter() != 0)
 		return app_fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
