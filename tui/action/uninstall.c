@@ -243,6 +243,18 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 	return n;
 }
 
+/* leftovers(), counted, with nothing said. */
+static size_t leftovers_quiet(struct act *a, const struct tsctui_conf *c)
+{
+	char first[PATH_UNDER_MAX], keep[sizeof(a->message)];
+	size_t n;
+
+	snprintf(keep, sizeof(keep), "%s", a->message);
+	n = leftovers(a, c, first, sizeof(first));
+	snprintf(a->message, sizeof(a->message), "%s", keep);
+	return n;
+}
+
 /*
  * Restartable from any point: every step is done again harmlessly (a file
  * already gone, a backup already restored), and the ledger keeps its
@@ -520,7 +532,7 @@ static const char *const dirs_of_tsctui[] = {
 };
 
 static int sweep(struct act *a, bool purge, const char *damaged,
-		 const struct tsctui_conf *known)
+		 const struct tsctui_conf *known, bool replayed)
 {
 	static const char *const links[] = {
 		"/etc/systemd/system/multi-user.target.wants/"
@@ -551,6 +563,12 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 	if (damaged)
 		act_note(a, "%s: going by what is on the disk instead",
 			 damaged);
+	/* A clean system: said before the lock, which is a file in /run on
+	 * the running system, so that nothing is made. */
+	if (!replayed && !damaged &&
+	    !fsx_exists(act_path_nofollow(a, TSCTUI_STATE_DIR)) &&
+	    !leftovers_quiet(a, &c))
+		return act_fail(a, "tsctui is not installed here");
 	if (act_lock(a, false) != 0)
 		return -1;
 	nowatchdog = fsx_exists(act_path_nofollow(a, NOWATCHDOG_SETTING));
@@ -695,7 +713,8 @@ static int uninstall(struct act *a, bool purge, bool force)
 	s = ledger_state(a, why, sizeof(why));
 	memset(&c, 0, sizeof(c));
 	if (force && s != LEDGER_ENTRIES)
-		return sweep(a, purge, s == LEDGER_DAMAGED ? why : NULL, &c);
+		return sweep(a, purge, s == LEDGER_DAMAGED ? why : NULL, &c,
+			     false);
 	if (s != LEDGER_ENTRIES) {
 		/* Nothing to go by: what of tsctui is here is named, and
 		 * nothing is touched (no lock taken either, so a refusal
@@ -729,7 +748,7 @@ static int uninstall(struct act *a, bool purge, bool force)
 		act_note(a, "--force then removes whatever of tsctui's the "
 			    "ledger missed");
 	} else if (force) {
-		return sweep(a, purge, NULL, &c);
+		return sweep(a, purge, NULL, &c, true);
 	} else if (!a->dry_run) {
 		/* The ledger is done; is anything of tsctui's still here?
 		 * (A dry run removed nothing: its plan is the answer.) */
