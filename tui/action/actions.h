@@ -25,6 +25,9 @@ int uninstall_run(struct act *a, bool purge);
 /* uninstall --force: also without a usable ledger, going by what is on
  * the disk (uninstall.c says what that is). */
 int uninstall_force(struct act *a, bool purge);
+/* After a failed action: the changes it could not undo, named (notes),
+ * and the way out, uninstall, added to the error. */
+void uninstall_left_by_failure(struct act *a);
 /* grub.cfg from the distribution's tool (live system), or the command to
  * run inside the target (another --root). */
 int install_regenerate_grub(struct act *a);

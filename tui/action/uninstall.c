@@ -771,3 +771,60 @@ int uninstall_force(struct act *a, bool purge)
 {
 	return uninstall(a, purge, true);
 }
+
+/*
+ * After an action failed: what its undoing could not take back (a full
+ * disk fails the writes an undo needs too: the ledger, a restored file),
+ * as it is on the disk now, one note a change, and the way out appended
+ * to the error.  The ledger was written ahead, so every such change is in
+ * it, and uninstall (or the next run of the action) takes them back.
+ */
+void uninstall_left_by_failure(struct act *a)
+{
+	char b[PATH_UNDER_MAX];
+	struct stat st;
+	size_t i, n = 0, len;
+
+	if (a->dry_run || !strcmp(a->name, "uninstall"))
+		return;
+	for (i = a->begun_with; i < a->nledger; i++) {
+		const struct ledger_entry *e = &a->ledger[i];
+
+		switch (e->kind) {
+		case L_DIR:
+		case L_FILE:
+		case L_LINK:
+		case L_VAR:
+			if (fsx_lstat(act_path_nofollow(a, e->path), &st) != 0)
+				continue;
+			act_note(a, "left: %s (created)", e->path);
+			break;
+		case L_BACKUP:
+		case L_VARBACKUP:
+			act_backup_of(e->path, b, sizeof(b));
+			if (!fsx_exists(act_path_nofollow(a, b)))
+				continue;
+			act_note(a, "left: %s (changed; its original is %s)",
+				 e->path, b);
+			break;
+		default:
+			continue;
+		}
+		n++;
+	}
+	/* (Without a ledger file, what is left is the state directory
+	 * itself, which uninstall takes as tsctui's.) */
+	len = strlen(a->error);
+	if (n && len + 1 < sizeof(a->error))
+		snprintf(a->error + len, sizeof(a->error) - len,
+			 "; %zu change%s could not be undone (listed on "
+			 "standard output%s): `tsctui uninstall` takes them "
+			 "back%s",
+			 n, n > 1 ? "s" : "",
+			 fsx_exists(act_path_nofollow(a, TSCTUI_LEDGER))
+				 ? ", and in " TSCTUI_LEDGER
+				 : "",
+			 strstr(a->error, strerror(ENOSPC))
+				 ? " once there is free space"
+				 : "");
+}
