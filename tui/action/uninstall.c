@@ -665,12 +665,11 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 			 entries[0] ? ", " : "", c.efi_entry);
 	if (entries[0] && strcmp(a->root, "/"))
 		act_note(a,
-			 "the firmware entry %s (tsctui.conf and %s under %s "
-			 "name it) lives in the NVRAM of the machine this disk "
-			 "belongs to, which a live system cannot reach: remove "
-			 "it on that machine itself (efibootmgr -b NNNN -B, "
-			 "NNNN its number)",
-			 entries, EFIVARS_DIR, a->root);
+			 "the firmware entry %s lives in the NVRAM of the "
+			 "machine this disk belongs to, which a live system "
+			 "cannot reach: remove it on that machine itself "
+			 "(efibootmgr -b NNNN -B, NNNN its number)",
+			 entries);
 check:
 	if (nowatchdog)
 		cmdline_note(a);
