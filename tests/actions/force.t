@@ -40,13 +40,19 @@ shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
 
-def run(root, *args, kill_at=None):
+# The kill series runs the optimised build when the sanitized one is under
+# test (tests/run): ~100 runs, and a SIGKILL is the same in both.
+PLAIN = TSCTUI[:-len("-san")] if TSCTUI.endswith("-san") and \
+    os.path.exists(TSCTUI[:-len("-san")]) else TSCTUI
+
+
+def run(root, *args, kill_at=None, binary=None):
     env = dict(os.environ)
     env.pop("TSCTUI_TEST_KILL_AT", None)
     if kill_at:
         env["TSCTUI_TEST_KILL_AT"] = str(kill_at)
     try:
-        return subprocess.run([TSCTUI, "--root", root, *args],
+        return subprocess.run([binary or TSCTUI, "--root", root, *args],
                               capture_output=True, text=True, env=env,
                               timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -163,20 +169,20 @@ t.ok(dry and dry.returncode == 0 and unchanged and planned and
 # ---- killed at each write, and run again -------------------------------
 whole = copy(TEMPLATES["grub"], "whole")
 damage(whole, "missing")
-run(whole, "uninstall", "--force")
+run(whole, "uninstall", "--force", binary=PLAIN)
 want = fx.tree(whole)
 bad, n = [], 0
 while n < 200:
     n += 1
     root = copy(TEMPLATES["grub"], "kill")
     damage(root, "missing")
-    k = run(root, "uninstall", "--force", kill_at=n)
+    k = run(root, "uninstall", "--force", kill_at=n, binary=PLAIN)
     if k and k.returncode != -9:
         d = fx.differ(want, fx.tree(root))
         if d:
             bad.append(f"uninterrupted at {n}: {d[:3]}")
         break
-    again = run(root, "uninstall", "--force")
+    again = run(root, "uninstall", "--force", binary=PLAIN)
     d = fx.differ(want, fx.tree(root))
     if not again or again.returncode != 0 or d:
         bad.append(f"killed at {n}: {again and again.stderr} {d[:3]}")

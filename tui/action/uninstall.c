@@ -550,6 +550,7 @@ static int sweep(struct act *a, bool purge, const char *damaged,
 	char envs[4][sizeof(((struct tsctui_conf *)0)->grubenv)];
 	struct tsctui_conf c, env;
 	size_t i, k, ne = 0, nenv = 0, restored = 0, removed = 0, found;
+	size_t had = a->nchanges; /* the replay's, when one ran first */
 	struct stat st;
 	const char *why = NULL;
 	bool grub = false, nowatchdog;
@@ -675,7 +676,7 @@ check:
 		cmdline_note(a);
 	if (a->dry_run)
 		return 0;
-	for (k = 0; k < a->nchanges; k++) {
+	for (k = had; k < a->nchanges; k++) {
 		if (!strcmp(a->changes[k].what, "modified"))
 			restored++;
 		else if (!strcmp(a->changes[k].what, "removed"))
@@ -685,11 +686,14 @@ check:
 		     "they are not certainly tsctui's to remove, or could not "
 		     "be; restore or remove them by hand") != 0)
 		return -1;
-	act_done(a,
-		 "tsctui removed, going by what was on the disk: %zu "
-		 "file%s put back, %zu removed%s",
-		 restored, restored == 1 ? "" : "s", removed,
-		 purge ? ", history too" : "");
+	if (replayed && !found)
+		act_done(a, "tsctui removed%s", purge ? ", history too" : "");
+	else
+		act_done(a,
+			 "tsctui removed, going by what was on the disk: %zu "
+			 "file%s put back, %zu removed%s",
+			 restored, restored == 1 ? "" : "s", removed,
+			 purge ? ", history too" : "");
 	return 0;
 }
 
