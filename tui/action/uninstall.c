@@ -310,8 +310,12 @@ static int replay(struct act *a, bool purge, struct tsctui_conf *c)
 		return -1;
 	have = config_read(a->root, c, &why);
 	if (have < 0 || !installed(a, have)) {
+		memset(c, 0, sizeof(*c));
 		if (have < 0)
-			act_fail(a, "%s", why);
+			act_fail(a,
+				 "%s; `tsctui uninstall --force` goes on "
+				 "without it",
+				 why);
 		else
 			act_fail(a, "tsctui is not installed here");
 		act_abort(a);
@@ -745,8 +749,19 @@ static int uninstall(struct act *a, bool purge, bool force)
 		if (!fsx_exists(act_path_nofollow(a, TSCTUI_STATE_DIR)))
 			return act_fail(a, "tsctui is not installed here");
 	}
-	if (replay(a, purge, &c) != 0)
-		return -1;
+	if (replay(a, purge, &c) != 0) {
+		/* --force goes on where the replay stopped (a damaged
+		 * configuration, say): what the ledger still holds is
+		 * replayed with what is found. */
+		if (!force || a->dry_run)
+			return -1;
+		act_note(a,
+			 "the ledger's replay stopped (%s): going by what "
+			 "is on the disk",
+			 a->error);
+		a->error[0] = '\0';
+		return sweep(a, purge, NULL, &c, true);
+	}
 	if (force && a->dry_run) {
 		act_note(a, "--force then removes whatever of tsctui's the "
 			    "ledger missed");
