@@ -58,9 +58,12 @@ static const char usage[] =
 	"        put the stage in the boot path, in measure mode; efi-entry\n"
 	"        makes its own firmware boot entry, first in BootOrder, that\n"
 	"        starts the loader that was first (or --next) afterwards\n"
-	"  uninstall [--purge]\n"
+	"  uninstall [--purge] [--force]\n"
 	"        remove everything install did, restoring every file it\n"
-	"        changed (--purge: the boot history too)\n"
+	"        changed (--purge: the boot history too); --force also\n"
+	"        without a usable ledger: puts back the copies under\n"
+	"        /var/lib/tsctui/backup and removes what is certainly\n"
+	"        tsctui's\n"
 	"  mode off|measure|sync [--allow-any-cpu]\n"
 	"        what the stage does from the next boot\n"
 	"  guard status|reset [--mode M]\n"
@@ -246,7 +249,9 @@ int main(int argc, char **argv)
 	int nrest = 0, i, t, rc;
 	size_t k;
 
-	if (!rest)
+	/* Errors repeat what was given (an unknown command, a value):
+	 * control characters in it do not reach the terminal. */
+	if (!rest || cli_error_filter() != 0)
 		return app_fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||

@@ -17,7 +17,7 @@ import fixtures as fx  # noqa: E402
 from tap import Tap  # noqa: E402
 from paths import BUILD, TOP  # noqa: E402
 
-t = Tap(plan=15)
+t = Tap(plan=16)
 WORK = os.path.join(BUILD, "deb-tests")
 os.makedirs(WORK, exist_ok=True)
 
@@ -160,6 +160,17 @@ t.ok(r.returncode != 0 and "uninstall failed; the package stays" in
      os.path.exists(os.path.join(root, "boot/efi/EFI/tsctui/tsctui.efi")),
      "dpkg -r refuses when tsctui uninstall fails: the package stays",
      r.stdout + r.stderr + st)
+# The way on it names: uninstall --force, then dpkg -r goes through.
+f = run(tsctui.replace("/root/", "/refuse/"), "--root", root, "uninstall",
+        "--force")
+r2 = dpkg(root, "-r", "tsctui")
+t.ok("uninstall --force" in r.stderr and f.returncode == 0 and
+     r2.returncode == 0 and
+     not os.path.exists(os.path.join(root, "boot/efi/EFI/tsctui")) and
+     not os.path.exists(os.path.join(root, "etc/tsctui")),
+     "prerm's refusal names uninstall --force, which removes tsctui "
+     "despite the damaged configuration; dpkg -r then goes through",
+     f.stdout + f.stderr + r2.stdout + r2.stderr)
 # A copy from make install in /usr/local: the package refuses to go in
 # beside it, with one line saying what to do.
 root = fixture("beside")

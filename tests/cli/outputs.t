@@ -105,9 +105,11 @@ t.ok(doc and len(doc) == 4096 and doc[-1]["boot_id"] == "boot-04999" and
      err or (doc and (len(doc), doc[0]["boot_id"], doc[-1]["boot_id"])))
 r = run("--root", root, "history")
 lines = r.stdout.decode().splitlines()
-t.ok(r.returncode == 0 and len(lines) == 4097 and " 1.4999 " in lines[-1]
-     and " 1.904 " in lines[1],
-     "history text of 5000 boots: the newest 4096 rows",
+t.ok(r.returncode == 0 and len(lines) == 4098 and " 1.4999 " in lines[-2]
+     and " 1.904 " in lines[1] and
+     lines[-1] == "(904 older boots not shown: the newest 4096 are)",
+     "history text of 5000 boots: the newest 4096 rows, and a line that "
+     "says how many older ones it left out",
      lines[-1:] + lines[1:2])
 
 # ---- check --prometheus with several samples ----------------------------

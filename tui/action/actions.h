@@ -22,6 +22,12 @@ struct install_opts {
 
 int install_run(struct act *a, const struct install_opts *o);
 int uninstall_run(struct act *a, bool purge);
+/* uninstall --force: also without a usable ledger, going by what is on
+ * the disk (uninstall.c says what that is). */
+int uninstall_force(struct act *a, bool purge);
+/* After a failed action: the changes it could not undo, named (notes),
+ * and the way out, uninstall, added to the error. */
+void uninstall_left_by_failure(struct act *a);
 /* mode off|measure|sync; sync on a CPU outside the supported list needs
  * allow_any (which is also passed to the stage). */
 int mode_set(struct act *a, const char *mode, bool allow_any);

@@ -9,7 +9,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "../action/act.h"
+#include "../action/actions.h"
 #include "cli.h"
 
 /* The plan, one line per change and per tool, then the notes. */
@@ -43,6 +43,8 @@ int actions_finish(struct act *a, bool json, int rc)
 {
 	size_t i;
 
+	if (rc != 0)
+		uninstall_left_by_failure(a);
 	if (json) {
 		struct json j;
 

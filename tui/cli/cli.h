@@ -55,8 +55,10 @@ struct timespec;
 void cli_deadline(const struct timespec *t0, double seconds,
 		  struct timespec *out);
 
-/* Standard output through the terminal-safe filter (cli/textout.c). */
+/* Standard output, and standard error, through the terminal-safe filter
+ * (cli/textout.c). */
 int cli_text_filter(void);
+int cli_error_filter(void);
 
 /* What the action subcommands share (cli/actions.c): what the action
  * changed, printed (or its --json object), and the exit status for rc;

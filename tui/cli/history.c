@@ -74,6 +74,11 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 	if (json) {
 		json_arr_end(&j);
 		json_end(&j);
+	} else if (sys.history_dropped) {
+		/* the rows above are not all there is */
+		printf("(%d older boot%s not shown: the newest %d are)\n",
+		       sys.history_dropped, sys.history_dropped > 1 ? "s" : "",
+		       HISTORY_MAX);
 	} else if (!n) {
 		printf("no boots recorded yet, and no kernel messages in the "
 		       "systemd journal\n");

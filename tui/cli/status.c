@@ -283,6 +283,9 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 	json_str(&j, "mode", s->stage.mode_word[0] ? s->stage.mode_word : NULL);
 	json_str(&j, "guard",
 		 s->stage.has_state ? system_guard_word(&s->stage) : NULL);
+	/* installed, yet mode and guard unreadable: why, and the way out */
+	if (s->stage.installed && !s->stage.has_state)
+		json_str(&j, "state_error", s->stage.state_why);
 	if (s->stage.has_report)
 		report_json(&j, "report", s->stage.report, &s->cpumap);
 	else
@@ -458,7 +461,12 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 	for (i = 0; i < s->cmdline.nnext; i++)
 		printf("%s%s", i ? "," : "", s->cmdline.next_tsc[i]);
 	printf("%s\n", s->cmdline.nnext ? "" : "(none)");
-	if (s->stage.installed)
+	if (s->stage.installed && !s->stage.has_state)
+		/* no empty fields: what cannot be read, and what fixes it */
+		printf("stage:       installed (%s), mode and guard unknown: "
+		       "%s\n",
+		       loader_name(s->stage.loader), s->stage.state_why);
+	else if (s->stage.installed)
 		printf("stage:       installed (%s), mode %s, guard %s%s%s\n",
 		       loader_name(s->stage.loader), s->stage.mode_word,
 		       system_guard_word(&s->stage),

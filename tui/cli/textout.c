@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a command prints goes to a terminal, and much of it comes from
- * outside: DMI strings, kernel log lines, report files, paths.  Every byte
- * a command writes to standard output passes this one filter (cli.h):
+ * outside: DMI strings, kernel log lines, report files, paths, and the
+ * values given on the command line, which error messages repeat.  Every
+ * byte a command writes to standard output or standard error passes this
+ * one filter (cli.h):
  * valid UTF-8, newlines and tabs pass; control characters (C0, DEL and the
  * C1 range, which terminals read as escape sequences) and bytes that are
  * not UTF-8 become '?'.  JSON is escaped by its writer before it gets here
@@ -17,18 +19,20 @@
 #include "cli.h"
 
 struct textout {
+	int fd;
 	unsigned char seq[4]; /* a multi-byte character so far */
 	size_t have, need;    /* its bytes so far, and in all */
 };
 
-static struct textout state;
+static struct textout out_state = { .fd = STDOUT_FILENO },
+		      err_state = { .fd = STDERR_FILENO };
 
-static bool put_all(const char *b, size_t n)
+static bool put_all(int fd, const char *b, size_t n)
 {
 	ssize_t r;
 
 	while (n) {
-		r = write(STDOUT_FILENO, b, n);
+		r = write(fd, b, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -114,13 +118,15 @@ static size_t filter(struct textout *t, const unsigned char *b, size_t n,
 
 static ssize_t cookie_write(void *c, const char *buf, size_t n)
 {
+	struct textout *t = c;
 	char out[4096 * 2];
 	size_t done = 0, k;
 
 	while (done < n) {
 		k = n - done < 2048 ? n - done : 2048;
-		if (!put_all(out, filter(c, (const unsigned char *)buf + done,
-					 k, out)))
+		if (!put_all(t->fd, out,
+			     filter(t, (const unsigned char *)buf + done, k,
+				    out)))
 			return done ? (ssize_t)done : -1;
 		done += k;
 	}
@@ -132,19 +138,20 @@ static int cookie_close(void *c)
 	struct textout *t = c;
 
 	/* A character cut off at the end. */
-	if (t->need && !put_all("?", 1))
+	if (t->need && !put_all(t->fd, "?", 1))
 		return EOF;
 	t->need = t->have = 0;
 	return 0;
 }
 
+static const cookie_io_functions_t io = {
+	.write = cookie_write,
+	.close = cookie_close,
+};
+
 int cli_text_filter(void)
 {
-	static const cookie_io_functions_t io = {
-		.write = cookie_write,
-		.close = cookie_close,
-	};
-	FILE *f = fopencookie(&state, "w", io);
+	FILE *f = fopencookie(&out_state, "w", io);
 
 	if (!f)
 		return -1;
@@ -152,5 +159,19 @@ int cli_text_filter(void)
 		setvbuf(f, NULL, _IOLBF, 0);
 	fflush(stdout);
 	stdout = f;
+	return 0;
+}
+
+/* Standard error, line by line (app_fail writes one line per error, with
+ * any newline inside it already made a '?'), so that a message is out
+ * before anything that follows it, an exit included. */
+int cli_error_filter(void)
+{
+	FILE *f = fopencookie(&err_state, "w", io);
+
+	if (!f)
+		return -1;
+	setvbuf(f, NULL, _IOLBF, 0);
+	stderr = f;
 	return 0;
 }

@@ -106,7 +106,7 @@ static void reverse(struct hist_row *rows, size_t a, size_t b)
 	}
 }
 
-int history_rows(const char *root, struct hist_row *rows, int max)
+int history_rows(const char *root, struct hist_row *rows, int max, int *dropped)
 {
 	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
 	struct journal_boot *boots = NULL;
@@ -114,6 +114,7 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 	const char *err;
 	int n = 0;
 
+	*dropped = 0;
 	if (max <= 0)
 		return 0;
 	cap = (size_t)max;
@@ -131,6 +132,7 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 		reverse(rows, 0, cap);
 	}
 	n = (int)(seen < cap ? seen : cap);
+	*dropped = (int)(seen - (size_t)n);
 	if (n == 0) {
 		char dir[PATH_UNDER_MAX];
 
@@ -139,6 +141,7 @@ int history_rows(const char *root, struct hist_row *rows, int max)
 				  &err) == 0)
 			for (i = nb > cap ? nb - cap : 0; i < nb; i++)
 				from_journal(&boots[i], &rows[n++]);
+		*dropped = nb > cap ? (int)(nb - cap) : 0;
 		journal_free(boots, nb);
 	}
 	return n;

@@ -28,7 +28,8 @@ void history_kernel_facts(const struct klog *k, long long *warp, char *ppm,
 			  size_t cap);
 
 /* The newest max rows (all when fewer), oldest first; 0 when nothing is
- * recorded anywhere. */
-int history_rows(const char *root, struct hist_row *rows, int max);
+ * recorded anywhere.  *dropped: how many older ones were left out. */
+int history_rows(const char *root, struct hist_row *rows, int max,
+		 int *dropped);
 
 #endif

@@ -140,9 +140,18 @@ static void read_stage(const char *root, struct sysinfo *s)
 			st->strikes = ss->marks.strikes;
 			st->hib = ss->hibernate_location;
 		} else {
-			snprintf(st->state_why, sizeof(st->state_why), "%s",
-				 why);
-			note(s, "%s", why);
+			/* Every such sentence names the way out: the
+			 * grubenv's say which command; a state file on
+			 * the ESP is tsctui's own to write again. */
+			snprintf(st->state_why, sizeof(st->state_why), "%s%s",
+				 why,
+				 strchr(why, '`')
+					 ? ""
+					 : " (if it is not a regular file, "
+					   "remove it; `tsctui guard reset` "
+					   "then writes the stage's files "
+					   "again)");
+			note(s, "%s", st->state_why);
 		}
 	} else if (why) {
 		snprintf(st->conf_why, sizeof(st->conf_why), "%s", why);
@@ -176,7 +185,8 @@ static void read_history(const char *root, struct sysinfo *s)
 {
 	s->history = calloc(HISTORY_MAX, sizeof(*s->history));
 	if (s->history)
-		s->nhistory = history_rows(root, s->history, HISTORY_MAX);
+		s->nhistory = history_rows(root, s->history, HISTORY_MAX,
+					   &s->history_dropped);
 }
 
 int system_read_parts(const char *root, const char *kernel_log, unsigned parts,

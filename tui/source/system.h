@@ -136,6 +136,7 @@ struct sysinfo {
 	struct sys_boot boot;
 	/* SYS_HISTORY: the newest HISTORY_MAX boots, oldest first. */
 	int nhistory;
+	int history_dropped; /* older boots past HISTORY_MAX, left out */
 	struct hist_row *history;
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];
