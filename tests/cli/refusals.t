@@ -3,7 +3,8 @@
 (issue 24): never a raw control character from a value the user typed
 (an unknown mode, command or option, a --root path), one line for each
 refusal; status names a corrupt grubenv, or a state file on the ESP that
-is not a file, and the way out, instead of empty mode and guard fields."""
+is not a file, and the way out, instead of empty mode and guard fields;
+an action whose file is a FIFO or a directory names it and the way out."""
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 4)
+t = Tap(plan=len(ECHOES) + 6)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -98,6 +99,25 @@ r = run("guard", "reset", root=sd)
 s = run("status", root=sd)
 t.ok(r.returncode == 0 and b"mode measure, guard clear" in s.stdout,
      "and guard reset is that way out", f"{r.stderr!r} {s.stdout[-300:]!r}")
+
+# The options file itself a FIFO or a directory: tsctui never writes
+# through or over it, and says what is there and the way out (it said
+# only "Invalid argument" before).
+for kind, make in (("FIFO", os.mkfifo), ("directory", os.mkdir)):
+    opts = os.path.join(sd, "efi/EFI/tsctui/options")
+    if os.path.isdir(opts):
+        os.rmdir(opts)
+    elif os.path.lexists(opts):
+        os.remove(opts)
+    make(opts)
+    before = fx.tree_digest(sd)
+    r = run("mode", "sync", root=sd)
+    err = r.stderr.decode()
+    t.ok(r.returncode == 2 and err.count("\n") == 1 and
+         f"a {kind} is there" in err and "remove it" in err and
+         fx.tree_digest(sd) == before,
+         f"mode on an ESP options file that is a {kind}: one line naming "
+         "it and the way out, nothing changed", err)
 
 shutil.rmtree(WORK, ignore_errors=True)
 t.done()

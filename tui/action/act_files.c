@@ -84,6 +84,35 @@ bool act_foreign(struct act *a, const char *sys)
 	       !act_ledger_has(a, L_LINK, sys);
 }
 
+/* A write that failed.  When the name holds something that is not a file
+ * (a FIFO, a directory, a device: a corrupt disk, or a hand's mistake),
+ * tsctui never replaces it, and the error says so and what the way out
+ * is, instead of a bare "Invalid argument". */
+static int write_failed(struct act *a, const char *sys, const char *p)
+{
+	int e = errno;
+	struct stat st;
+	const char *what = NULL;
+
+	if (fsx_lstat(p, &st) == 0) {
+		if (S_ISFIFO(st.st_mode))
+			what = "FIFO";
+		else if (S_ISDIR(st.st_mode))
+			what = "directory";
+		else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+			what = "device node";
+		else if (S_ISSOCK(st.st_mode))
+			what = "socket";
+	}
+	if (what)
+		return act_fail(a,
+				"cannot write %s: a %s is there, not a file "
+				"(tsctui replaces only files and links): "
+				"remove it, then run this command again",
+				sys, what);
+	return act_fail(a, "cannot write %s: %s", sys, strerror(e));
+}
+
 int act_put(struct act *a, const char *sys, const void *data, size_t len,
 	    mode_t mode)
 {
@@ -112,7 +141,7 @@ int act_put(struct act *a, const char *sys, const void *data, size_t len,
 	if (act_ledger_add(a, L_FILE, sys) != 0)
 		return -1;
 	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
-		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+		return write_failed(a, sys, p);
 	act_change(a, sys, existed ? CHANGE_MODIFIED : CHANGE_CREATED);
 	return 0;
 }
@@ -162,7 +191,7 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	}
 	free(old);
 	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
-		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+		return write_failed(a, sys, p);
 	act_change(a, sys, CHANGE_MODIFIED);
 	return 0;
 }
@@ -229,7 +258,7 @@ int act_write(struct act *a, const char *sys, const void *data, size_t len,
 	snprintf(p, sizeof(p), "%s", act_path(a, sys));
 	had = fsx_exists(p);
 	if (!a->dry_run && fsx_write_atomic(p, data, len, mode) != 0)
-		return act_fail(a, "cannot write %s: %s", sys, strerror(errno));
+		return write_failed(a, sys, p);
 	act_change(a, sys, had ? CHANGE_MODIFIED : CHANGE_CREATED);
 	return 0;
 }
