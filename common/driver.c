@@ -8,6 +8,21 @@
  * round trip is a microsecond; an AP silent this long is not coming. */
 #define TSC_ANSWER_TIMEOUT_US 100000
 
+/* Development only (never in a release build): -DTSC_TRACE prints the
+ * run's decisions through a hook the platform sets, to be read against
+ * the TSC rig's oracle lines. */
+#ifdef TSC_TRACE
+void (*tsc_trace_hook)(const char *tag, int64_t a, int64_t b, int64_t c);
+#define TR(t, a, b, c)                                                         \
+	do {                                                                   \
+		if (tsc_trace_hook)                                            \
+			tsc_trace_hook(t, (int64_t)(a), (int64_t)(b),          \
+				       (int64_t)(c));                          \
+	} while (0)
+#else
+#define TR(t, a, b, c) ((void)0)
+#endif
+
 void tsc_run_params_default(struct tsc_run_params *p, enum tsc_mode mode)
 {
 	p->mode = mode;
@@ -28,7 +43,13 @@ struct run {
 	uint64_t short_cycles; /* one sharing it; every steering test */
 	uint64_t tick;
 	uint64_t added; /* cycles deliberately added to the BSP's counter */
+	/* The landing error of writes, pooled over every counter: only from
+	 * kernel-style tests (their offsets err by tens of cycles where a
+	 * ping-pong estimate errs by hundreds), and only once a write was
+	 * measured by one; the BSP's big move, measured against the survey,
+	 * stands in until then (prior). */
 	struct tsc_shortfall shortfall;
+	struct tsc_shortfall prior;
 	uint32_t limit;	 /* processors 0..limit-1 have state (TSC_MAX_CPUS) */
 	bool too_many;	 /* more processors than that: measure only */
 	bool unsettled;	 /* an AP run was outstanding before the BSP's move */
@@ -74,8 +95,45 @@ struct steering {
 	int64_t requested;
 	int64_t before;
 	bool wrote; /* since the last test */
+	/* The last write was aimed with no landing error known anywhere:
+	 * that it landed off is expected, not a sign of noise. */
+	bool blind;
 	uint32_t steps;
 };
+
+/* The landing error to add to a request: the run's pooled figure, else
+ * the BSP's big move's. */
+static const struct tsc_shortfall *landing_model(const struct run *R)
+{
+	return R->shortfall.n ? &R->shortfall : &R->prior;
+}
+
+/*
+ * Writes do not land like hardware's: a landing error learned anywhere in
+ * the run (the BSP's big move included) beyond TSC_LANDING_PLAUSIBLE.
+ * Then no fine correction is made anywhere: each would land as far off
+ * as that, and the counters would end worse than after the first move
+ * (under TCG's timing: 1013 cycles against 763).  Returns that landing.
+ */
+static uint64_t writes_wild(const struct run *R)
+{
+	uint64_t a = tsc_shortfall_worst(&R->shortfall);
+	uint64_t b = tsc_shortfall_worst(&R->prior);
+
+	if (b > a)
+		a = b;
+	return a > TSC_LANDING_PLAUSIBLE ? a : 0;
+}
+
+/* A write measured by a trusted kernel-style test: its landing error
+ * joins the counter's own record (its spread) and the run's pool. */
+static void learn_landing(struct run *R, struct tsc_shortfall *own,
+			  int64_t requested, int64_t achieved)
+{
+	tsc_shortfall_learn(own, requested, achieved);
+	tsc_shortfall_learn(&R->shortfall, requested, achieved);
+	TR("learn", requested, achieved, tsc_shortfall_comp(&R->shortfall));
+}
 
 static uint64_t bsp_now(const struct run *R)
 {
@@ -303,6 +361,7 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 	if (target <= 0)
 		return NULL;
 	shift = tsc_quantise(target, R->tick);
+	TR("bspmove", target, shift, 0);
 	quiet(R, true);
 	tsc_write_at_edge(pf, pf->bsp, shift, R->tick);
 	quiet(R, false);
@@ -348,10 +407,11 @@ static enum tsc_verdict warp_verdict(const struct tsc_warp_result *w,
  * window cannot be checked against another (with 2 ms tests a side
  * descheduled for a while leaves the others empty: stock TCG under load
  * wrote 362,000 cycles from such a test), so it never may. */
-static bool warp_trusted(const struct tsc_warp_result *w)
+static bool warp_trusted(const struct run *R, const struct tsc_warp_result *w)
 {
 	return w->windows >= 2 &&
-	       tsc_plan_offset_trusted(w->spread, warp_rtt(w) / 2);
+	       tsc_plan_offset_trusted(w->spread, warp_rtt(w) / 2) &&
+	       tsc_plan_offset_steady(w->spread, warp_rtt(w) / 2, R->tick);
 }
 
 /* A counter is left where it is: its writes land `off` cycles from where
@@ -379,8 +439,33 @@ static uint64_t landing_noise(const struct tsc_shortfall *landing)
 static bool landed_worse(const struct tsc_warp_result *w,
 			 const struct steering *S)
 {
-	/* By more than the ok limit: a test's own noise is not a landing. */
-	return tsc_abs64(w->offset) > tsc_abs64(S->before) + TSC_WARP_OK_ABS;
+	/* By more than the ok limit: a test's own noise is not a landing.
+	 * A write aimed blind (no landing error known yet) lands off by
+	 * the latency itself; that is learned, not a reason to stop. */
+	return !S->blind &&
+	       tsc_abs64(w->offset) > tsc_abs64(S->before) + TSC_WARP_OK_ABS;
+}
+
+/*
+ * One kernel-style test of the AP in session.  One that saw too few
+ * handoffs both ways (a side descheduled for much of it: stock TCG on a
+ * loaded 2-core host gave tests of 1 to 3 handoffs, and a pinned rig vCPU
+ * once none in 20 ms) is run again, for the kernel's longer duration, up
+ * to TSC_RETEST_MAX times: before, such a test ended the BSP's correction
+ * and left an AP's verdict to the ping-pong estimate.
+ */
+static bool run_test(struct run *R, uint64_t cycles, struct tsc_warp_result *w)
+{
+	bool complete = tsc_warp_run(R->mb, cycles, w);
+	uint32_t again;
+
+	if (cycles < R->warp_cycles)
+		cycles = R->warp_cycles;
+	for (again = 0;
+	     complete && !tsc_warp_two_way(w) && again < TSC_RETEST_MAX;
+	     again++)
+		complete = tsc_warp_run(R->mb, cycles, w);
+	return complete;
 }
 
 /*
@@ -404,35 +489,37 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 	const struct tsc_platform *pf = R->pf;
 	struct steering S = { .steps = 0 };
 	struct tsc_warp_result w;
-	struct tsc_shortfall prior = { .n = 0 };
 	uint32_t retests = 0;
 	bool first = true;
 	int64_t delta;
 
+	TR("bfine0", ref ? (int64_t)ref->index : -1, 0, 0);
 	if (!ref || !session_open(R, ref)) {
+		TR("bfine-noopen", 0, 0, 0);
 		if (ref)
 			session_abandon(R, ref->index);
 		return;
 	}
 	for (;;) {
-		bool complete = tsc_warp_run(R->mb, R->short_cycles, &w);
+		bool complete = run_test(R, R->short_cycles, &w);
 
-		if (complete && !tsc_warp_two_way(&w))
-			complete = tsc_warp_run(R->mb, R->warp_cycles, &w);
+		TR("bfine-t", complete, w.windows, w.rounds);
 		if (!complete || !tsc_warp_two_way(&w))
 			break;
-		if (!warp_trusted(&w)) {
+		if (!warp_trusted(R, &w)) {
 			if (retests++ >= TSC_RETEST_MAX)
 				break;
 			continue;
 		}
+		TR("bfine", w.offset, w.spread, tsc_warp_floor(&w));
+		TR("bfine2", w.worst, tsc_warp_margin(&w), w.windows);
 		if (first)
 			tsc_shortfall_learn(
-				&prior, R->r->bsp_shift,
+				&R->prior, R->r->bsp_shift,
 				tsc_sub_sat(ref->survey_offset, w.offset));
 		else if (S.wrote)
-			tsc_shortfall_learn(&S.landing, S.requested,
-					    tsc_sub_sat(S.before, w.offset));
+			learn_landing(R, &S.landing, S.requested,
+				      tsc_sub_sat(S.before, w.offset));
 		first = false;
 		if (S.wrote && landed_worse(&w, &S)) {
 			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
@@ -445,22 +532,24 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 			too_noisy(R, landing_noise(&S.landing));
 			break;
 		}
+		if (writes_wild(R)) {
+			too_noisy(R, writes_wild(R));
+			break;
+		}
 		/* offset = AP - BSP: the BSP moves by +offset. */
 		delta = tsc_quantise(w.offset, R->tick);
 		if (delta == 0 || tsc_abs64(delta) > TSC_BACKWARD_CAP)
 			break;
-		S.requested =
-			delta +
-			tsc_shortfall_comp(S.landing.n ? &S.landing : &prior);
+		S.requested = delta + tsc_shortfall_comp(landing_model(R));
+		S.blind = landing_model(R)->n == 0;
 		S.before = w.offset;
+		TR("bwrite", delta, S.requested, S.landing.n);
 		tsc_write_at_edge(pf, pf->bsp, S.requested, R->tick);
 		bsp_moved(R, S.requested);
 		S.wrote = true;
 		S.steps++;
 	}
 	session_close(R, ref->index);
-	if (R->shortfall.n == 0)
-		R->shortfall = S.landing.n ? S.landing : prior;
 }
 
 /* Measures the AP in session into ap; false if it stopped answering. */
@@ -530,23 +619,20 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 {
 	struct tsc_mailbox *mb = R->mb;
 	struct tsc_estimate est;
-	int64_t delta, requested = 0, before = 0;
+	int64_t delta, requested = 0;
 	enum tsc_ap_action act;
-	bool learn_bsp = R->r->bsp_shift != 0, wrote = false;
+	bool wrote = false;
 	uint32_t iter;
 
 	for (iter = 0;; iter++) {
 		if (!remeasure(R, ap, &est))
 			return;
-		if (learn_bsp) {
-			/* The BSP's write moved every AP's offset down. */
-			tsc_shortfall_learn(&R->shortfall, R->r->bsp_shift,
-					    ap->survey_offset - est.offset);
-			learn_bsp = false;
-		}
-		if (wrote)
-			tsc_shortfall_learn(&R->shortfall, requested,
-					    est.offset - before);
+		/* Nothing is learned here: a ping-pong estimate errs by up to
+		 * a quarter of its round trip (hundreds of cycles on a shared
+		 * host), and one such landing taught the host simulator's run
+		 * a latency of 178 cycles where writes land exactly, which the
+		 * steering then added to every AP's correction. */
+		TR("tune", ap->index, est.offset, est.rtt);
 		act = plan_for(R, &est, wrote, &delta);
 		act = confirm(R, ap, &est, wrote, act, &delta);
 		if (act == TSC_AP_DONE)
@@ -562,8 +648,8 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 			ap->note = TSC_NOTE_NOT_CONVERGED;
 			return;
 		}
-		requested = delta + tsc_shortfall_comp(&R->shortfall);
-		before = est.offset;
+		requested = delta + tsc_shortfall_comp(landing_model(R));
+		TR("twrite", ap->index, delta, requested);
 		if (!tsc_mb_write(mb, requested)) {
 			ap->note = write_failure(mb);
 			R->ws->stale[ap->index] = true;
@@ -632,8 +718,16 @@ static enum tsc_verdict judge(const struct tsc_report_cpu *ap, bool measured,
 		.worst = ap->worst,
 		.margin = ap->margin,
 	};
+	enum tsc_verdict v = tsc_verdict_of(&m);
 
-	return tsc_verdict_of(&m);
+	/* The stage's `ok` is the kernel-style test's: a ping-pong estimate
+	 * errs by up to half its round trip, and on the TSC rig a run whose
+	 * tests saw too few handoffs (a starved vCPU, rtt 1400) called two
+	 * APs ok from their estimates of 7 and 10 cycles while the rig's
+	 * oracle had them at 53 and 33. */
+	if (v == TSC_VERDICT_OK && !ap->kernel_test)
+		v = TSC_VERDICT_UNSURE;
+	return v;
 }
 
 /* Does this test's verdict call for a write (tsc_plan_steer)? */
@@ -655,9 +749,10 @@ static bool steer(struct run *R, struct tsc_report_cpu *ap,
 
 	if (delta == 0 || tsc_abs64(delta) > TSC_BACKWARD_CAP)
 		return false;
-	S->requested = delta + tsc_shortfall_comp(S->landing.n ? &S->landing
-							       : &R->shortfall);
+	S->requested = delta + tsc_shortfall_comp(landing_model(R));
+	S->blind = landing_model(R)->n == 0;
 	S->before = w->offset;
+	TR("steer", ap->index, delta, S->requested);
 	if (!tsc_mb_write(R->mb, S->requested)) {
 		ap->note = write_failure(R->mb);
 		return false;
@@ -673,17 +768,15 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 		    struct tsc_warp_result *w, uint64_t cycles,
 		    struct steering *S)
 {
-	bool complete = tsc_warp_run(R->mb, cycles, w);
+	bool complete = run_test(R, cycles, w);
 
-	/* Too few handoffs both ways (a side descheduled for much of 2 ms):
-	 * once more, for the kernel's longer duration. */
-	if (complete && !tsc_warp_two_way(w) && cycles < R->warp_cycles)
-		complete = tsc_warp_run(R->mb, R->warp_cycles, w);
 	record_warp(ap, w);
+	TR("test", ap->index, w->offset, w->spread);
+	TR("test2", w->worst, tsc_warp_margin(w), tsc_warp_floor(w));
 	R->ws->tested_at[ap->index] = R->writes;
-	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(w))
-		tsc_shortfall_learn(&S->landing, S->requested,
-				    w->offset - S->before);
+	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(R, w))
+		learn_landing(R, &S->landing, S->requested,
+			      w->offset - S->before);
 	S->wrote = false;
 	ap->verdict = judge(ap, true, complete);
 	if (!complete && ap->note == TSC_NOTE_NONE)
@@ -714,7 +807,7 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 		if (!test_ap(R, ap, &w, whole ? whole_cycles : R->short_cycles,
 			     &S))
 			return;
-		if (tsc_warp_two_way(&w) && !warp_trusted(&w)) {
+		if (tsc_warp_two_way(&w) && !warp_trusted(R, &w)) {
 			/* Disturbed: test again, never write from it. */
 			if (retests++ >= TSC_RETEST_MAX)
 				return;
@@ -733,8 +826,11 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			continue;
 		}
 		if (ap_writes(R, ap) >= TSC_AP_WRITES_MAX ||
-		    !tsc_shortfall_worth(&S.landing, w.offset)) {
-			if (ap_writes(R, ap) < TSC_AP_WRITES_MAX)
+		    !tsc_shortfall_worth(&S.landing, w.offset) ||
+		    writes_wild(R)) {
+			if (writes_wild(R))
+				too_noisy(R, writes_wild(R));
+			else if (ap_writes(R, ap) < TSC_AP_WRITES_MAX)
 				too_noisy(R, landing_noise(&S.landing));
 			stuck = true;
 			if (whole)
@@ -760,6 +856,7 @@ static void verify_ap(struct run *R, struct tsc_report_cpu *ap, bool may_write)
 		measured = true;
 		if (R->ws->stale[ap->index]) {
 			measured = measure(R, ap, &est);
+			TR("vmeas", ap->index, est.offset, est.rtt);
 			ap->final_offset = est.offset;
 			ap->rtt = est.rtt;
 		}
@@ -805,7 +902,7 @@ static void final_pass(struct run *R)
 {
 	struct steering none = { .steps = 0 };
 	struct tsc_warp_result w;
-	uint32_t i, writes;
+	uint32_t i, k, writes;
 
 	for (i = 0; i < R->r->nap; i++) {
 		struct tsc_report_cpu *ap = &R->r->ap[i];
@@ -819,7 +916,13 @@ static void final_pass(struct run *R)
 			ap->verdict = TSC_VERDICT_UNMEASURED;
 			continue;
 		}
-		test_ap(R, ap, &w, kernel_cycles(R, ap), &none);
+		/* A disturbed test (windows apart) is run again, as in the
+		 * verify: its verdict would only say `unsure`. */
+		for (k = 0; test_ap(R, ap, &w, kernel_cycles(R, ap), &none) &&
+			    tsc_warp_two_way(&w) && !warp_trusted(R, &w) &&
+			    k < TSC_RETEST_MAX;
+		     k++)
+			;
 		writes = session_close(R, ap->index);
 		ap->writes += writes;
 		R->r->msr_writes += writes;
