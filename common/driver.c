@@ -125,6 +125,38 @@ static uint64_t writes_wild(const struct run *R)
 	return a > TSC_LANDING_PLAUSIBLE ? a : 0;
 }
 
+/* Half the range of a counter's landing errors: how far off a write
+ * aimed with their mean lands (tsc_shortfall_worth). */
+static uint64_t landing_noise(const struct tsc_shortfall *landing)
+{
+	return ((uint64_t)landing->hi - (uint64_t)landing->lo) / 2;
+}
+
+/*
+ * Whether a correction of `offset` is not worth a write, and if so how far
+ * off writes land (for the reason): the counter's own landings, or the
+ * run's pooled ones (every counter's, for one `rdtsc; add; wrmsr` lands
+ * alike on one machine), spread further than twice the correction
+ * (tsc_shortfall_worth), or a landing beyond the plausible (writes_wild).
+ * The pool sees it sooner: under TCG's timing two writes anywhere, where
+ * one counter alone needed two of its own (and had ended 539 cycles off
+ * by then, against 229 after the BSP's move).
+ */
+static uint64_t unworthy(const struct run *R, const struct steering *S,
+			 int64_t offset)
+{
+	if (writes_wild(R))
+		return writes_wild(R);
+	if (!tsc_shortfall_worth(&S->landing, offset))
+		return landing_noise(&S->landing) ? landing_noise(&S->landing)
+						  : 1;
+	if (!tsc_shortfall_worth(&R->shortfall, offset))
+		return landing_noise(&R->shortfall)
+			       ? landing_noise(&R->shortfall)
+			       : 1;
+	return 0;
+}
+
 /* A write measured by a trusted kernel-style test: its landing error
  * joins the counter's own record (its spread) and the run's pool. */
 static void learn_landing(struct run *R, struct tsc_shortfall *own,
@@ -423,13 +455,6 @@ static void too_noisy(struct run *R, uint64_t off)
 		R->noise = off;
 }
 
-/* Half the range of a counter's landing errors: how far off a write
- * aimed with their mean lands (tsc_shortfall_worth). */
-static uint64_t landing_noise(const struct tsc_shortfall *landing)
-{
-	return ((uint64_t)landing->hi - (uint64_t)landing->lo) / 2;
-}
-
 /*
  * A correction that left its counter further off than before it (by more
  * than TSC_WARP_OK_ABS) did not land where aimed: its landing error exceeds the
@@ -528,12 +553,8 @@ static void bsp_fine(struct run *R, struct tsc_report_cpu *ref)
 		if (warp_verdict(&w, complete) == TSC_VERDICT_OK ||
 		    S.steps >= TSC_BSP_STEER_MAX)
 			break;
-		if (!tsc_shortfall_worth(&S.landing, w.offset)) {
-			too_noisy(R, landing_noise(&S.landing));
-			break;
-		}
-		if (writes_wild(R)) {
-			too_noisy(R, writes_wild(R));
+		if (unworthy(R, &S, w.offset)) {
+			too_noisy(R, unworthy(R, &S, w.offset));
 			break;
 		}
 		/* offset = AP - BSP: the BSP moves by +offset. */
@@ -826,12 +847,9 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			continue;
 		}
 		if (ap_writes(R, ap) >= TSC_AP_WRITES_MAX ||
-		    !tsc_shortfall_worth(&S.landing, w.offset) ||
-		    writes_wild(R)) {
-			if (writes_wild(R))
-				too_noisy(R, writes_wild(R));
-			else if (ap_writes(R, ap) < TSC_AP_WRITES_MAX)
-				too_noisy(R, landing_noise(&S.landing));
+		    unworthy(R, &S, w.offset)) {
+			if (unworthy(R, &S, w.offset))
+				too_noisy(R, unworthy(R, &S, w.offset));
 			stuck = true;
 			if (whole)
 				break;
