@@ -795,10 +795,15 @@ static bool test_ap(struct run *R, struct tsc_report_cpu *ap,
 	TR("test", ap->index, w->offset, w->spread);
 	TR("test2", w->worst, tsc_warp_margin(w), tsc_warp_floor(w));
 	R->ws->tested_at[ap->index] = R->writes;
-	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(R, w))
+	/* A write is measured by the first test after it that may teach:
+	 * one disturbed test must not lose it (under TCG's timing an AP's
+	 * write landed 846 cycles late unlearned, and the next AP was
+	 * written as blindly). */
+	if (S->wrote && tsc_warp_two_way(w) && warp_trusted(R, w)) {
 		learn_landing(R, &S->landing, S->requested,
 			      w->offset - S->before);
-	S->wrote = false;
+		S->wrote = false;
+	}
 	ap->verdict = judge(ap, true, complete);
 	if (!complete && ap->note == TSC_NOTE_NONE)
 		ap->note = TSC_NOTE_WARP_CUT;
@@ -835,6 +840,14 @@ static void verify_session(struct run *R, struct tsc_report_cpu *ap,
 			whole = true;
 			continue;
 		}
+		/* The BSP's big move not measured in bsp_fine (its tests
+		 * disturbed): the first AP the move alone touched measures
+		 * it, so that no correction is aimed blind. */
+		if (R->r->bsp_shift && !R->prior.n && !R->shortfall.n &&
+		    !ap->writes && !S.steps && tsc_warp_two_way(&w))
+			tsc_shortfall_learn(
+				&R->prior, R->r->bsp_shift,
+				tsc_sub_sat(ap->survey_offset, w.offset));
 		if (wrote && !stuck && tsc_warp_two_way(&w) &&
 		    landed_worse(&w, &S)) {
 			too_noisy(R, (uint64_t)tsc_abs64(w.offset));
