@@ -653,7 +653,7 @@ static void tune_ap(struct run *R, struct tsc_report_cpu *ap)
 {
 	struct tsc_mailbox *mb = R->mb;
 	struct tsc_estimate est;
-	int64_t delta, requested = 0;
+	int64_t delta, requested;
 	enum tsc_ap_action act;
 	bool wrote = false;
 	uint32_t iter;
