@@ -187,6 +187,12 @@ int stagecfg_grub_boot_ok(struct act *a, const struct tsctui_conf *c,
 		grubenv_free(&env);
 		return -1;
 	}
+	/* The sleep hook's marker is on the ESP on this path too (the block
+	 * and the stage test it): a hibernation never resumed leaves none. */
+	if (remove_state(a, c, "hibernated") != 0) {
+		grubenv_free(&env);
+		return -1;
+	}
 	if (!m.pending && !m.synced && !m.probation && !m.lost) {
 		grubenv_free(&env);
 		return 0;

@@ -13,6 +13,7 @@
 #include "../util/path.h"
 #include "../util/words.h"
 #include "efivar.h"
+#include "../../common/report_var.h"
 #include "stage_state.h"
 
 /* A strike count above this is not one tsctui wrote (it trips at
@@ -333,6 +334,18 @@ static enum hib_location hib_location(const char *root,
 	return esp_has(root, c, "hibernated") ? HIB_CURRENT : HIB_STALE;
 }
 
+/* The resume guard's variable (common/report_var.h), on every loader. */
+static bool resume_armed(const char *root)
+{
+	size_t len;
+	uint8_t *v = efivar_read(root, TSC_RESUME_VAR_NAME,
+				 TSC_REPORT_VAR_GUID_TEXT, &len, NULL);
+	bool set = v != NULL;
+
+	free(v);
+	return set;
+}
+
 int stage_state_read(const char *root, const struct tsctui_conf *c,
 		     struct stage_state *s, const char **why)
 {
@@ -346,5 +359,8 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 	s->mode_known =
 		tsc_mode_from(s->mode_word, strlen(s->mode_word), &s->mode);
 	s->hibernate_location = hib_location(root, c);
+	s->marks.resume = resume_armed(root);
+	if (s->marks.resume && s->guard == GUARD_CLEAR)
+		s->guard = GUARD_PENDING;
 	return 0;
 }

@@ -40,6 +40,10 @@ struct guard_marks {
 	bool synced;	/* a sync run wrote; Linux has not confirmed it */
 	bool probation; /* this boot measured only, after an unconfirmed sync */
 	bool hibernated; /* ESP: the sleep hook's marker (DESIGN.md 7.1) */
+	/* The stage's tsctui_resume variable: a resume boot's stage started
+	 * and has not returned cleanly; the next boot that is not a resume
+	 * trips the guard (DESIGN.md 7.1).  Every loader. */
+	bool resume;
 	int strikes;
 	int lost; /* probation boots that never reached Linux, in a row */
 };
