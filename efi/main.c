@@ -338,20 +338,34 @@ static BOOLEAN resume_guard(EFI_FILE_HANDLE esp)
 	return TRUE;
 }
 
-/* The work returned on a resume boot: the variable goes at release (and
- * is counted now, since the report is out before), unless an AP's state
- * is unknown: then the sleep hook's boot-ok, in the resumed Linux,
- * deletes it, and a boot that never gets there trips. */
+/* The work returned on a resume boot: the variable goes now, before the
+ * report is out (so the report counts what was done, and a boot stopped
+ * right after the report finds it gone), or on the firmware-entry path
+ * right before the next loader starts (guard_release; counted ahead).  It
+ * stays when an AP's state is unknown: then the sleep hook's post, in the
+ * resumed Linux, deletes it, and a boot that never gets there trips. */
 static void resume_returned(void)
 {
-	if (aps_unknown)
+	if (aps_unknown) {
 		keep_pending("a processor was stopped by the firmware or "
 			     "still ran the stage's code; the resume guard's "
 			     "variable stays until Linux confirms this boot",
 			     "the resume guard's variable stays until Linux "
 			     "confirms this boot");
-	else
+	} else if (opts.has_next && !STAGE_DRIVER) {
 		report.nvram_writes++;
+	} else {
+		resume_armed = FALSE;
+		if (esp_resume_clear() == EFI_SUCCESS)
+			report.nvram_writes++;
+		else
+			keep_pending("cannot delete the resume guard's "
+				     "variable " TSC_RESUME_VAR_NAME
+				     "; the next boot that is not a resume "
+				     "disables the stage",
+				     "cannot delete the resume guard's "
+				     "variable");
+	}
 	if (resume_note)
 		guard_note(resume_note);
 }
