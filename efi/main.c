@@ -265,13 +265,16 @@ static void resume_trip(EFI_FILE_HANDLE esp, BOOLEAN grub)
 			      L"variable " TSC_RESUME_VAR_NAME L"\r\n");
 	}
 	tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
-			      st == EFI_SUCCESS || grub
+			      st == EFI_SUCCESS
 				      ? "the stage never returned on a resume "
 					"boot; it disabled itself and did "
 					"nothing"
-				      : "the stage never returned on a resume "
-					"boot; could not write the disabled "
-					"file, nothing done");
+			      : grub ? "the stage never returned on a resume "
+				       "boot; could not tell the GRUB block "
+				       "(run\\tripped), nothing done"
+				     : "the stage never returned on a resume "
+				       "boot; could not write the disabled "
+				       "file, nothing done");
 	if (grub)
 		outlast_grub_cache(FALSE, FALSE, TRUE);
 }
@@ -281,7 +284,8 @@ static void resume_trip(EFI_FILE_HANDLE esp, BOOLEAN grub)
  * the file system with the grubenv, mounted: nothing is written there.
  * The guard's state for this boot is the stage's own non-volatile
  * variable: set before any work, deleted when the stage returns with
- * nothing left unknown (guard_release).  Found set, a resume boot's stage
+ * nothing left unknown (resume_returned, or guard_release on the
+ * firmware-entry path).  Found set, a resume boot's stage
  * hung: nothing is done (the next boot that is not a resume records the
  * trip, resume_trip).  The configured mode runs, sync only after a
  * confirmed sync (no synced, no strikes on the ESP; on the GRUB path the
