@@ -143,7 +143,8 @@ t.ok(st and st["stage"]["guard"] == "clear" and
 
 # ---- 3: the stage syncs; kernel-arg on -----------------------------------
 outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
-    "echo GRUB_SAVEDEFAULT=true >/etc/default/grub.d/zz-savedefault.cfg",
+    "mkdir -p /etc/default/grub.d && echo GRUB_SAVEDEFAULT=true "
+    ">/etc/default/grub.d/zz-savedefault.cfg",
     "tsctui kernel-arg nowatchdog on --json",
     "grub-script-check /boot/grub/grub.cfg",
     f"grub-editenv /boot/grub/grubenv set next_entry={OTHER} "
