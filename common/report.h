@@ -96,6 +96,9 @@ struct tsc_report {
 	uint32_t bsp_apic_id;
 	int64_t bsp_shift;
 	uint32_t msr_writes;
+	/* Writes of non-volatile EFI variables: the resume guard's arm and
+	 * clear (DESIGN.md 7.1); 0 on every other boot. */
+	uint32_t nvram_writes;
 	uint64_t phase_us[TSC_PHASES];
 	uint64_t total_us;
 	char next[16];	   /* empty: none */

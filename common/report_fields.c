@@ -124,6 +124,12 @@ static const struct tsc_report_field bsp_fields[] = {
 	  .flags = TSC_FIELD_APIC_ID },
 	{ .key = "shift", .json = "bsp_shift_cycles", I64(REP, bsp_shift) },
 	{ .key = "writes", .json = "msr_writes", U32(REP, msr_writes) },
+	/* Only resume boots write one (format 1 readers never saw it). */
+	{ .key = "nvwrites",
+	  .json = "nvram_writes",
+	  U32(REP, nvram_writes),
+	  .when = TSC_WHEN_NONZERO,
+	  .flags = TSC_FIELD_JSON_ALWAYS },
 	/* The JSON has always given the count ahead of the BSP's figures. */
 	{ .key = "cpus",
 	  .json = "cpus_total",

@@ -32,6 +32,13 @@
 /* Its file under /sys/firmware/efi/efivars. */
 #define TSC_REPORT_VAR_FILE TSC_REPORT_VAR_NAME "-" TSC_REPORT_VAR_GUID_TEXT
 
+/* The resume guard's own non-volatile variable, under the same GUID
+ * (ARCHITECTURE 3: on a resume boot the ESP and the grubenv belong to the
+ * hibernated kernel).  Present: a resume boot's stage started and has not
+ * returned cleanly (DESIGN.md 7.1). */
+#define TSC_RESUME_VAR_NAME "tsctui_resume"
+#define TSC_RESUME_VAR_FILE TSC_RESUME_VAR_NAME "-" TSC_REPORT_VAR_GUID_TEXT
+
 /* The lines around the console copy. */
 #define TSC_REPORT_BEGIN "--- tsctui report begin ---"
 #define TSC_REPORT_END "--- tsctui report end ---"

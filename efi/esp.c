@@ -11,6 +11,7 @@
  * here: EFI_WARN_DELETE_FAILURE means the file is still there.  DESIGN.md
  * 7.1.
  */
+#include "../common/report_var.h"
 #include "stage.h"
 
 #define STATE_DIR L"\\EFI\\tsctui"
@@ -211,7 +212,7 @@ UINTN esp_flush_all_disks(void)
 	return bad;
 }
 
-BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
+BOOLEAN esp_hibernated(EFI_FILE_HANDLE root, BOOLEAN marker_only)
 {
 	/* systemd-sleep's vendor GUID for HibernateLocation. */
 	static EFI_GUID systemd_vendor = { 0x8cf2644b,
@@ -222,11 +223,63 @@ BOOLEAN esp_hibernated(EFI_FILE_HANDLE root)
 	UINTN size = 0;
 	EFI_STATUS st;
 
-	st = uefi_call_wrapper(RT->GetVariable, 5, L"HibernateLocation",
-			       &systemd_vendor, NULL, &size, NULL);
-	if (st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st))
-		return TRUE;
+	if (!marker_only) {
+		st = uefi_call_wrapper(RT->GetVariable, 5, L"HibernateLocation",
+				       &systemd_vendor, NULL, &size, NULL);
+		if (st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st))
+			return TRUE;
+	}
 	return root && esp_exists(root, L"hibernated");
+}
+
+BOOLEAN esp_has_strikes(EFI_FILE_HANDLE root)
+{
+	char text[16];
+	UINTN len;
+
+	/* boot-ok writes the count first ("2\nboot <id>"); a confirmed sync
+	 * boot removes the file. */
+	if (EFI_ERROR(read_file(root, STATE_DIR L"\\strikes", text,
+				sizeof(text), &len)))
+		return FALSE;
+	return len > 0 && text[0] != '0';
+}
+
+/*
+ * The resume guard (DESIGN.md 7.1): on a resume boot the ESP belongs to
+ * the hibernated kernel, so the guard's state for that boot is this one
+ * non-volatile variable of the stage's own (ARCHITECTURE 3).  Present: a
+ * resume boot's stage started and has not returned cleanly.
+ */
+static EFI_GUID resume_vendor = TSC_REPORT_VAR_GUID_INIT;
+#define RESUME_VAR_ATTRS                                                       \
+	(EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS |         \
+	 EFI_VARIABLE_RUNTIME_ACCESS)
+
+BOOLEAN esp_resume_armed(void)
+{
+	UINTN size = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(RT->GetVariable, 5, L"" TSC_RESUME_VAR_NAME,
+			       &resume_vendor, NULL, &size, NULL);
+	return st == EFI_BUFFER_TOO_SMALL || !EFI_ERROR(st);
+}
+
+EFI_STATUS esp_resume_arm(void)
+{
+	static char value[] = "pending";
+
+	return uefi_call_wrapper(RT->SetVariable, 5, L"" TSC_RESUME_VAR_NAME,
+				 &resume_vendor, RESUME_VAR_ATTRS,
+				 sizeof(value) - 1, value);
+}
+
+EFI_STATUS esp_resume_clear(void)
+{
+	/* Size 0 deletes; the attributes must still match. */
+	return uefi_call_wrapper(RT->SetVariable, 5, L"" TSC_RESUME_VAR_NAME,
+				 &resume_vendor, RESUME_VAR_ATTRS, 0, NULL);
 }
 
 /* Is there a line whose first word is key (and, if given, whose second is

@@ -13,6 +13,7 @@
 #include "../common/cpuid.h"
 #include "../common/driver.h"
 #include "../common/fmt.h"
+#include "../common/report_var.h"
 #include "stage.h"
 
 /* One run per boot: the big structures live here, not on the stack.  The
@@ -69,6 +70,8 @@ static BOOLEAN aps_unknown;
 /* The ESP whose pending goes at release; pending must stay. */
 static EFI_FILE_HANDLE guard_esp;
 static BOOLEAN pending_keep;
+/* A resume boot (resume_guard): its guard is the variable, set. */
+static BOOLEAN resuming, resume_armed;
 
 /* pending stays: the reason says so, after what it already says (the
  * guard's sentence is the shorter "pending stays..." tail then). */
@@ -150,6 +153,12 @@ static void guard_returned(EFI_FILE_HANDLE esp)
  * connects and the load of that loader are still guarded. */
 static void guard_release(void)
 {
+	if (resume_armed) {
+		resume_armed = FALSE;
+		if (!pending_keep && esp_resume_clear() != EFI_SUCCESS)
+			Print(L"tsctui: could not delete the resume guard's "
+			      L"variable " TSC_RESUME_VAR_NAME L"\r\n");
+	}
 	if (!guard_esp)
 		return;
 	if (!pending_keep && esp_exists(guard_esp, L"pending") &&
@@ -173,16 +182,18 @@ static void guard_release(void)
  * CACHE_WAIT_US after writing them (DESIGN.md 7.1).
  */
 #define CACHE_WAIT_US 2200000ull
-static BOOLEAN had_ran_ok, had_wrote;
+static BOOLEAN had_ran_ok, had_wrote, had_tripped;
 
 static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
 {
 	if (esp) {
 		had_ran_ok = esp_exists(esp, L"run\\ran-ok");
 		had_wrote = esp_exists(esp, L"run\\wrote");
+		had_tripped = esp_exists(esp, L"run\\tripped");
 	}
 	if (esp && esp_remove(esp, L"run\\ran-ok") == EFI_SUCCESS &&
-	    esp_remove(esp, L"run\\wrote") == EFI_SUCCESS)
+	    esp_remove(esp, L"run\\wrote") == EFI_SUCCESS &&
+	    esp_remove(esp, L"run\\tripped") == EFI_SUCCESS)
 		return TRUE;
 	tsc_report_set_result(&report, TSC_RESULT_ERROR,
 			      "cannot clear the GRUB block's markers in "
@@ -195,9 +206,10 @@ static BOOLEAN grub_channel_open(EFI_FILE_HANDLE esp)
  * counted from the start: GRUB's clock is its own TSC calibration, and
  * under TCG that ran slower than the stage's (grub-boot.t's probation boot,
  * several seconds long, was still judged by GRUB's old copy). */
-static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote)
+static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote, BOOLEAN tripped)
 {
-	if (ran_ok == had_ran_ok && wrote == had_wrote)
+	if (ran_ok == had_ran_ok && wrote == had_wrote &&
+	    tripped == had_tripped)
 		return;
 	uefi_call_wrapper(BS->Stall, 1, (UINTN)CACHE_WAIT_US);
 }
@@ -211,7 +223,7 @@ static void grub_channel_close(EFI_FILE_HANDLE esp)
 			keep_pending("the stage wrote but could not tell the "
 				     "GRUB block so; " PENDING_STAYS,
 				     "the GRUB block not told: " PENDING_STAYS);
-			outlast_grub_cache(FALSE, FALSE);
+			outlast_grub_cache(FALSE, FALSE, FALSE);
 			return;
 		}
 		wrote = TRUE;
@@ -225,7 +237,141 @@ static void grub_channel_close(EFI_FILE_HANDLE esp)
 	else
 		Print(L"tsctui: could not write run\\ran-ok; GRUB keeps "
 		      L"pending\r\n");
-	outlast_grub_cache(ran_ok, wrote);
+	outlast_grub_cache(ran_ok, wrote, FALSE);
+}
+
+/*
+ * The resume guard's variable found on a boot that is not a resume: the
+ * stage never returned on a resume boot (or left a processor unknown and
+ * Linux never confirmed it).  That boot could write nothing else, so the
+ * trip is recorded now, like a pending found: the ESP's disabled, or on
+ * the GRUB path run\tripped, which the block turns into tsctui_tripped.
+ * The variable goes only once the trip is recorded.  No work this boot.
+ */
+static void resume_trip(EFI_FILE_HANDLE esp, BOOLEAN grub)
+{
+	EFI_STATUS st = EFI_SUCCESS;
+
+	if (grub)
+		st = esp_create(esp, L"run\\tripped");
+	else if (!esp_exists(esp, L"disabled"))
+		st = esp_create(esp, L"disabled");
+	if (st == EFI_SUCCESS) {
+		st = esp_resume_clear();
+		if (st == EFI_SUCCESS)
+			report.nvram_writes++;
+		else
+			Print(L"tsctui: could not delete the resume guard's "
+			      L"variable " TSC_RESUME_VAR_NAME L"\r\n");
+	}
+	tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
+			      st == EFI_SUCCESS
+				      ? "the stage never returned on a resume "
+					"boot; it disabled itself and did "
+					"nothing"
+			      : grub ? "the stage never returned on a resume "
+				       "boot; could not tell the GRUB block "
+				       "(run\\tripped), nothing done"
+				     : "the stage never returned on a resume "
+				       "boot; could not write the disabled "
+				       "file, nothing done");
+	if (grub)
+		outlast_grub_cache(FALSE, FALSE, TRUE);
+}
+
+/*
+ * A resume boot (DESIGN.md 7.1): the hibernated kernel has the ESP, and
+ * the file system with the grubenv, mounted: nothing is written there.
+ * The guard's state for this boot is the stage's own non-volatile
+ * variable: set before any work, deleted when the stage returns with
+ * nothing left unknown (resume_returned, or guard_release on the
+ * firmware-entry path).  Found set, a resume boot's stage
+ * hung: nothing is done (the next boot that is not a resume records the
+ * trip, resume_trip).  The configured mode runs, sync only after a
+ * confirmed sync (no synced, no strikes on the ESP; on the GRUB path the
+ * block chose the mode from the grubenv).  A resume never starts or ends
+ * a probation.  FALSE: no work (the report says why).
+ */
+static const char *resume_note;
+
+static BOOLEAN resume_guard(EFI_FILE_HANDLE esp)
+{
+	if (esp_resume_armed()) {
+		tsc_report_set_result(&report, TSC_RESULT_GUARD_TRIPPED,
+				      "the stage never returned on the last "
+				      "resume boot; nothing done (the next "
+				      "boot that is not a resume disables the "
+				      "stage)");
+		return FALSE;
+	}
+	if (opts.config_esp && esp_exists(esp, L"disabled")) {
+		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
+				      "the hang guard disabled the stage; "
+				      "`tsctui guard reset` re-enables it");
+		return FALSE;
+	}
+	if (opts.config_esp && esp_exists(esp, L"pending")) {
+		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
+				      "the stage never returned on the last "
+				      "boot; a resume writes nothing, so the "
+				      "next boot that is not a resume disables "
+				      "it");
+		return FALSE;
+	}
+	if (opts.mode == TSC_MODE_OFF)
+		return TRUE;
+	resume_note = "a resume boot: the ESP untouched, the hang guard in "
+		      "the " TSC_RESUME_VAR_NAME " variable";
+	if (opts.config_esp && opts.mode == TSC_MODE_SYNC &&
+	    (esp_exists(esp, L"synced") || esp_has_strikes(esp))) {
+		opts.mode = TSC_MODE_MEASURE;
+		report.mode = TSC_MODE_MEASURE;
+		resume_note = "a resume boot after a sync boot Linux did not "
+			      "confirm: this resume measures only, the ESP "
+			      "untouched";
+	}
+	if (esp_resume_arm() != EFI_SUCCESS) {
+		tsc_report_set_result(&report, TSC_RESULT_ERROR,
+				      "a resume boot: cannot set the hang "
+				      "guard's variable " TSC_RESUME_VAR_NAME
+				      "; nothing done");
+		return FALSE;
+	}
+	report.nvram_writes++;
+	resume_armed = TRUE;
+	return TRUE;
+}
+
+/* The work returned on a resume boot: the variable goes now, before the
+ * report is out (so the report counts what was done, and a boot stopped
+ * right after the report finds it gone), or on the firmware-entry path
+ * right before the next loader starts (guard_release; counted ahead).  It
+ * stays when an AP's state is unknown: then the sleep hook's post, in the
+ * resumed Linux, deletes it, and a boot that never gets there trips. */
+static void resume_returned(void)
+{
+	if (aps_unknown) {
+		keep_pending("a processor was stopped by the firmware or "
+			     "still ran the stage's code; the resume guard's "
+			     "variable stays until Linux confirms this boot",
+			     "the resume guard's variable stays until Linux "
+			     "confirms this boot");
+	} else if (opts.has_next && !STAGE_DRIVER) {
+		report.nvram_writes++;
+	} else {
+		resume_armed = FALSE;
+		if (esp_resume_clear() == EFI_SUCCESS)
+			report.nvram_writes++;
+		else
+			keep_pending("cannot delete the resume guard's "
+				     "variable " TSC_RESUME_VAR_NAME
+				     "; the next boot that is not a resume "
+				     "disables the stage",
+				     "cannot delete the resume guard's "
+				     "variable");
+	}
+	if (resume_note)
+		guard_note(resume_note);
 }
 
 /*
@@ -290,11 +436,9 @@ static BOOLEAN guard(EFI_FILE_HANDLE esp)
 				      "loaded from; nothing done");
 		return FALSE;
 	}
-	/* The hibernated system has the ESP mounted: not one byte written. */
-	if (esp_hibernated(esp)) {
-		tsc_report_set_result(&report, TSC_RESULT_SKIPPED,
-				      "a hibernated system is being resumed; "
-				      "the stage touched nothing");
+	/* A resume boot's stage hung (the resume could write only that). */
+	if (esp_resume_armed()) {
+		resume_trip(esp, FALSE);
 		return FALSE;
 	}
 	if (esp_exists(esp, L"disabled")) {
@@ -470,17 +614,30 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	describe_cpu();
 
-	if (opts.config_esp && !guard(esp))
+	/* The GRUB block tests only the sleep hook's marker: so does the
+	 * stage it starts (guard=grub), to see the same resume. */
+	if (opts.guard_grub && !opts.config_esp &&
+	    EFI_ERROR(esp_open(image, &esp)))
+		esp = NULL;
+	if (esp && (opts.config_esp || opts.guard_grub))
+		resuming = esp_hibernated(esp, !opts.config_esp);
+	if (resuming) {
+		if (!resume_guard(esp))
+			goto publish;
+	} else if (opts.config_esp && !guard(esp)) {
 		goto publish;
+	}
 	if (opts.mode == TSC_MODE_OFF) {
 		tsc_report_set_result(&report, TSC_RESULT_SKIPPED, "mode=off");
 		goto publish;
 	}
-	if (opts.guard_grub && !opts.config_esp) {
-		if (EFI_ERROR(esp_open(image, &esp)))
-			esp = NULL;
+	if (opts.guard_grub && !opts.config_esp && !resuming) {
 		if (!grub_channel_open(esp))
 			goto publish;
+		if (esp_resume_armed()) {
+			resume_trip(esp, TRUE);
+			goto publish;
+		}
 		grub_channel = TRUE;
 	}
 	/* GRUB never flushes after save_env: the block's pending must be on
@@ -497,7 +654,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	/* Every AP run is over (or stopped by the firmware) before pending
 	 * goes: until then the stage has not returned. */
 	wait_for_aps();
-	if (opts.config_esp)
+	if (resuming)
+		resume_returned();
+	else if (opts.config_esp)
 		guard_returned(esp);
 	if (grub_channel)
 		grub_channel_close(esp);

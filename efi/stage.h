@@ -66,10 +66,18 @@ EFI_STATUS esp_remove(EFI_FILE_HANDLE root, CHAR16 *name);
 UINTN esp_flush_all_disks(void);
 /* Whether a FlushBlocks after a create or delete failed (not fatal). */
 BOOLEAN esp_flush_failed(void);
-/* A hibernated system is being resumed: systemd's HibernateLocation
- * variable exists, or tsctui's sleep hook left \EFI\tsctui\hibernated.
- * Only reads. */
-BOOLEAN esp_hibernated(EFI_FILE_HANDLE root);
+/* A hibernated system is being resumed: tsctui's sleep hook left
+ * \EFI\tsctui\hibernated, or (unless marker_only: the GRUB path, whose
+ * block can test only the marker) systemd's HibernateLocation variable
+ * exists.  Only reads. */
+BOOLEAN esp_hibernated(EFI_FILE_HANDLE root, BOOLEAN marker_only);
+/* The strikes file holds a count above 0 (boot-ok's).  Only reads. */
+BOOLEAN esp_has_strikes(EFI_FILE_HANDLE root);
+/* The resume guard's non-volatile variable (TSC_RESUME_VAR_NAME): is it
+ * there; set it (one write); delete it (one write). */
+BOOLEAN esp_resume_armed(void);
+EFI_STATUS esp_resume_arm(void);
+EFI_STATUS esp_resume_clear(void);
 /* systemd-boot with `default @saved` in loader.conf: LoaderEntryLastBooted
  * names an entry that is not Linux (one of its auto- entries, or a Type #1
  * entry with efi and no linux line).  FALSE where it cannot tell. */

@@ -436,7 +436,8 @@ os.remove(os.path.join(root, S.lstrip("/") + "hibernated"))
 rc, out, err = run(root, "guard", "status")
 rc2, text, _ = human(root, "guard", "status")
 t.ok(rc == 0 and out["hibernate_location"] == "stale" and
-     "hibernate_location: stale" in text and "skips every boot" in text and
+     "hibernate_location: stale" in text and
+     "takes every boot for a resume" in text and
      f"chattr -i /sys/firmware/efi/efivars/{HIBVAR}-{HIBGUID}" in text,
      "esp guard: HibernateLocation without a hibernation under way: stale, "
      "with how to clear it", (out, text))

@@ -28,8 +28,11 @@ and wrote, tested with [ -f ]):
       block keeps pending (only boot-ok clears it);
   5c. one vCPU, a stage that returns fast: the block still sees the
       ran-ok this run wrote (GRUB's disk cache holds nothing of run/);
-  5d. the sleep hook's hibernated marker on the ESP: the block runs
-      nothing and writes nothing;
+  5d. the sleep hook's hibernated marker on the ESP (a resume): the block
+      runs the stage with no save_env, measure only after an unconfirmed
+      sync and sync after a confirmed one, the disk byte-identical and the
+      guard in the stage's EFI variable; a resume boot that hangs in the
+      stage, then a boot that is not a resume: tripped (run/tripped);
   5e. a probation left over (that boot never reached Linux): counted in
       tsctui_lost1, the stage runs;
   5f. the fifth in a row (tsctui_lost4 already set): the guard trips;
@@ -44,7 +47,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
+import ovmfvars  # noqa: E402
 import qemu  # noqa: E402
+import reportvar  # noqa: E402
 import rig  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -250,15 +255,57 @@ t.ok(len(reps) == 1 and disk.exists("EFI/tsctui/run/ran-ok") and
      "pending", (env, text[-600:]))
 
 # 5d: a resume from hibernation (the sleep hook's marker on the ESP): the
-# block runs nothing and writes nothing.
+# block runs the stage without one save_env, the stage writes no file
+# system and keeps the boot's guard in its own EFI variable.  First after
+# an unconfirmed sync (synced set): measure only, and no probation starts.
+RESUME_VAR = (ovmfvars.REPORT_GUID, reportvar.RESUME_NAME)
+rc, out = tsctui("mode", "sync")
+editenv("set", f"tsctui_options={E595}", "tsctui_synced=1")
+to_image()
 disk.write("EFI/tsctui/hibernated", "")
 before = open(disk.path, "rb").read()
-res, reps, text = boot("5d-hibernated")
-t.ok(reps == [] and "hibernated system is being resumed" in text and
-     "menu reached" in text and open(disk.path, "rb").read() == before,
-     "boot 5d: hibernated marker: the stage skipped, not one byte of the "
-     "disk changed", text[-800:])
-disk.remove("EFI/tsctui/hibernated")
+res, reps, text = boot("5d-resume-unconfirmed")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
+     reps[0]["msr_writes"] == 0 and reps[0].get("nvram_writes") == 2 and
+     "being resumed" in text and "menu reached" in text and
+     open(disk.path, "rb").read() == before and
+     RESUME_VAR not in ovmfvars.parse(vars_path),
+     "boot 5d: resume after an unconfirmed sync: the stage measures only, "
+     "not one byte of the disk changed (grubenv, ESP), its variable set and "
+     "deleted", (reps and reps[0]["mode"], text[-800:]))
+editenv("set", "tsctui_synced=0")
+to_image()
+before = open(disk.path, "rb").read()
+res, reps, text = boot("5d-resume-sync")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and reps[0].get("nvram_writes") == 2 and
+     open(disk.path, "rb").read() == before and
+     RESUME_VAR not in ovmfvars.parse(vars_path),
+     "boot 5d: resume after a confirmed sync: the stage syncs, the disk "
+     "byte-identical", (reps and reps[0]["msr_writes"], text[-800:]))
+editenv("set", f"tsctui_options={E595} sim.hang=1")
+to_image()
+before = open(disk.path, "rb").read()
+res, reps, text = boot("5d-resume-hang", until=b"hanging now", timeout=90)
+t.ok(not res.timed_out and open(disk.path, "rb").read() == before and
+     RESUME_VAR in ovmfvars.parse(vars_path),
+     "boot 5d: a resume boot that hangs in the stage: the disk "
+     "byte-identical, the stage's variable left set")
+disk.remove("EFI/tsctui/hibernated")  # the hibernated image given up
+editenv("set", f"tsctui_options={E595}")
+to_image()
+res, reps, text = boot("5d-after-resume-hang")
+env = env_in_image()
+t.ok(len(reps) == 1 and reps[0]["result"] == "guard-tripped" and
+     disk.exists("EFI/tsctui/run/tripped") and
+     "never returned on a resume boot" in text and
+     env.get("tsctui_tripped") == "1" and env.get("tsctui_pending") == "0"
+     and RESUME_VAR not in ovmfvars.parse(vars_path),
+     "the next boot: the stage finds its variable, tells the block "
+     "(run/tripped), the block trips the guard", (env, text[-800:]))
+from_image()
+rc, out = tsctui("guard", "reset")
+to_image()
 
 # 5e: a probation boot that never reached Linux: counted, not dropped.
 editenv("set", "tsctui_probation=1")

@@ -14,13 +14,21 @@ Boots:
      (the guard clear in Linux before boot-ok); `tsctui mode sync`;
   3. the release stage syncs; the kernel keeps the TSC; status healthy,
      the history shows the fix; boot-ok; `kernel-arg nowatchdog on` (the
-     grub.d drop-in, grub.cfg regenerated); the "other system" entry (a
-     test grub.d script: the app that powers off) chosen for one boot
-     (next_entry, as grub-reboot sets it);
+     grub.d drop-in, grub.cfg regenerated) with GRUB_SAVEDEFAULT=true (a
+     grub.d drop-in: every entry saves itself as saved_entry when booted);
+     saved_entry as an earlier pick of the other system from the menu
+     left it; the "other system" entry (a test grub.d script, os-prober's
+     id for an EFI system: the app that powers off) chosen for one boot
+     (next_entry, as grub-reboot sets it; a one-time boot saves nothing);
   3a. the stage syncs, then GRUB starts the other system: synced set;
-  3b. the "power off" entry (GRUB's halt) chosen at the menu: a probation
-     boot, measure only, then the machine is off;
-  3c. Linux: the stage syncs again, nothing tripped; boot-ok confirms it;
+  3b. the "power off" entry (GRUB's halt) chosen at the menu: saved_entry
+     names another system, so no probation: the stage syncs, then the
+     machine is off;
+  3c. Linux: no probation again (saved_entry), the stage syncs and the
+     kernel keeps the TSC; boot-ok confirms it; Linux's entry saved
+     itself as saved_entry;
+  (5 is a probation boot: saved_entry names Linux: a hung Linux cannot be
+  told from a power-off, and status says so;)
   4. a sync boot whose kernel never reaches user space (the VM is stopped
      once GRUB loads Linux): pending clear, synced set;
   5. a probation boot: measure only, boot-ok counts strike 1; then the
@@ -47,11 +55,15 @@ BLOCK = "chainloader /EFI/tsctui/tsctui.efi"
 MENU = "\nmenuentry 'Debian GNU/Linux'"
 
 root = S.staging(os.path.join(W, "root"), loader="grub")
+# os-prober's id for another EFI system on the ESP: what the block's
+# savedefault test looks for.
+OTHER = f"osprober-efi-{S.ESP_UUID}"
 S.add_grub_tools(root)
 # Two more menu entries, as os-prober or a custom script would add them.
 S.fx.write(root, "/etc/grub.d/45_tsctui_test", f"""#!/bin/sh
 cat <<'EOF'
-menuentry 'Other system' --id other {{
+menuentry 'Other system' --id {OTHER} {{
+  savedefault
   insmod chain
   search --no-floppy --fs-uuid --set=root {S.ESP_UUID}
   chainloader /EFI/other/shutdown.efi
@@ -131,19 +143,24 @@ t.ok(st and st["stage"]["guard"] == "clear" and
 
 # ---- 3: the stage syncs; kernel-arg on -----------------------------------
 outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
+    "mkdir -p /etc/default/grub.d && echo GRUB_SAVEDEFAULT=true "
+    ">/etc/default/grub.d/zz-savedefault.cfg",
     "tsctui kernel-arg nowatchdog on --json",
     "grub-script-check /boot/grub/grub.cfg",
-    "grub-editenv /boot/grub/grubenv set next_entry=other",
+    f"grub-editenv /boot/grub/grubenv set next_entry={OTHER} "
+    f"saved_entry={OTHER}",
 ])
 S.story_sync(t, "boot 3", outs)
-ka = S.js(outs[4])
+ka = S.js(outs[5])
 cfg = grub_cfg()
 t.ok(S.js(outs[2]) and ka and ka["ok"] and
      g.ext4_read("/etc/default/grub.d/tsctui-nowatchdog.cfg") is not None and
-     "tsc=nowatchdog" in cfg and outs[5] and outs[5][0] == 0,
+     "tsc=nowatchdog" in cfg and outs[6] and outs[6][0] == 0 and
+     "regexp" in cfg and "savedefault" in cfg,
      "boot 3: kernel-arg nowatchdog on: the grub.d drop-in, and grub.cfg "
-     "regenerated with it", (outs[4], [line for line in cfg.splitlines()
-                                        if "linux\t" in line][:1]))
+     "regenerated with it (and with GRUB_SAVEDEFAULT: the block's test of "
+     "saved_entry, the entries' savedefault)",
+     (outs[5], [line for line in cfg.splitlines() if "linux\t" in line][:1]))
 
 # ---- 3a: the other system chosen once -------------------------------------
 text = S.story_stopped(
@@ -159,27 +176,38 @@ t.ok("tsctui report end" in text and "tsctui-test: shutdown" in text,
 S.grubenv_edit(g, W, "set", "next_entry=poweroff")
 text = S.story_stopped(
     t, "boot 3b", g, None,
-    lambda: S.grubenv_list(g, W).get("tsctui_probation") == "1" and
+    lambda: S.grubenv_list(g, W).get("tsctui_probation") == "0" and
+    S.grubenv_list(g, W).get("tsctui_synced") == "1" and
     S.grubenv_list(g, W).get("tsctui_pending") == "0" and
     S.grubenv_list(g, W).get("tsctui_tripped") == "0",
-    "a probation boot; GRUB halted from the menu", name="poweroff")
-t.ok("this boot measures only" in text and "tsctui-test: shutdown" not in
-     text, "boot 3b: the block said this boot measures only; GRUB's halt "
-     "ended it", text[-600:])
+    "no probation: the stage synced again; GRUB halted from the menu",
+    name="poweroff")
+t.ok("the last boot started another system" in text and
+     "this boot measures only" not in text and
+     "tsctui-test: shutdown" not in text,
+     "boot 3b: saved_entry names another system (GRUB_SAVEDEFAULT): the "
+     "block said so and ran no probation; GRUB's halt ended it",
+     text[-600:])
 
 # ---- 3c: Linux again: nothing tripped ---------------------------------------
 outs, text, res = g.boot("linux", ["tsctui report --json",
                                    "tsctui guard status --json",
                                    "tsctui boot-ok --json",
-                                   "tsctui guard status --json"])
-rep_, gs, ok, after = (S.js(outs[0]), S.js(outs[1]), S.js(outs[2]),
-                       S.js(outs[3]))
-t.ok(rep_ and rep_["mode"] == "sync" and gs and gs["guard"] == "pending" and
-     ok and "confirmed" in ok["message"] and after and
-     after["guard"] == "clear",
-     "boot 3c: after the other system and the power-off at the menu, Linux "
-     "runs with the stage syncing, nothing tripped; boot-ok confirms the "
-     "sync boot", (rep_ and rep_["mode"], outs[1], outs[2]))
+                                   "tsctui guard status --json",
+                                   "tsctui status --json"])
+rep_, gs, ok, after, st = (S.js(outs[0]), S.js(outs[1]), S.js(outs[2]),
+                           S.js(outs[3]), S.js(outs[4]))
+kinds = [e["kind"] for e in (st or {}).get("kernel", {}).get("events", [])]
+t.ok(rep_ and rep_["mode"] == "sync" and rep_["msr_writes"] >= 1 and
+     "this boot measures only" not in text and gs and
+     gs["guard"] == "pending" and ok and "confirmed" in ok["message"] and
+     after and after["guard"] == "clear" and st and
+     st["clocksource"]["current"] == "tsc" and "warp" not in kinds,
+     "boot 3c: Linux after another system (GRUB_SAVEDEFAULT's saved_entry): "
+     "no probation, the stage syncs and the kernel's clocksource is tsc; "
+     "boot-ok confirms the sync boot",
+     (rep_ and rep_["mode"], outs[1], outs[2], st and st["clocksource"],
+      kinds))
 
 # ---- 4: a sync boot whose kernel never reaches user space ----------------
 S.story_stopped(t, "boot 4", g, b"Loading Linux",
@@ -189,8 +217,15 @@ S.story_stopped(t, "boot 4", g, b"Loading Linux",
                 name="kernel-hang")
 
 # ---- 5: probation: measure only; strike 1 ---------------------------------
-outs, text, res = g.boot("probation", S.PROBATION_COMMANDS)
+outs, text, res = g.boot("probation", S.PROBATION_COMMANDS + [
+    "tsctui status"])
 S.story_probation(t, "boot 5", outs, text, grub=True)
+t.ok(outs[4] and "a probation boot after an unconfirmed sync: the TSC was "
+     "not synced this boot" in outs[4][1] and "GRUB_SAVEDEFAULT" not in
+     outs[4][1],
+     "boot 5: saved_entry names Linux (the last boot hung there): status "
+     "says this was a probation boot, and with GRUB_SAVEDEFAULT set offers "
+     "no setting", outs[4])
 # A stage that died mid-run (the release build cannot hang on purpose;
 # grub-boot.t has the sim build's sim.hang=1): its pending.
 S.grubenv_edit(g, W, "set", "tsctui_pending=1")
@@ -218,6 +253,7 @@ outs, text, res = g.boot("nowatchdog", [
     "cat /proc/cmdline",
     "tsctui status --json",
     "tsctui report --json",
+    "rm /etc/default/grub.d/zz-savedefault.cfg",
     "tsctui uninstall --json",
 ])
 st, rep = S.js(outs[1]), S.js(outs[2])
@@ -227,13 +263,13 @@ t.ok(outs[0] and "tsc=nowatchdog" in outs[0][1].split() and st and
      "boot 7: Linux runs with tsc=nowatchdog from the regenerated grub.cfg, "
      "and the stage ran again, in measure mode",
      (outs[0], st and st["kernel"], outs[2]))
-un = S.js(outs[3])
+un = S.js(outs[4])
 cfg = grub_cfg()
 t.ok(un and un["ok"] and BLOCK not in cfg and "tsc=nowatchdog" not in cfg
      and g.ext4_read("/etc/default/grub.d/tsctui-nowatchdog.cfg") is None
      and g.ext4_read("/etc/tsctui/tsctui.conf") is None,
      "boot 7: `tsctui uninstall` in Linux removes the drop-in and the "
-     "configuration and regenerates grub.cfg without the block", outs[3])
+     "configuration and regenerates grub.cfg without the block", outs[4])
 t.ok(cfg == first,
      "boot 7: grub.cfg is again exactly what grub-mkconfig made before "
      "install")

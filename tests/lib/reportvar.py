@@ -11,14 +11,16 @@ _HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 def _read():
     with open(_HEADER) as f:
         text = f.read()
-    strings = dict(re.findall(r'#define (TSC_REPORT_\w+) "([^"]*)"', text))
+    strings = dict(re.findall(r'#define (TSC_RE\w+) "([^"]*)"', text))
     parts = re.search(r"TSC_REPORT_VAR_GUID\(X\)\s*\\\s*X\(([^)]*)\)", text)
     if not parts or "TSC_REPORT_VAR_NAME" not in strings:
         raise ValueError(f"{_HEADER}: no variable name or GUID parts")
     p = [x.strip() for x in parts.group(1).split(",")]
     guid = "-".join([p[0], p[1], p[2], "".join(p[3:5]), "".join(p[5:])])
     return (strings["TSC_REPORT_VAR_NAME"], guid,
-            strings["TSC_REPORT_BEGIN"], strings["TSC_REPORT_END"])
+            strings["TSC_REPORT_BEGIN"], strings["TSC_REPORT_END"],
+            strings["TSC_RESUME_VAR_NAME"])
 
 
-NAME, GUID, BEGIN, END = _read()
+# RESUME_NAME: the stage's resume-guard variable, under the same GUID.
+NAME, GUID, BEGIN, END, RESUME_NAME = _read()

@@ -311,7 +311,7 @@ t.ok(len(reps) == 1 and reps[0]["result"] == "error" and
      not sd.exists("EFI/tsctui/pending"),
      "a synced marker whose delete only warns: a failure, nothing done",
      reps[0] if reps else res.text()[-1500:])
-subprocess.run(["mdeltree", "-i", sd.img, "::/EFI/tsctui/synced"],
+subprocess.run(["mdeltree", "-i", sd.part_img(0), "::/EFI/tsctui/synced"],
                capture_output=True)
 sd.remove("EFI/tsctui/probation")
 
@@ -357,6 +357,64 @@ t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
      "syncs again", reps[0] if reps else res.text()[-1500:])
 sd.remove("EFI/tsctui/synced")  # what `tsctui boot-ok` does
 sd.write("loader/loader.conf", "timeout 0\ndefault off.conf\n")
+
+# Hibernation resume (issue 26, item 1): the sleep hook's marker on the
+# ESP.  The stage runs the configured mode without writing one byte of the
+# ESP (the hibernated kernel has it mounted); its guard for that boot is
+# its own non-volatile variable, set before the work and deleted after it.
+RESUME_VAR = (REPORT_GUID, reportvar.RESUME_NAME)
+
+
+def resume_boot(step, options, until=None, timeout=120):
+    sd.write("EFI/tsctui/options", options + "\n")
+    sd.write("EFI/tsctui/hibernated", "")
+    before = open(sd.path, "rb").read()
+    log = os.path.join(WORK, f"sd-boot-{step}.log")
+    res = qemu.boot(sd, sd_vars, timeout=timeout, log_path=log, until=until,
+                    **rig.one_counter())
+    t.diag(f"systemd-boot {step}: {res.seconds:.1f} s")
+    same = open(sd.path, "rb").read() == before
+    return res, ([] if until else reports(log)), same
+
+
+# Synced still set: the last sync was not confirmed, so measure only; and
+# a resume starts no probation (synced stays, no probation marker).
+sd.write("EFI/tsctui/synced", "")
+res, reps, same = resume_boot("resume-unconfirmed", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["mode"] == "measure" and
+     reps[0]["msr_writes"] == 0 and reps[0].get("nvram_writes") == 2 and
+     "measures only" in (reps[0]["reason"] or "") and same and
+     RESUME_VAR not in ovmfvars.parse(sd_vars),
+     "resume after an unconfirmed sync: measure only, no probation started, "
+     "the ESP byte-identical, the guard's variable set and deleted (2 "
+     "non-volatile writes)", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/synced")
+res, reps, same = resume_boot("resume-sync", f"mode=sync {E595}")
+ok, bad = residual_ok(reps[0], 150) if reps else (False, None)
+t.ok(len(reps) == 1 and reps[0]["mode"] == "sync" and
+     reps[0]["msr_writes"] > 0 and ok and reps[0].get("nvram_writes") == 2 and
+     "resume boot" in (reps[0]["reason"] or "") and same and
+     RESUME_VAR not in ovmfvars.parse(sd_vars),
+     "resume after a confirmed sync: the stage syncs, the ESP "
+     "byte-identical, the guard's variable deleted again",
+     reps[0] if reps else res.text()[-1500:])
+res, reps, same = resume_boot("resume-hang", f"mode=sync {E595} sim.hang=1",
+                              until=b"hanging now", timeout=90)
+v = ovmfvars.parse(sd_vars).get(RESUME_VAR)
+t.ok(not res.timed_out and same and v is not None and
+     v[0] & ovmfvars.NON_VOLATILE,
+     "a resume boot that hangs in the stage: the ESP byte-identical, the "
+     "guard's non-volatile variable left set", v)
+sd.remove("EFI/tsctui/hibernated")  # the hibernated image is given up
+res, reps = sd_boot("after-resume-hang", f"mode=sync {E595}")
+t.ok(len(reps) == 1 and reps[0]["result"] == "guard-tripped" and
+     "resume boot" in (reps[0]["reason"] or "") and
+     reps[0]["cpus"] == [] and reps[0].get("nvram_writes") == 1 and
+     sd.exists("EFI/tsctui/disabled") and
+     RESUME_VAR not in ovmfvars.parse(sd_vars),
+     "the next boot finds the variable: guard-tripped, disabled on the ESP, "
+     "the variable deleted", reps[0] if reps else res.text()[-1500:])
+sd.remove("EFI/tsctui/disabled")  # what `tsctui guard reset` does
 
 # ---- Firmware-entry path: chain-loading next=BootXXXX --------------------
 # OVMF boots a disk's \EFI\BOOT\BOOTX64.EFI before its Shell, so the Shell

@@ -351,6 +351,17 @@ t.ok("a probation boot after an unconfirmed sync: the TSC was not synced "
      "this boot" in txt and "default @saved" in txt,
      "stage set to sync, this boot measured only: status says it was a "
      "probation boot and names the setting that lets systemd-boot tell", txt)
+# With `default @saved` the stage could tell, and saw no other system: the
+# sentence says so instead of offering the setting.
+fx.write(root, "/efi/loader/loader.conf", "timeout 3\ndefault @saved\n")
+txt = subprocess.run([TSCTUI, "--root", root, "status", "--kernel-log",
+                      os.path.join(LOGS, "e595-bios128-warp.dmesg")],
+                     capture_output=True, text=True).stdout
+t.ok("a probation boot after an unconfirmed sync" in txt and
+     "recorded no other system's boot" in txt and "default @saved" not in txt,
+     "with `default @saved` in loader.conf: the probation sentence offers no "
+     "setting", txt)
+os.remove(os.path.join(root, "efi/loader/loader.conf"))
 fx.write(root, "/efi/EFI/tsctui/options", "mode=measure\n")
 text, rows = report_rows(root)
 t.ok(rows == {i: str(ZEN_APIC.index(i)) for i in range(1, 8)} and

@@ -85,6 +85,7 @@ static void full_sample(struct tsc_report *r)
 	r->nap = 9;
 	r->ncpus = 12;
 	r->omitted = 2;
+	r->nvram_writes = 2;
 }
 
 /* The shared fixture (tests/fixtures/report/, which the CLI's JSON test

@@ -210,6 +210,44 @@ static void check_counts_new_surveys_for_five_minutes(void **s)
 	assert_int_equal(c.warps, 0);
 }
 
+/* Sync set and this boot's report measured only: a probation boot after an
+ * unconfirmed sync.  Where the loader keeps no record of the entry booted
+ * last, the setup offers the setting that gives it one, with what it
+ * changes; not where it is set, not on a resume boot (its report counts the
+ * guard variable's writes), not on the firmware entry (no such setting). */
+static void probation_offers_the_last_boot_setting(void **s)
+{
+	(void)s;
+	stage(true, "sync", true);
+	aps(3, 0);
+	report.mode = TSC_MODE_MEASURE;
+	sys.stage.loader = LOADER_GRUB;
+	sys.stage.state.last_boot = LAST_BOOT_UNSET;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_non_null(out.last_boot);
+	assert_non_null(strstr(out.last_boot, "GRUB_SAVEDEFAULT=true"));
+	assert_non_null(strstr(out.last_boot, "It changes"));
+	sys.stage.loader = LOADER_SDBOOT;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_non_null(strstr(out.last_boot, "default @saved"));
+	sys.stage.state.last_boot = LAST_BOOT_SET;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_null(out.last_boot);
+	sys.stage.state.last_boot = LAST_BOOT_UNSET;
+	report.nvram_writes = 2;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_null(out.last_boot);
+	report.nvram_writes = 0;
+	report.mode = TSC_MODE_SYNC;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_null(out.last_boot);
+	report.mode = TSC_MODE_MEASURE;
+	sys.stage.loader = LOADER_EFI_ENTRY;
+	sys.stage.state.last_boot = LAST_BOOT_NO_SETTING;
+	setup_decide(&sys, &diag, false, false, &out);
+	assert_null(out.last_boot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +262,7 @@ int main(void)
 		cmocka_unit_test(directsync_kernel_is_not_pushed_to_sync),
 		cmocka_unit_test(runtime_skew_measures_the_rate),
 		cmocka_unit_test(check_counts_new_surveys_for_five_minutes),
+		cmocka_unit_test(probation_offers_the_last_boot_setting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,7 +125,7 @@ static int grub_boot_ok(struct act *a, const struct tsctui_conf *c,
 {
 	struct guard_marks m;
 	struct grubenv env;
-	char count[16];
+	char count[16], hib[PATH_UNDER_MAX];
 	bool exists, ok = true;
 	int rc = 0;
 
@@ -133,6 +133,13 @@ static int grub_boot_ok(struct act *a, const struct tsctui_conf *c,
 	if (grub_env_read(a, c, &env, &exists) != 0)
 		return -1;
 	if (grub_marks(a, c, &env, &m) != 0) {
+		grubenv_free(&env);
+		return -1;
+	}
+	/* The sleep hook's marker is on the ESP on this path too (the block
+	 * and the stage test it): a hibernation never resumed leaves none. */
+	stage_state_esp_file(c, "hibernated", hib, sizeof(hib));
+	if (act_remove(a, hib) != 0) {
 		grubenv_free(&env);
 		return -1;
 	}

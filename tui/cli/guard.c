@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "../../common/report_var.h"
 #include "../action/actions.h"
 #include "../source/system.h"
 #include "cli.h"
@@ -96,12 +97,20 @@ static int guard_status(const struct globals *g, bool json)
 		       "boot that reaches Linux resets them)\n",
 		       s.marks.lost, GUARD_MAX_LOST);
 	if (s.marks.hibernated)
-		printf("hibernated: the sleep hook marked the ESP; the stage "
-		       "does nothing until the system resumes\n");
+		printf("hibernated: the sleep hook marked the ESP; the next "
+		       "boot is a resume: the stage runs without writing a "
+		       "file system, its hang guard in an EFI variable\n");
+	if (s.marks.resume)
+		printf("resume: a resume boot's stage has not returned "
+		       "cleanly (the " TSC_RESUME_VAR_NAME " EFI variable); "
+		       "the next boot that is not a resume disables the "
+		       "stage\n");
 	if (s.hibernate_location == HIB_STALE)
 		printf("hibernate_location: stale: systemd's HibernateLocation "
 		       "variable is set but no hibernation is under way, and "
-		       "while it is set the stage on %s skips every boot; "
+		       "while it is set the stage on %s takes every boot for "
+		       "a resume (it writes nothing on the ESP, so no sync "
+		       "boot is confirmed or counted); "
 		       "clear it with `chattr -i " EFIVARS_DIR
 		       "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE
 		       "` and `rm` of that file\n",
@@ -110,7 +119,8 @@ static int guard_status(const struct globals *g, bool json)
 					       : "this boot path");
 	else if (s.hibernate_location == HIB_CURRENT)
 		printf("hibernate_location: current: a hibernation is under "
-		       "way; the stage skips the resume boot\n");
+		       "way; the stage runs the resume boot without writing "
+		       "a file system\n");
 	return EXIT_OK;
 }
 

@@ -24,6 +24,37 @@ static void synced(const struct diagnosis *d, bool nowatchdog, bool checking,
 		step(out, SETUP_VERIFY, 5, SETUP_ENTER_CHECK);
 }
 
+const char *setup_last_boot_advice(enum loader l)
+{
+	if (l == LOADER_GRUB)
+		return "Dual boot: GRUB_SAVEDEFAULT=true in /etc/default/grub "
+		       "(then update-grub) lets GRUB's block see that the last "
+		       "boot was another system's, and the stage syncs the "
+		       "next Linux boot anyway. It changes: every boot saves "
+		       "its entry in the grubenv (saved_entry), and with "
+		       "GRUB_DEFAULT=saved the menu's default follows the last "
+		       "choice.";
+	if (l == LOADER_SDBOOT)
+		return "Dual boot: `default @saved` in loader/loader.conf on "
+		       "the ESP lets the stage see that the last boot was "
+		       "another system's, and it syncs the next Linux boot "
+		       "anyway. It changes: systemd-boot's menu then starts "
+		       "the "
+		       "entry booted last by default, not a fixed one.";
+	return NULL;
+}
+
+/* A probation boot (sync set, this boot's report measured only, not a
+ * resume) on a loader that keeps no record of the entry booted last. */
+static const char *last_boot(const struct sys_stage *st)
+{
+	if (!st->has_state || st->state.last_boot != LAST_BOOT_UNSET ||
+	    !st->has_report || !st->mode_known || st->mode != TSC_MODE_SYNC ||
+	    st->report->mode != TSC_MODE_MEASURE || st->report->nvram_writes)
+		return NULL;
+	return setup_last_boot_advice(st->loader);
+}
+
 void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 		  bool nowatchdog, bool checking, struct setup *out)
 {
@@ -32,6 +63,7 @@ void setup_decide(const struct sysinfo *s, const struct diagnosis *d,
 	bool measure = s->stage.mode_known && s->stage.mode == TSC_MODE_MEASURE;
 
 	out->behind = 0;
+	out->last_boot = last_boot(&s->stage);
 	if (s->cpu.hypervisor)
 		step(out, SETUP_GUEST, 2, SETUP_ENTER_NOTHING);
 	else if (d->directsync && !strcmp(s->cs.current, "tsc"))

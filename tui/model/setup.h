@@ -44,7 +44,15 @@ struct setup {
 	int number;	  /* the step's number, as the screen says it */
 	long long behind; /* SETUP_SYNC: the boot CPU's smallest lag */
 	enum setup_enter enter;
+	/* This boot was a probation boot after an unconfirmed sync, and the
+	 * loader has no record of the entry booted last: the setting that
+	 * gives it one, and what it changes (a sentence); NULL otherwise. */
+	const char *last_boot;
 };
+
+/* The sentence setup_decide hands out for loader l; NULL where no setting
+ * exists (the firmware entry). */
+const char *setup_last_boot_advice(enum loader l);
 
 /* nowatchdog: the tsc=nowatchdog setting; checking: the five-minute check
  * has been started (model/setup_check.h). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -13,6 +14,7 @@
 #include "../util/path.h"
 #include "../util/words.h"
 #include "efivar.h"
+#include "../../common/report_var.h"
 #include "stage_state.h"
 
 /* A strike count above this is not one tsctui wrote (it trips at
@@ -25,6 +27,7 @@ const char *const stage_state_guard_files[] = {
 };
 const char *const stage_state_run_files[] = { STAGE_STATE_RUN_DIR "/ran-ok",
 					      STAGE_STATE_RUN_DIR "/wrote",
+					      STAGE_STATE_RUN_DIR "/tripped",
 					      NULL };
 const char *const stage_state_grub_vars[] = {
 	"tsctui_mode",	 "tsctui_options",   "tsctui_pending", "tsctui_tripped",
@@ -333,6 +336,128 @@ static enum hib_location hib_location(const char *root,
 	return esp_has(root, c, "hibernated") ? HIB_CURRENT : HIB_STALE;
 }
 
+/* The resume guard's variable (common/report_var.h), on every loader. */
+static bool resume_armed(const char *root)
+{
+	size_t len;
+	uint8_t *v = efivar_read(root, TSC_RESUME_VAR_NAME,
+				 TSC_REPORT_VAR_GUID_TEXT, &len, NULL);
+	bool set = v != NULL;
+
+	free(v);
+	return set;
+}
+
+/* The value of the last `GRUB_SAVEDEFAULT=` line of a shell fragment into
+ * val (quotes dropped); val untouched when there is none. */
+static void savedefault_in(const char *text, char *val, size_t cap)
+{
+	static const char key[] = "GRUB_SAVEDEFAULT=";
+	const char *p = text, *e;
+
+	while (p && *p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, "export ", 7))
+			p += 7;
+		if (!strncmp(p, key, strlen(key))) {
+			p += strlen(key);
+			if (*p == '"' || *p == '\'')
+				p++;
+			e = p + strcspn(p, "\"' \t\n#;");
+			snprintf(val, cap, "%.*s", (int)(e - p), p);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+static void savedefault_file(const char *root, const char *sys, char *val,
+			     size_t cap)
+{
+	char path[PATH_UNDER_MAX];
+	size_t len;
+	char *d = fsx_read(under(root, sys, path, sizeof(path)), &len);
+
+	if (d)
+		savedefault_in(d, val, cap);
+	free(d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* GRUB_SAVEDEFAULT as grub-mkconfig would see it: /etc/default/grub, then
+ * /etc/default/grub.d/ *.cfg in name order. */
+static bool grub_savedefault(const char *root)
+{
+	char path[PATH_UNDER_MAX], sys[PATH_UNDER_MAX], val[16] = "";
+	char *names[64];
+	size_t n = 0, i, len;
+	struct dirent *de;
+	DIR *d;
+
+	savedefault_file(root, "/etc/default/grub", val, sizeof(val));
+	d = fsx_opendir(under(root, "/etc/default/grub.d", path, sizeof(path)));
+	while (d && n < sizeof(names) / sizeof(names[0]) && (de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len > 4 && !strcmp(de->d_name + len - 4, ".cfg"))
+			names[n++] = strdup(de->d_name);
+		if (n && !names[n - 1])
+			n--;
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (i = 0; i < n; i++) {
+		snprintf(sys, sizeof(sys), "/etc/default/grub.d/%s", names[i]);
+		savedefault_file(root, sys, val, sizeof(val));
+		free(names[i]);
+	}
+	return !strcmp(val, "true");
+}
+
+/* `default @saved` in the ESP's loader/loader.conf (systemd-boot's own
+ * rule: the first word is the key, the rest of the line its value). */
+static bool sdboot_saved(const char *root, const struct tsctui_conf *c)
+{
+	char sys[PATH_UNDER_MAX], path[PATH_UNDER_MAX];
+	const char *p;
+	bool saved = false;
+	size_t len, n;
+	char *d;
+
+	path_join(c->esp, "/loader/loader.conf", sys, sizeof(sys));
+	d = fsx_read(under(root, sys, path, sizeof(path)), &len);
+	for (p = d; p && *p;) {
+		p += strspn(p, " \t");
+		if (!strncmp(p, "default", 7) &&
+		    (p[7] == ' ' || p[7] == '\t')) {
+			p += 7 + strspn(p + 7, " \t");
+			n = strcspn(p, " \t\r\n");
+			saved = n == 6 && !strncmp(p, "@saved", 6);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	free(d);
+	return saved;
+}
+
+static enum last_boot last_boot_of(const char *root,
+				   const struct tsctui_conf *c)
+{
+	if (c->loader == LOADER_GRUB)
+		return grub_savedefault(root) ? LAST_BOOT_SET : LAST_BOOT_UNSET;
+	if (c->loader == LOADER_SDBOOT)
+		return sdboot_saved(root, c) ? LAST_BOOT_SET : LAST_BOOT_UNSET;
+	return LAST_BOOT_NO_SETTING;
+}
+
 int stage_state_read(const char *root, const struct tsctui_conf *c,
 		     struct stage_state *s, const char **why)
 {
@@ -346,5 +471,9 @@ int stage_state_read(const char *root, const struct tsctui_conf *c,
 	s->mode_known =
 		tsc_mode_from(s->mode_word, strlen(s->mode_word), &s->mode);
 	s->hibernate_location = hib_location(root, c);
+	s->marks.resume = resume_armed(root);
+	s->last_boot = last_boot_of(root, c);
+	if (s->marks.resume && s->guard == GUARD_CLEAR)
+		s->guard = GUARD_PENDING;
 	return 0;
 }

@@ -40,6 +40,10 @@ struct guard_marks {
 	bool synced;	/* a sync run wrote; Linux has not confirmed it */
 	bool probation; /* this boot measured only, after an unconfirmed sync */
 	bool hibernated; /* ESP: the sleep hook's marker (DESIGN.md 7.1) */
+	/* The stage's tsctui_resume variable: a resume boot's stage started
+	 * and has not returned cleanly; the next boot that is not a resume
+	 * trips the guard (DESIGN.md 7.1).  Every loader. */
+	bool resume;
 	int strikes;
 	int lost; /* probation boots that never reached Linux, in a row */
 };
@@ -73,6 +77,14 @@ const char *stage_state_guard_name(enum guard_state g);
 enum hib_location { HIB_NONE, HIB_CURRENT, HIB_STALE };
 const char *stage_state_hib_name(enum hib_location h);
 
+/* Does the loader record the entry booted last, which lets the stage (or
+ * GRUB's block) tell another system's boot from a Linux boot that failed
+ * (DESIGN.md 7.1)?  systemd-boot: `default @saved` in loader/loader.conf on
+ * the ESP; GRUB: GRUB_SAVEDEFAULT=true in /etc/default/grub or a
+ * /etc/default/grub.d/ *.cfg (the last assignment wins, as grub-mkconfig
+ * sources them); the firmware entry has no such setting. */
+enum last_boot { LAST_BOOT_NO_SETTING, LAST_BOOT_SET, LAST_BOOT_UNSET };
+
 struct stage_state {
 	enum tsc_mode mode; /* TSC_MODE_OFF too when the word names none */
 	bool mode_known;    /* mode_word names a mode */
@@ -82,6 +94,7 @@ struct stage_state {
 	char since[32]; /* when the guard changed, if known */
 	struct guard_marks marks;
 	enum hib_location hibernate_location;
+	enum last_boot last_boot;
 };
 
 /* The ESP path of a state file ("options", "pending", "disabled"). */

@@ -96,9 +96,15 @@ const char *system_guard_word(const struct sys_stage *st)
 
 const char *system_probation_note(const struct sys_stage *st)
 {
+	/* A resume boot (its report counts the guard variable's writes)
+	 * measures after an unconfirmed sync too, but is no probation. */
 	if (!st->has_report || !st->mode_known || st->mode != TSC_MODE_SYNC ||
-	    st->report->mode != TSC_MODE_MEASURE)
+	    st->report->mode != TSC_MODE_MEASURE || st->report->nvram_writes)
 		return NULL;
+	if (st->has_state && st->state.last_boot == LAST_BOOT_SET)
+		return "a probation boot after an unconfirmed sync: the TSC "
+		       "was not synced this boot (the loader recorded no "
+		       "other system's boot since that sync)";
 	if (st->loader == LOADER_SDBOOT)
 		return "a probation boot after an unconfirmed sync: the TSC "
 		       "was "
