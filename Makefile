@@ -55,6 +55,11 @@ SAN_TSCTUI       := tui/tsctui-san
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(BUILD)/tests/fuzz_parsers
+# The tests' own objects are made by pattern rules, so make took them for
+# intermediates and deleted them after every link, so that each build
+# compiled them all again.
+.SECONDARY: $(UNIT_SRC:tests/unit/%.c=$(BUILD)/test/unit/%.o) \
+	$(BUILD)/test/fuzz/fuzz_parsers.o
 
 # PREFIX is compiled into tui/ (where install finds the stage, the GRUB
 # drop-in): a stamp that changes with it makes those objects rebuild, so
