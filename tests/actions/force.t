@@ -77,17 +77,7 @@ def only_empty_dirs(before, root):
 
 
 def damage(root, how):
-    ledger = os.path.join(root, "var/lib/tsctui/ledger")
-    with open(ledger, "rb") as f:
-        text = f.read()
-    os.unlink(ledger)
-    if how == "empty":
-        open(ledger, "w").close()
-    elif how == "fifo":
-        os.mkfifo(ledger)
-    elif how == "nul":
-        with open(ledger, "wb") as f:
-            f.write(text[:20] + b"\0" + text[20:])
+    fx.damage_ledger(root, how)
 
 
 # ---- the systems, installed and changed --------------------------------

@@ -376,17 +376,7 @@ try:
     for how in ("missing", "empty", "fifo", "nul"):
         root = os.path.join(WORK, "ledger-" + how)
         subprocess.run(["cp", "-a", sd, root], check=True)
-        ledger = os.path.join(root, "var/lib/tsctui/ledger")
-        with open(ledger, "rb") as f:
-            text = f.read()
-        os.unlink(ledger)
-        if how == "empty":
-            open(ledger, "w").close()
-        elif how == "fifo":
-            os.mkfifo(ledger)
-        elif how == "nul":
-            with open(ledger, "wb") as f:
-                f.write(text[:12] + b"\0" + text[12:])
+        fx.damage_ledger(root, how, at=12)
         before = fx.tree(root)
         u = run(root, ["uninstall"])
         d = fx.differ(before, fx.tree(root))

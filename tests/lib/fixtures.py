@@ -299,3 +299,19 @@ def copy_with_libs(root, binary, dest=None):
         if not os.path.exists(q):
             os.makedirs(os.path.dirname(q), exist_ok=True)
             shutil.copy(os.path.realpath(lib), q)
+
+
+def damage_ledger(root, how, at=20):
+    """The ledger under root made unusable: "missing", "empty", a "fifo"
+    in its place, or "nul" (a NUL byte at offset at)."""
+    ledger = os.path.join(root, "var/lib/tsctui/ledger")
+    with open(ledger, "rb") as f:
+        text = f.read()
+    os.unlink(ledger)
+    if how == "empty":
+        open(ledger, "w").close()
+    elif how == "fifo":
+        os.mkfifo(ledger)
+    elif how == "nul":
+        with open(ledger, "wb") as f:
+            f.write(text[:at] + b"\0" + text[at:])

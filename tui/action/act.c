@@ -95,14 +95,22 @@ const char *act_path_nofollow(struct act *a, const char *sys)
 	return b;
 }
 
+/* The first error of an action is the one it reports: later ones (an
+ * undo failing after it) do not overwrite it.  false when one was set. */
+static bool first_error(struct act *a, const char *fmt, va_list ap)
+{
+	if (a->error[0])
+		return false;
+	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	return true;
+}
+
 int act_fail(struct act *a, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (a->error[0])
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	first_error(a, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -113,11 +121,13 @@ int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	size_t n, w = strlen(words);
 	va_list ap;
 
-	if (a->error[0])
-		return -1;
+	bool set;
+
 	va_start(ap, fmt);
-	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	set = first_error(a, fmt, ap);
 	va_end(ap);
+	if (!set)
+		return -1;
 	n = strlen(a->error);
 	if (n >= w && !strcmp(a->error + n - w, words)) {
 		n -= w;

@@ -156,6 +156,18 @@ bool uninstall_has_stage_vars(struct act *a, const char *sys)
 	return found;
 }
 
+/* Is an efivarfs file name a firmware boot entry (Boot#### under the
+ * global GUID)?  Its variable name goes to name (9 bytes at least). */
+bool uninstall_boot_entry(const char *file, char name[16])
+{
+	if (strncmp(file, "Boot", 4) || strlen(file) < 9 ||
+	    strspn(file + 4, "0123456789ABCDEF") != 4 ||
+	    strcmp(file + 8, "-" GUID_EFI_GLOBAL))
+		return false;
+	snprintf(name, 16, "%.8s", file);
+	return true;
+}
+
 /* Does a firmware boot entry's load option name tsctui's image?  (Its
  * path is UTF-16LE in the device path: compared ASCII-wise, any case.) */
 bool uninstall_loads_tsctui(const uint8_t *d, size_t n)
@@ -217,11 +229,8 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 		uint8_t *data;
 		size_t len;
 
-		if (strncmp(e->d_name, "Boot", 4) || strlen(e->d_name) < 9 ||
-		    strspn(e->d_name + 4, "0123456789ABCDEF") != 4 ||
-		    strcmp(e->d_name + 8, "-" GUID_EFI_GLOBAL))
+		if (!uninstall_boot_entry(e->d_name, name))
 			continue;
-		snprintf(name, sizeof(name), "%.8s", e->d_name);
 		data = efivar_read(a->root, name, GUID_EFI_GLOBAL, &len, NULL);
 		if (data && uninstall_loads_tsctui(data, len))
 			left(a, &n, first, cap,

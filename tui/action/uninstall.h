@@ -20,6 +20,9 @@ extern const char *const uninstall_grubenv_places[];
 
 /* Does the grubenv at sys (under the root) hold a tsctui_* variable? */
 bool uninstall_has_stage_vars(struct act *a, const char *sys);
+/* Is an efivarfs file name a firmware boot entry (Boot#### under the
+ * global GUID)?  Its variable name, "Boot####", goes to name. */
+bool uninstall_boot_entry(const char *file, char name[16]);
 /* Does a firmware boot entry's load option name tsctui's image? */
 bool uninstall_loads_tsctui(const uint8_t *d, size_t n);
 /* How many of tsctui's artefacts are still in place, nothing said. */

@@ -163,11 +163,8 @@ static int found_entries(struct act *a, char *out, size_t cap)
 		uint8_t *data;
 		size_t len;
 
-		if (strncmp(e->d_name, "Boot", 4) || strlen(e->d_name) < 9 ||
-		    strspn(e->d_name + 4, "0123456789ABCDEF") != 4 ||
-		    strcmp(e->d_name + 8, "-" GUID_EFI_GLOBAL))
+		if (!uninstall_boot_entry(e->d_name, name))
 			continue;
-		snprintf(name, sizeof(name), "%.8s", e->d_name);
 		data = efivar_read(a->root, name, GUID_EFI_GLOBAL, &len, NULL);
 		if (data && uninstall_loads_tsctui(data, len)) {
 			snprintf(sys, sizeof(sys), "%s/%s", EFIVARS_DIR,
