@@ -35,7 +35,7 @@ HOWS = ("missing", "empty", "fifo", "nul")
 SYSTEMS = ("grub", "systemd-boot", "efi-entry")
 TIMEOUT = 20
 
-t = Tap(plan=len(SYSTEMS) * len(HOWS) + 4)
+t = Tap(plan=len(SYSTEMS) * len(HOWS) + 5)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -46,8 +46,8 @@ PLAIN = TSCTUI[:-len("-san")] if TSCTUI.endswith("-san") and \
     os.path.exists(TSCTUI[:-len("-san")]) else TSCTUI
 
 
-def run(root, *args, kill_at=None, binary=None):
-    env = dict(os.environ)
+def run(root, *args, kill_at=None, binary=None, env=None):
+    env = dict(os.environ, **(env or {}))
     env.pop("TSCTUI_TEST_KILL_AT", None)
     if kill_at:
         env["TSCTUI_TEST_KILL_AT"] = str(kill_at)
@@ -121,9 +121,17 @@ for system in SYSTEMS:
                          f" {pd[:3]}")
         if not f or f.returncode != 0 or "tsctui removed" not in f.stdout:
             wrong.append(f"force: {f and (f.returncode, f.stdout, f.stderr)}")
-        if system == "systemd-boot":
+        if how == "nul":
+            # The lines the NUL did not cut still say what tsctui made:
+            # /etc/kernel/cmdline and the directories beside other
+            # things' go too, and the tree is exactly as before install.
+            exact = fx.differ(BEFORE[system], fx.tree(root))
+            if exact:
+                wrong.append(f"a NUL-cut ledger's lines unused: {exact[:4]}")
+        elif system == "systemd-boot":
             # kernel-arg made /etc/kernel/cmdline (no copy is kept of a
-            # file tsctui creates): named, not removed.
+            # file tsctui creates), and no ledger line says so: named,
+            # not removed.
             if "etc/kernel/cmdline" not in (f and f.stdout or "") or \
                     [d for d in left if "etc/kernel/cmdline" not in d]:
                 wrong.append(f"cmdline: {left[:3]}")
@@ -137,6 +145,27 @@ for system in SYSTEMS:
         t.ok(not wrong, f"{system}, ledger {how}: uninstall refuses naming "
              "--force and changes nothing; --force puts every file back "
              "as before install and says so", "\n".join(wrong))
+
+# ---- grubby's edit, from a damaged ledger's grubby line -----------------
+path = os.path.join(WORK, "fedora")
+root = fx.fedora_grubby(path)
+genv = fx.grubby_editing(WORK, root)
+before = fx.tree(root)
+for s in (["install"], ["kernel-arg", "nowatchdog", "on"]):
+    run(root, *s, env=genv)
+entry = os.path.join(root, "boot/loader/entries/"
+                     "abc-6.5.6-300.fc39.x86_64.conf")
+with open(entry) as fh:
+    added = "tsc=nowatchdog" in fh.read()
+damage(root, "nul")
+f = run(root, "uninstall", "--force", env=genv)
+d = fx.differ(before, fx.tree(root))
+t.ok(added and f is not None and f.returncode == 0 and
+     "grubby --update-kernel=ALL --remove-args=tsc=nowatchdog" in f.stdout
+     and not d, "Fedora, ledger cut by a NUL: --force runs grubby to take "
+     "tsc=nowatchdog back out of every kernel (the ledger's grubby line), "
+     "and every file is as before install",
+     f"{added} {f and (f.returncode, f.stdout[-400:], f.stderr)} {d[:4]}")
 
 # ---- its dry run is its plan ---------------------------------------------
 root = copy(TEMPLATES["grub"], "dry")

@@ -158,6 +158,9 @@ const char *act_verb(enum change_kind what);
 int act_ledger_load(struct act *a);
 int act_ledger_save(struct act *a);
 bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys);
+/* A damaged ledger's lines that still read as entries, added to a's
+ * (uninstall --force); how many, or -1. */
+int act_ledger_salvage(struct act *a);
 /* Undoes the entries from index `from` on, newest first, going on past
  * an entry that cannot be undone (it stays, and the error says what is
  * left); when nothing but the ledger's own directories is left, the

@@ -168,6 +168,44 @@ int act_ledger_load(struct act *a)
 	return 0;
 }
 
+/*
+ * What uninstall --force keeps of a damaged ledger: every line that reads
+ * as act_ledger_load would read it, checked the same way.  A line with a
+ * NUL in it is dropped whole (a cut line may name a parent of the path it
+ * named: "file /etc/ke"), and so are begin lines (the caller writes its
+ * own).  The count kept, or -1 with the error.
+ */
+int act_ledger_salvage(struct act *a)
+{
+	char *data, *line, *end, *sp;
+	enum ledger_kind k;
+	size_t len, n = 0;
+	int rc = 0;
+
+	data = fsx_read_own(act_path_nofollow(a, TSCTUI_LEDGER), &len);
+	if (!data)
+		return 0; /* missing, a FIFO, a link: nothing to read */
+	for (line = data; rc == 0 && line < data + len; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(data + len - line));
+		if (!end)
+			end = data + len; /* a last line without its newline */
+		*end = '\0';
+		sp = strchr(line, ' ');
+		if (strlen(line) != (size_t)(end - line) || !sp)
+			continue;
+		*sp = '\0';
+		if (!ledger_kind_from(line, &k) || k == L_BEGIN ||
+		    !entry_valid(k, sp + 1) || !unescape(sp + 1))
+			continue;
+		if (!act_ledger_has(a, k, sp + 1)) {
+			rc = act_ledger_add(a, k, sp + 1);
+			n++;
+		}
+	}
+	free(data);
+	return rc ? -1 : (int)n;
+}
+
 int act_ledger_add(struct act *a, enum ledger_kind k, const char *sys)
 {
 	if (k != L_BEGIN && act_ledger_has(a, k, sys))

@@ -203,6 +203,38 @@ static void cmdline_note(struct act *a)
 	free(d);
 }
 
+static int by_path(const void *x, const void *y)
+{
+	return strcmp(((const struct ledger_entry *)x)->path,
+		      ((const struct ledger_entry *)y)->path);
+}
+
+/* The found ledger in the replay's order: begin lines, then every
+ * directory, each after its parent (a parent's path sorts before its
+ * children's), then everything else as it was found.  Undone backwards,
+ * a directory is tried only once nothing it may hold is left. */
+static void dirs_first(struct act *a)
+{
+	struct ledger_entry *t = malloc(a->nledger * sizeof(*t));
+	size_t i, n = 0, dirs;
+
+	if (!t)
+		return; /* the order found: only some directories may stay */
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind == L_BEGIN)
+			t[n++] = a->ledger[i];
+	dirs = n;
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind == L_DIR)
+			t[n++] = a->ledger[i];
+	qsort(t + dirs, n - dirs, sizeof(*t), by_path);
+	for (i = 0; i < a->nledger; i++)
+		if (a->ledger[i].kind != L_BEGIN && a->ledger[i].kind != L_DIR)
+			t[n++] = a->ledger[i];
+	memcpy(a->ledger, t, n * sizeof(*t));
+	free(t);
+}
+
 static const char *const dirs_of_tsctui[] = {
 	"/etc/tsctui", "/etc/systemd/system/tsctui-boot.service.d", NULL
 };
@@ -295,8 +327,14 @@ int uninstall_sweep(struct act *a, bool purge, const char *damaged,
 		if (g[0] && uninstall_has_stage_vars(a, g))
 			rc = act_record(a, L_BACKUP, g);
 	}
+	/* What a damaged ledger still says, line by line: a NUL-cut one
+	 * still names the grubby edit, the /etc/kernel/cmdline kernel-arg
+	 * made and the directories tsctui made beside other things'. */
+	if (rc == 0 && damaged && act_ledger_salvage(a) < 0)
+		rc = -1;
 	if (rc != 0)
 		return -1;
+	dirs_first(a);
 	for (i = 0, found = 0; i < a->nledger; i++)
 		found += a->ledger[i].kind != L_BEGIN &&
 			 strcmp(a->ledger[i].path, TSCTUI_STATE_DIR);
