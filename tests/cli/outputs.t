@@ -112,6 +112,31 @@ t.ok(r.returncode == 0 and len(lines) == 4098 and " 1.4999 " in lines[-2]
      "says how many older ones it left out",
      lines[-1:] + lines[1:2])
 
+# ---- history: a record larger than tsctui reads ------------------------
+# More than 64 MiB is not a file tsctui wrote: said to be too large, in
+# one line, never read in part and never taken for a missing one (which
+# would print "no boots recorded yet" and fall back to the journal).
+root = os.path.join(WORK, "history-large")
+fx.base(root)
+fx.write(root, "/var/lib/tsctui/history", "")
+# sparse: nothing written but the size
+os.truncate(os.path.join(root, "var/lib/tsctui/history"), (64 << 20) + 4096)
+held = fx.tree_digest(root)
+big = [run("--root", root, "history"), run("--root", root, "history",
+                                           "--json")]
+st = run("--root", root, "status")
+t.ok(all(r.returncode == 2 and not r.stdout and
+         r.stderr.decode().count("\n") == 1 and
+         "too large" in r.stderr.decode() and
+         "/var/lib/tsctui/history" in r.stderr.decode() for r in big) and
+     "too large" in st.stdout.decode() and
+     fx.tree_digest(root) == held,
+     "history of more than 64 MiB: `history` (text and --json) says it is "
+     "too large in one line, exit 2, not that no boots are recorded; "
+     "status notes it; nothing changed",
+     [(r.returncode, r.stdout[:80], r.stderr) for r in big] +
+     [st.stdout.decode()[-300:]])
+
 # ---- check --prometheus with several samples ----------------------------
 r = run("check", "--prometheus", "--samples", "2", "--interval", "0")
 text = r.stdout

@@ -59,6 +59,12 @@ int cmd_history(const struct globals *g, int argc, char **argv)
 		system_free(&sys);
 		return app_fail("history: out of memory");
 	}
+	if (sys.history_error[0]) {
+		/* a record too large to read is not a missing one */
+		app_fail("history: %s", sys.history_error);
+		system_free(&sys);
+		return EXIT_USAGE;
+	}
 	n = sys.nhistory;
 	json_init(&j, stdout, true);
 	if (json)

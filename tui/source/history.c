@@ -2,9 +2,11 @@
 /* The boot history as rows: tsctui's own record (/var/lib/tsctui/history,
  * written by boot-ok), or while that is empty the systemd journal's past
  * boots.  For `tsctui history` and the dashboard. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../../common/tsc.h"
@@ -17,8 +19,39 @@
 
 /* A record is about 250 bytes: 64 MiB is some 250,000 boots, a machine
  * booted 20 times a day for 30 years.  A larger file is not one tsctui
- * wrote. */
+ * wrote, and is said to be too large: never read in part (its newest rows
+ * are at its end), never taken for a missing one. */
 #define HISTORY_READ_MAX (64u << 20)
+
+/* The record file's bytes, or NULL: absent (why left empty), or not
+ * readable, too large included (why says so in one line). */
+static char *read_record(const char *root, size_t *len, char *why, size_t cap)
+{
+	char path[PATH_UNDER_MAX];
+	struct stat st;
+	char *data;
+
+	why[0] = '\0';
+	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
+	data = fsx_read_max(path, HISTORY_READ_MAX, len);
+	if (data || errno == ENOENT)
+		return data;
+	if (errno == EFBIG)
+		snprintf(why, cap,
+			 "%s is too large to be tsctui's record (%llu MiB; "
+			 "at most %u MiB is read): move it aside, and "
+			 "boot-ok starts a new one",
+			 HISTORY_RECORD_FILE,
+			 fsx_stat(path, &st) == 0
+				 ? (unsigned long long)st.st_size >> 20
+				 : 0ull,
+			 HISTORY_READ_MAX >> 20);
+	else
+		snprintf(why, cap, "cannot read %s: %s", HISTORY_RECORD_FILE,
+			 errno == EINVAL ? "not a regular file"
+					 : strerror(errno));
+	return NULL;
+}
 
 static void from_record(char *line, struct hist_row *r)
 {
@@ -75,16 +108,16 @@ static void from_journal(const struct journal_boot *b, struct hist_row *r)
 	}
 }
 
-void history_last_sync_bios(const char *root, char *bios, size_t cap)
+void history_last_sync_bios(const char *root, char *bios, size_t cap, char *why,
+			    size_t wcap)
 {
-	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
+	char *data, *line, *save = NULL;
 	struct hist_row r;
 	enum tsc_mode m;
 	size_t len = 0;
 
 	bios[0] = '\0';
-	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = fsx_read_max(path, HISTORY_READ_MAX, &len);
+	data = read_record(root, &len, why, wcap);
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		from_record(line, &r);
@@ -106,20 +139,23 @@ static void reverse(struct hist_row *rows, size_t a, size_t b)
 	}
 }
 
-int history_rows(const char *root, struct hist_row *rows, int max, int *dropped)
+int history_rows(const char *root, struct hist_row *rows, int max, int *dropped,
+		 char *why, size_t wcap)
 {
-	char path[PATH_UNDER_MAX], *data, *line, *save = NULL;
+	char *data, *line, *save = NULL;
 	struct journal_boot *boots = NULL;
 	size_t len = 0, nb = 0, i, seen = 0, cap;
 	const char *err;
 	int n = 0;
 
 	*dropped = 0;
+	why[0] = '\0';
 	if (max <= 0)
 		return 0;
 	cap = (size_t)max;
-	path_under(root, HISTORY_RECORD_FILE, path, sizeof(path));
-	data = fsx_read_max(path, HISTORY_READ_MAX, &len);
+	data = read_record(root, &len, why, wcap);
+	if (!data && why[0])
+		return 0; /* there, and not readable: not the journal's turn */
 	/* The newest max records: a ring, record k at k % max, turned
 	 * oldest first at the end. */
 	for (line = data ? strtok_r(data, "\n", &save) : NULL; line;

@@ -191,14 +191,15 @@ static void read_history(const char *root, struct sysinfo *s)
 {
 	s->history = calloc(HISTORY_MAX, sizeof(*s->history));
 	if (s->history)
-		s->nhistory = history_rows(root, s->history, HISTORY_MAX,
-					   &s->history_dropped);
+		s->nhistory = history_rows(
+			root, s->history, HISTORY_MAX, &s->history_dropped,
+			s->history_error, sizeof(s->history_error));
 }
 
 int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 		      struct sysinfo *s)
 {
-	char path[4096], *d;
+	char path[4096], why[sizeof(s->notes[0])], *d;
 	size_t len;
 
 	memset(s, 0, sizeof(*s));
@@ -262,7 +263,9 @@ int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 	s->kvm_host =
 		fsx_exists(path) || s->modules.kvm_amd || s->modules.kvm_intel;
 	history_last_sync_bios(root, s->last_sync_bios,
-			       sizeof(s->last_sync_bios));
+			       sizeof(s->last_sync_bios), why, sizeof(why));
+	if (why[0])
+		note(s, "%s", why);
 	if (parts & SYS_BOOT) {
 		s->have_boot = true;
 		read_boot(root, &s->boot);

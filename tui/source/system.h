@@ -137,6 +137,8 @@ struct sysinfo {
 	/* SYS_HISTORY: the newest HISTORY_MAX boots, oldest first. */
 	int nhistory;
 	int history_dropped; /* older boots past HISTORY_MAX, left out */
+	/* "", or why the record is there and not read (too large, say) */
+	char history_error[256];
 	struct hist_row *history;
 	int nnotes;
 	char notes[SYS_MAX_NOTES][160];

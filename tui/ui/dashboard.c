@@ -57,7 +57,9 @@ static void load_history(struct dash *d)
 		u->warps[u->nwarps++] = rows[i].warp;
 		history_row_text(&rows[i], u->history[u->nhistory++], UI_LINE);
 	}
-	if (n == 0)
+	if (d->sys.history_error[0])
+		draw_addl(u->history, &u->nhistory, "%s", d->sys.history_error);
+	else if (n == 0)
 		draw_addl(u->history, &u->nhistory,
 			  "no boots recorded yet (tsctui-boot.service records "
 			  "one "
