@@ -4,7 +4,12 @@
 (an unknown mode, command or option, a --root path), one line for each
 refusal; status names a corrupt grubenv, or a state file on the ESP that
 is not a file, and the way out, instead of empty mode and guard fields;
-an action whose file is a FIFO or a directory names it and the way out."""
+an action whose file is a FIFO or a directory names it and the way out;
+under --root, an ESP that the target's fstab names and that is not
+mounted under the root is named with the command that mounts it; a
+refused uninstall takes no lock (it refuses even while another action
+holds it)."""
+import fcntl
 import json
 import os
 import shutil
@@ -29,7 +34,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 6)
+t = Tap(plan=len(ECHOES) + 8)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -119,6 +124,63 @@ for kind, make in (("FIFO", os.mkfifo), ("directory", os.mkdir)):
          f"mode on an ESP options file that is a {kind}: one line naming "
          "it and the way out, nothing changed", err)
 
-shutil.rmtree(WORK, ignore_errors=True)
+# ---- an ESP the target's fstab names, not mounted under the root ---------
+# A disk mounted from a live system has no mount table of its own (no
+# /proc in it): the target's fstab says where its ESP goes, and when
+# nothing is mounted there the refusal says so and how to mount it.
+live = fx.debian_grub(os.path.join(WORK, "live"))
+os.unlink(os.path.join(live, "proc/self/mounts"))
+fx.write(live, "/etc/fstab", "# <file system> <mount point> <type>\n"
+         "UUID=0f1e2d3c / ext4 errors=remount-ro 0 1\n"
+         "UUID=ABCD-1234 /boot/efi vfat umask=0077 0 1\n")
+before = fx.tree_digest(live)
+r = run("install", root=live)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and
+     "not mounted under" in err and "/etc/fstab" in err and
+     f"mount -o nodev,nosuid UUID=ABCD-1234 {live}/boot/efi" in err and
+     fx.tree_digest(live) == before,
+     "install under --root, the ESP in the target's fstab and not mounted "
+     "under the root: one line naming it and the mount command, exit 2, "
+     "nothing changed", err)
+
+# ---- a refused uninstall takes no lock -------------------------------------
+# Another action holds the root's lock (under --root, a lock on the root
+# directory itself): a refusal that needs no lock still refuses for its
+# own reason at once; an action that takes the lock says it is held
+# (which shows the lock is really held).
+clean = os.path.join(WORK, "clean")
+os.makedirs(os.path.join(clean, "var/lib"))
+held = os.open(clean, os.O_RDONLY | os.O_DIRECTORY)
+fcntl.flock(held, fcntl.LOCK_EX)
+env = dict(os.environ, TSCTUI_LOCK_WAIT="0")
+outs = [subprocess.run([TSCTUI, "--root", clean, "uninstall", *f],
+                       capture_output=True, env=env)
+        for f in ([], ["--force"])]
+sdl = os.path.join(WORK, "sd-noledger")
+shutil.copytree(sd, sdl, symlinks=True)
+fx.damage_ledger(sdl, "missing")
+outs.append(subprocess.run([TSCTUI, "--root", sdl, "uninstall"],
+                           capture_output=True, env=env))
+fcntl.flock(held, fcntl.LOCK_UN)
+os.close(held)
+held = os.open(sd, os.O_RDONLY | os.O_DIRECTORY)
+fcntl.flock(held, fcntl.LOCK_EX)
+busy = subprocess.run([TSCTUI, "--root", sd, "uninstall"],
+                      capture_output=True, env=env)
+fcntl.flock(held, fcntl.LOCK_UN)
+os.close(held)
+t.ok(all(o.returncode == 2 and o.stderr.count(b"\n") == 1 and
+         b"another tsctui" not in o.stderr for o in outs) and
+     b"not installed here" in outs[0].stderr and
+     b"not installed here" in outs[1].stderr and
+     b"uninstall --force" in outs[2].stderr and
+     busy.returncode == 2 and b"another tsctui" in busy.stderr,
+     "uninstall refused (nothing installed; --force on nothing; no ledger) "
+     "while another action holds the lock: its own one line, no wait for "
+     "the lock; an uninstall that would act says the lock is held",
+     [o.stderr for o in outs] + [busy.stderr])
+
 t.done()
+shutil.rmtree(WORK, ignore_errors=True)
 sys.exit(1 if t.failed else 0)

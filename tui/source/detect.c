@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "efivar.h"
@@ -45,12 +46,64 @@ static char *mounts(const char *root)
 	return d;
 }
 
+static char *fstab(const char *root)
+{
+	char path[PATH_UNDER_MAX];
+	size_t n;
+
+	path_under(root, "/etc/fstab", path, sizeof(path));
+	return fsx_read_max(path, 1u << 20, &n);
+}
+
+/* One mount table or fstab line: device, directory, type; false for a
+ * comment or a line without them. */
+static bool parse_line(const char *line, struct mount_info *m)
+{
+	if (line[strspn(line, " \t")] == '#' ||
+	    sscanf(line, "%255s %255s %31s", m->dev, m->dir, m->type) != 3)
+		return false;
+	unescape(m->dev);
+	unescape(m->dir);
+	return true;
+}
+
+/* Is dir (a path of the system under root) a mount point there: on
+ * another device than its parent?  The root itself always is. */
+static bool mounted_under(const char *root, const char *dir)
+{
+	char p[PATH_UNDER_MAX], up[PATH_UNDER_MAX], parent[PATH_UNDER_MAX];
+	char *slash;
+	struct stat a, b;
+
+	if (!strcmp(dir, "/"))
+		return true;
+	path_under(root, dir, p, sizeof(p));
+	snprintf(up, sizeof(up), "%s", dir);
+	slash = strrchr(up, '/');
+	if (!slash)
+		return false;
+	if (slash == up)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	path_under(root, up, parent, sizeof(parent));
+	return fsx_stat(p, &a) == 0 && S_ISDIR(a.st_mode) &&
+	       fsx_stat(parent, &b) == 0 && a.st_dev != b.st_dev;
+}
+
 bool detect_mount_of(const char *root, const char *sys, struct mount_info *m)
 {
 	char *data = mounts(root), *line, *save = NULL;
 	size_t best = 0;
-	bool found = false;
+	bool found = false, from_fstab = false;
 
+	/* A disk mounted from a live system has no mount table of its own
+	 * (no /proc in it): its fstab says what goes where, and each entry
+	 * counts where it is mounted under the root. */
+	if (!data && strcmp(root, "/")) {
+		data = fstab(root);
+		from_fstab = true;
+	}
 	if (!data)
 		return false;
 	for (line = strtok_r(data, "\n", &save); line;
@@ -58,11 +111,10 @@ bool detect_mount_of(const char *root, const char *sys, struct mount_info *m)
 		struct mount_info cur;
 		size_t n;
 
-		if (sscanf(line, "%255s %255s %31s", cur.dev, cur.dir,
-			   cur.type) != 3)
+		if (!parse_line(line, &cur) ||
+		    (from_fstab &&
+		     (cur.dir[0] != '/' || !mounted_under(root, cur.dir))))
 			continue;
-		unescape(cur.dev);
-		unescape(cur.dir);
 		n = strlen(cur.dir);
 		if (strcmp(cur.dir, "/") != 0 &&
 		    (strncmp(sys, cur.dir, n) != 0 ||
@@ -120,6 +172,11 @@ bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 {
+	/* an fstab names it by its UUID already */
+	if (!strncmp(dev, "UUID=", 5) && dev[5]) {
+		snprintf(uuid, cap, "%s", dev + 5);
+		return true;
+	}
 	return detect_link_to(root, "/dev/disk/by-uuid", dev, uuid, cap);
 }
 
@@ -178,6 +235,25 @@ bool detect_efivars(const char *root)
 	return fsx_is_dir(p);
 }
 
+/* The reason detect_esp gives when it names the fstab's entry. */
+static _Thread_local char esp_why[PATH_UNDER_MAX * 2 + 700];
+
+/* The target's fstab entry for a vfat file system at one of the ESP's
+ * usual places (the first), mounted or not. */
+static bool esp_in_fstab(const char *root, struct mount_info *m)
+{
+	char *data = fstab(root), *line, *save = NULL;
+	bool found = false;
+
+	for (line = data ? strtok_r(data, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		found = parse_line(line, m) && !strcmp(m->type, "vfat") &&
+			(!strcmp(m->dir, "/boot/efi") ||
+			 !strcmp(m->dir, "/efi") || !strcmp(m->dir, "/boot"));
+	free(data);
+	return found;
+}
+
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 {
 	static const char *const places[] = { "/boot/efi", "/efi", "/boot" };
@@ -206,6 +282,17 @@ bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 			snprintf(esp, cap, "%s", places[i]);
 			return true;
 		}
+	}
+	if (strcmp(root, "/") && esp_in_fstab(root, &m)) {
+		/* The target says where its ESP goes, and nothing is mounted
+		 * there under the root: the one step left is the user's. */
+		snprintf(esp_why, sizeof(esp_why),
+			 "the ESP (%s in the target's /etc/fstab, at %s) is "
+			 "not mounted under %s (mount -o nodev,nosuid %s "
+			 "%s%s): mount the ESP or give --esp",
+			 m.dev, m.dir, root, m.dev, root, m.dir);
+		*why = esp_why;
+		return false;
 	}
 	*why = "no vfat file system mounted at /boot/efi, /efi or /boot; "
 	       "mount the ESP or give --esp";
