@@ -446,11 +446,18 @@ rc, out, err = run(root, "guard", "status")
 t.ok(rc == 0 and out["hibernate_location"] == "none",
      "esp guard: no HibernateLocation: none", out)
 fx.write(root, S + "hibernated", "")
-twice("esp guard: guard reset removes every marker and the strikes", root,
+# A resume boot's stage that never returned left its guard in an EFI
+# variable; the next boot that is not a resume would trip on it.
+RESUME = f"/sys/firmware/efi/efivars/{reportvar.RESUME_NAME}-{reportvar.GUID}"
+fx.efivar(root, reportvar.RESUME_NAME, reportvar.GUID, b"\x01")
+twice("esp guard: guard reset removes every marker, the strikes and the "
+      "resume guard's variable", root,
       "guard", "reset", check=lambda o: not any(
           exists(root, S + f) for f in ("pending", "disabled", "synced",
                                         "probation", "strikes",
-                                        "hibernated")))
+                                        "hibernated")) and
+      not exists(root, RESUME) and
+      changed(o).get(RESUME) == "removed")
 fx.write(root, S + "lost1", "")
 rc2, text, _ = human(root, "guard", "status")
 t.ok("lost: 1 of 5" in text, "esp guard: a lost probation boot is counted "

@@ -313,6 +313,15 @@ keys("s")
 s = wait_for("five-minute check", 5)
 t.ok("5. After the next boot: the kernel kept the TSC" in s,
      "setup step 5: the kernel kept the TSC; a five-minute check offered", s)
+# This boot's report is still the measure-only one, with sync set: a
+# probation boot, and systemd-boot without `default @saved` keeps no
+# record of the entry booted last.  The setup offers the setting and what
+# it changes (the model's setup.last_boot).
+flat = " ".join(s.split())
+t.ok("Dual boot: `default @saved` in loader/loader.conf" in flat and
+     "It changes:" in flat,
+     "setup on a probation boot without @saved: offers `default @saved` "
+     "and says what it changes", s)
 keys("Enter")
 s = wait_for("surveys", 5)
 s = wait_for("left", 5)

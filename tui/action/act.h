@@ -211,6 +211,10 @@ int act_var_create(struct act *a, const char *name, const void *data,
 		   size_t len);
 int act_var_modify(struct act *a, const char *name, const void *data,
 		   size_t len);
+/* A variable of the stage's own (not the ledger's: the stage writes it,
+ * like its files on the ESP) deleted when it is there, the change
+ * recorded; absent is fine.  0, or -1 with the error. */
+int act_var_remove(struct act *a, const char *name, const char *guid);
 /* A change a tool makes, recorded before it runs (act_record), and
  * forgotten once the tool has taken it back (act_forget). */
 int act_record(struct act *a, enum ledger_kind k, const char *sys);

@@ -136,3 +136,37 @@ int act_var_modify(struct act *a, const char *name, const void *data,
 	act_change(a, sys, CHANGE_MODIFIED);
 	return 0;
 }
+
+int act_var_remove(struct act *a, const char *name, const char *guid)
+{
+	char sys[256];
+	size_t len;
+	uint8_t *v = efivar_read(a->root, name, guid, &len, NULL);
+
+	snprintf(sys, sizeof(sys), EFIVARS_DIR "/%s-%s", name, guid);
+	if (!v)
+		return 0; /* not there: nothing to remove */
+	free(v);
+	if (!a->dry_run) {
+		int rc;
+
+		fsx_fault_point();
+		if (strcmp(a->root, "/") == 0) {
+			efi_guid_t g;
+
+			efi_str_to_guid(guid, &g);
+			/* libefivar makes the efivarfs file mutable first */
+			rc = efi_del_variable(g, name) < 0 && errno != ENOENT
+				     ? -1
+				     : 0;
+		} else {
+			rc = fsx_remove(act_path_nofollow(a, sys));
+		}
+		if (rc != 0)
+			return act_fail(a,
+					"cannot delete the EFI variable %s: %s",
+					name, strerror(errno));
+	}
+	act_change(a, sys, CHANGE_REMOVED);
+	return 0;
+}

@@ -6,7 +6,8 @@
  * tsctui_probation, tsctui_strikes for GRUB; the files options, pending,
  * disabled, synced, probation, strikes and hibernated in ESP/EFI/tsctui/
  * for systemd-boot and the firmware entry.  The writing half is
- * action/stagecfg.c.
+ * action/grub.c for GRUB's grubenv and action/stagecfg.c for the ESP's
+ * files.
  */
 #ifndef TSCTUI_SOURCE_STAGE_STATE_H
 #define TSCTUI_SOURCE_STAGE_STATE_H
@@ -69,7 +70,9 @@ enum guard_state { GUARD_CLEAR, GUARD_PENDING, GUARD_TRIPPED };
 const char *stage_state_guard_name(enum guard_state g);
 
 /* systemd's HibernateLocation variable (vendor GUID below): the stage on
- * the ESP paths skips every boot while it exists.  none: absent; current:
+ * the ESP paths takes every boot for a resume while it exists (it writes
+ * nothing on the ESP; its guard is the tsctui_resume variable).  none:
+ * absent; current:
  * present while a hibernation is under way (the sleep hook's hibernated
  * marker is on the ESP); stale: present with no hibernation under way
  * (systemd 253/254 can leave one after a resume that did not happen). */

@@ -122,17 +122,19 @@ static void stage_line(const struct ui_state *s, int y)
 		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report");
-	/* A stale HibernateLocation turns the stage off on every boot of the
-	 * ESP paths, silently: named on the line below (the --root line's
-	 * under --root: guard status says it there), with the fix. */
+	/* A stale HibernateLocation makes every boot of the ESP paths a
+	 * resume boot (its guard in the tsctui_resume variable, nothing
+	 * written on the ESP, so no sync is ever confirmed): named on the
+	 * line below (the --root line's under --root: guard status says it
+	 * there), with the fix. */
 	if (system_probation_note(st) && st->hib != HIB_STALE && !other_root(s))
 		draw_put(y + 1, 2, A_NORMAL, "%s", system_probation_note(st));
 	if (st->hib == HIB_STALE && !other_root(s))
-		draw_put(
-			y + 1, 2, draw_look(s, C_BAD),
-			"stale HibernateLocation variable: the stage skips "
-			"every boot; remove it: chattr -i, then rm " EFIVARS_DIR
-			"/HibernateLocation-" GUID_SYSTEMD_HIBERNATE);
+		draw_put(y + 1, 2, draw_look(s, C_BAD),
+			 "stale HibernateLocation: every boot runs as a resume "
+			 "(nothing confirmed); remove it: chattr -i, then "
+			 "rm " EFIVARS_DIR
+			 "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE);
 }
 
 static void cores(const struct ui_state *s, int y, int rows)

@@ -136,6 +136,10 @@ static void draw(const struct ui_state *s)
 		  y->cpu.tsc_adjust ? "yes" : "no");
 	draw_addtext(l, &n, "   ", s->diag->summary);
 	step(s, l, &n);
+	/* A probation boot the loader cannot tell from another system's
+	 * boot: the setting that lets it (the model's sentence). */
+	if (s->setup.last_boot)
+		draw_addtext(l, &n, "   ", s->setup.last_boot);
 	draw_lines(s, "Guided setup", l, n,
 		   s->setup.enter != SETUP_ENTER_NOTHING
 			   ? " Enter Do it   Esc Back"
