@@ -90,6 +90,32 @@ static void waiting_for_the_log(void **st)
 	done(s);
 }
 
+/* No kernel log and none coming (not root): the way out is a code, and
+ * the summary holds the command line's words for it, marked, so status
+ * prints the same bytes and the dashboard puts its own words there. */
+static void no_log_advice_is_a_code(void **st)
+{
+	struct sysinfo *s = laptop("hpet", "");
+	const char *words = diagnosis_advice_words(DIAG_ADVICE_KERNEL_LOG);
+	struct diagnosis d;
+
+	(void)st;
+	s->have_klog = false;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_string_equal(diagnosis_code_name(d.code), "unknown");
+	assert_int_equal(d.advice, DIAG_ADVICE_KERNEL_LOG);
+	assert_int_equal(d.advice_end - d.advice_at, strlen(words));
+	assert_memory_equal(d.summary + d.advice_at, words, strlen(words));
+	assert_non_null(strstr(d.summary, "and without the kernel log tsctui "
+					  "cannot say why (run as root, or "
+					  "give --kernel-log)."));
+	/* with the log, no advice */
+	s->have_klog = true;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_int_equal(d.advice, DIAG_ADVICE_NONE);
+	done(s);
+}
+
 /* The field report's first boot: a warp at boot, nothing installed. */
 static void boot_warp_asks_to_measure(void **st)
 {
@@ -699,6 +725,7 @@ int main(void)
 		cmocka_unit_test(tsc_watchdog_parameter),
 		cmocka_unit_test(drop_after_suspend),
 		cmocka_unit_test(directsync_kernel),
+		cmocka_unit_test(no_log_advice_is_a_code),
 	};
 
 	return cmocka_run_group_tests_name("diagnosis", tests, NULL, NULL);

@@ -65,6 +65,43 @@ static void the_dashboard_words_replace_the_command_line_words(void **st)
 	assert_string_equal(out, err);
 }
 
+/* The model's advice (model/diagnosis.h's enum diag_advice): every code
+ * has the dashboard's words, and they take the place of the command
+ * line's, found by the span the diagnosis marks, not by their English. */
+static void the_dashboard_words_the_diagnosis_advice(void **st)
+{
+	struct diagnosis d;
+	char out[1024];
+	int a;
+
+	(void)st;
+	for (a = DIAG_ADVICE_NONE + 1; a < DIAG_ADVICES; a++) {
+		assert_true(strlen(hint_advice_words((enum diag_advice)a)) >
+			    10);
+		assert_true(strlen(diagnosis_advice_words(
+				    (enum diag_advice)a)) > 10);
+	}
+	memset(&d, 0, sizeof(d));
+	snprintf(d.summary, sizeof(d.summary),
+		 "The clocksource is hpet, not tsc, and without the kernel "
+		 "log tsctui cannot say why %s. More.",
+		 diagnosis_advice_words(DIAG_ADVICE_KERNEL_LOG));
+	d.advice = DIAG_ADVICE_KERNEL_LOG;
+	d.advice_at = strlen("The clocksource is hpet, not tsc, and without "
+			     "the kernel log tsctui cannot say why ");
+	d.advice_end = d.advice_at +
+		       strlen(diagnosis_advice_words(DIAG_ADVICE_KERNEL_LOG));
+	hint_diagnosis(&d, out, sizeof(out));
+	assert_string_equal(out, "The clocksource is hpet, not tsc, and "
+				 "without the kernel log tsctui cannot say why "
+				 "(run tsctui as root: reading the kernel log "
+				 "needs it). More.");
+	/* no advice: the summary as it is */
+	d.advice = DIAG_ADVICE_NONE;
+	hint_diagnosis(&d, out, sizeof(out));
+	assert_string_equal(out, d.summary);
+}
+
 /* Every word of text, in order, in the rows of width w: nothing cut. */
 static int render(const char *text, int w, char *out, size_t cap)
 {
@@ -121,6 +158,7 @@ int main(void)
 		cmocka_unit_test(
 			the_dashboard_words_replace_the_command_line_words),
 		cmocka_unit_test(every_message_fits_60x15_and_80x24),
+		cmocka_unit_test(the_dashboard_words_the_diagnosis_advice),
 	};
 
 	return cmocka_run_group_tests_name("hint", tests, NULL, NULL);

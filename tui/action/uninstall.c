@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/report_var.h"
 #include "../format/grubenv.h"
 #include "../format/history_record.h"
 #include "../source/efivar.h"
@@ -356,6 +357,9 @@ static int replay(struct act *a, bool purge, struct tsctui_conf *c)
 	}
 	if (have > 0)
 		remove_run_dir(a, c);
+	/* ... and the resume guard's variable a resume boot's stage left. */
+	if (act_var_remove(a, TSC_RESUME_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT))
+		return -1;
 	if (purge)
 		act_remove(a, HISTORY_RECORD_FILE);
 	if (act_ledger_undo(a, 0) != 0)

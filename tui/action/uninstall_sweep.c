@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/report_var.h"
 #include "../format/grubenv.h"
 #include "../format/history_record.h"
 #include "../source/efivar.h"
@@ -372,6 +373,8 @@ int uninstall_sweep(struct act *a, bool purge, const char *damaged,
 	}
 	if (purge)
 		act_remove(a, HISTORY_RECORD_FILE);
+	if (act_var_remove(a, TSC_RESUME_VAR_NAME, TSC_REPORT_VAR_GUID_TEXT))
+		return -1;
 	if (act_ledger_undo(a, 0) != 0)
 		return -1;
 	if ((grub || c.loader == LOADER_GRUB) && grub_regenerate(a))

@@ -42,6 +42,23 @@ static void say(struct diagnosis *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const char *const advice_table[] = {
+	[DIAG_ADVICE_NONE] = "",
+	[DIAG_ADVICE_KERNEL_LOG] = "(run as root, or give --kernel-log)",
+};
+_Static_assert(STRING_TABLE_SIZE(advice_table) == DIAG_ADVICES,
+	       "every advice has the command line's words");
+STRING_TABLE_TO(diagnosis_advice_words, enum diag_advice, advice_table, "")
+
+/* The way out a, in the command line's words, marked where it is. */
+static void say_advice(struct diagnosis *d, enum diag_advice a)
+{
+	d->advice_at = strlen(d->summary);
+	say(d, "%s", diagnosis_advice_words(a));
+	d->advice_end = strlen(d->summary);
+	d->advice = a;
+}
+
 /* 6601281288 -> "6,601,281,288" */
 static void grouped(long long v, char *out, size_t cap)
 {
@@ -685,13 +702,17 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		else
 			say(d, "The current clocksource is not known (neither "
 			       "sysfs nor the log's switches say), ");
-		say(d, "%s.",
-		    !s->have_klog ? "and without the kernel log tsctui cannot "
-				    "say why (run as root, or give "
-				    "--kernel-log)"
-		    : find(s, KLOG_UNSTABLE) ? "and the kernel log says why"
-					     : "and the kernel log does not "
-					       "say why");
+		if (!s->have_klog) {
+			say(d, "and without the kernel log tsctui cannot say "
+			       "why ");
+			say_advice(d, DIAG_ADVICE_KERNEL_LOG);
+			say(d, ".");
+		} else {
+			say(d, "%s.",
+			    find(s, KLOG_UNSTABLE)
+				    ? "and the kernel log says why"
+				    : "and the kernel log does not say why");
+		}
 		unstable_words(s, d);
 	}
 	if (last_sync_bios && last_sync_bios[0] && s->machine.bios_version[0] &&

@@ -34,9 +34,26 @@ enum diag_code {
  * code back from its word, so the reverse lookup is not written. */
 const char *diagnosis_code_name(enum diag_code c);
 
+/* A way out the summary names, which each front end words its own way
+ * (the command line names an option, the dashboard says what to do
+ * there): a code, its command-line words in diagnosis.c's table, the
+ * dashboard's in ui/hint.c's.  The summary holds the command line's
+ * words, so status prints it as it is; summary[advice_at, advice_end)
+ * are those words. */
+enum diag_advice {
+	DIAG_ADVICE_NONE,
+	DIAG_ADVICE_KERNEL_LOG, /* the kernel log would say why: root, or
+				   a saved copy of it */
+	DIAG_ADVICES
+};
+/* The command line's words for a ("(run as root, or give ...)"). */
+const char *diagnosis_advice_words(enum diag_advice a);
+
 struct diagnosis {
 	enum diag_code code;
 	char summary[768];
+	enum diag_advice advice; /* DIAG_ADVICE_NONE: none in the summary */
+	size_t advice_at, advice_end;
 	int nrecs;
 	const char *recs[DIAG_MAX_RECS];
 	/* The kernel's verdict for this boot, in words, e.g. "TSC dropped at

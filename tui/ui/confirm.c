@@ -143,39 +143,6 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	u->view = V_CONFIRM;
 }
 
-/* The diagnosis's command-line hints, and what to do at the dashboard
- * instead.  The actions' hints are codes (hint.c); the model's advice is
- * still a sentence (model/diagnosis.c), reworded here until it is one. */
-static const char *const words[][2] = {
-	{ "(run as root, or give --kernel-log)",
-	  "(run tsctui as root: reading the kernel log needs it)" },
-	{ "give --kernel-log",
-	  "start tsctui with a saved copy of the target's kernel log "
-	  "(tsctui(8), --root)" },
-};
-
-void confirm_words(const char *msg, char *out, size_t cap)
-{
-	size_t i, o = 0;
-	const char *p = msg;
-
-	while (*p && o + 1 < cap) {
-		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-			if (!strncmp(p, words[i][0], strlen(words[i][0])))
-				break;
-		if (i < sizeof(words) / sizeof(words[0])) {
-			o += (size_t)snprintf(out + o, cap - o, "%s",
-					      words[i][1]);
-			if (o >= cap)
-				o = cap - 1;
-			p += strlen(words[i][0]);
-		} else {
-			out[o++] = *p++;
-		}
-	}
-	out[o] = '\0';
-}
-
 void confirm_install(struct dash *d, enum loader loader)
 {
 	const struct mount_info *m = d->sys.boot.vfat;

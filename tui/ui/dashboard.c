@@ -21,6 +21,7 @@
 #include "../app.h"
 #include "../view/draw.h"
 #include "dashboard.h"
+#include "hint.h"
 
 /* Re-read the system this often, and after every action. */
 #define REFRESH_S 5
@@ -92,8 +93,10 @@ static void derive(struct dash *d)
 		assess_rate_from_engine(&d->snap, &live.rate);
 	live.checking = setup_check_started(&d->check);
 	assess_make(&d->sys, &live, &d->as);
-	confirm_words(d->as.diag.summary, said, sizeof(said));
+	/* The model's summary in the dashboard's words, once. */
+	hint_diagnosis(&d->as.diag, said, sizeof(said));
 	snprintf(d->as.diag.summary, sizeof(d->as.diag.summary), "%s", said);
+	d->as.diag.advice = DIAG_ADVICE_NONE;
 	d->ui.setup = d->as.setup;
 	d->ui.nowatchdog = d->as.nowatchdog;
 	d->ui.struck_out = d->as.struck_out;

@@ -83,9 +83,4 @@ bool confirm_needs_root(struct dash *d);
  * else a menu of the vfat mounts there are, or, with none, a
  * confirmation that says in words what to do first. */
 void confirm_install(struct dash *d, enum loader loader);
-/* The diagnosis said for a person at the dashboard: its command-line
- * hint ("give --kernel-log") becomes what to do here.  (An action's
- * error carries its hint as a code: hint.h.) */
-void confirm_words(const char *msg, char *out, size_t cap);
-
 #endif

@@ -22,15 +22,38 @@ _Static_assert(STRING_TABLE_SIZE(hint_table) == ACT_HINTS,
 	       "every hint has the dashboard's words");
 STRING_TABLE_TO(hint_words, enum act_hint, hint_table, "")
 
+static const char *const advice_table[] = {
+	[DIAG_ADVICE_NONE] = "",
+	[DIAG_ADVICE_KERNEL_LOG] = "(run tsctui as root: reading the kernel "
+				   "log needs it)",
+};
+_Static_assert(STRING_TABLE_SIZE(advice_table) == DIAG_ADVICES,
+	       "every advice has the dashboard's words");
+STRING_TABLE_TO(hint_advice_words, enum diag_advice, advice_table, "")
+
+/* text with text[at, end) replaced by words; text as it is when the span
+ * is not inside it. */
+static void replace(const char *text, const char *words, size_t at, size_t end,
+		    char *out, size_t cap)
+{
+	if (!words || at > end || end > strlen(text)) {
+		snprintf(out, cap, "%s", text);
+		return;
+	}
+	snprintf(out, cap, "%.*s%s%s", (int)at, text, words, text + end);
+}
+
 void hint_say(const char *error, enum act_hint h, size_t at, size_t end,
 	      char *out, size_t cap)
 {
-	size_t n = strlen(error);
+	replace(error, h == ACT_HINT_NONE ? NULL : hint_words(h), at, end, out,
+		cap);
+}
 
-	if (h == ACT_HINT_NONE || at > end || end > n) {
-		snprintf(out, cap, "%s", error);
-		return;
-	}
-	snprintf(out, cap, "%.*s%s%s", (int)at, error, hint_words(h),
-		 error + end);
+void hint_diagnosis(const struct diagnosis *d, char *out, size_t cap)
+{
+	replace(d->summary,
+		d->advice == DIAG_ADVICE_NONE ? NULL
+					      : hint_advice_words(d->advice),
+		d->advice_at, d->advice_end, out, cap);
 }
