@@ -23,7 +23,7 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 	const char *reason;
 
 	cpu_read(root, &cpu);
-	tsc_vendor_from(cpu.vendor, strlen(cpu.vendor), &ci.vendor);
+	ci.vendor = cpu.vendor;
 	ci.family = cpu.family;
 	ci.invariant_tsc = cpu.invariant_tsc;
 	ci.tsc_adjust = cpu.tsc_adjust;
@@ -35,8 +35,7 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 			 "sync is tested on AMD families 17h/19h/1Ah "
 			 "and Hygon 18h, not on %s family %xh; add "
 			 "--allow-any-cpu to try it anyway",
-			 cpu.vendor[0] ? cpu.vendor : "an unknown CPU",
-			 cpu.family);
+			 cpu_vendor_word(&cpu, "an unknown CPU"), cpu.family);
 	else
 		snprintf(why, cap, "sync refused: %s", reason);
 	return false;

@@ -472,8 +472,7 @@ static void inter_cpu_skew(const struct sysinfo *s, const struct tsc_report *r,
 {
 	const struct klog_event *e = find(s, KLOG_INTER_CPU_SKEW);
 	bool synced = r && r->mode == TSC_MODE_SYNC && r->msr_writes > 0;
-	bool amd = !strcmp(s->cpu.vendor, "amd") ||
-		   !strcmp(s->cpu.vendor, "hygon");
+	bool amd = cpu_is_amd(&s->cpu);
 	char n[32];
 
 	d->code = DIAG_INTER_CPU_SKEW;
@@ -504,7 +503,7 @@ static void inter_cpu_skew(const struct sysinfo *s, const struct tsc_report *r,
 		say(d, ": the TSCs are apart between cores at run time, "
 		       "which tsc=nowatchdog would only hide (on this kernel "
 		       "it turns the inter-CPU test off).");
-		if (!s->stage.installed && (amd || !s->cpu.vendor[0]))
+		if (!s->stage.installed && (amd || !s->cpu.vendor_known))
 			add_rec(d, "install-measure");
 	}
 }
@@ -605,8 +604,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) ||
 			readback_drop(s) ||
 			unstable_because(s, "clocksource watchdog");
-	bool amd = !strcmp(s->cpu.vendor, "amd") ||
-		   !strcmp(s->cpu.vendor, "hygon");
+	bool amd = cpu_is_amd(&s->cpu);
 	long long behind;
 	char n[32];
 
@@ -615,7 +613,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 	virt_evidence_read(s, &d->vm);
 	if (d->vm.virtual_machine) {
 		guest(s, d);
-	} else if (s->cpu.vendor[0] && !s->cpu.invariant_tsc) {
+	} else if (s->cpu.vendor_known && !s->cpu.invariant_tsc) {
 		d->code = DIAG_NO_INVARIANT_TSC;
 		d->unhealthy = true;
 		say(d,
@@ -647,7 +645,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			say(d, "At boot the kernel's warp test failed and it "
 			       "dropped the TSC");
 		}
-		if (!strcmp(s->cpu.vendor, "intel") && s->cpu.tsc_adjust) {
+		if (s->cpu.vendor_known && s->cpu.vendor == TSC_VENDOR_INTEL &&
+		    s->cpu.tsc_adjust) {
 			say(d,
 			    ", although this Intel CPU has TSC_ADJUST, "
 			    "which the kernel uses to correct offsets: that is "
@@ -655,7 +654,7 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		} else if (!s->stage.installed) {
 			say(d, "; install the stage in measure mode to see "
 			       "every core's offset before Linux starts.");
-			if (amd || !s->cpu.vendor[0])
+			if (amd || !s->cpu.vendor_known)
 				add_rec(d, "install-measure");
 		} else if (s->stage.mode_known &&
 			   s->stage.mode == TSC_MODE_MEASURE &&

@@ -44,6 +44,17 @@ static const char *field(const char *text, const char *key)
 	return NULL;
 }
 
+const char *cpu_vendor_word(const struct sys_cpu *cpu, const char *unknown)
+{
+	return cpu->vendor_known ? tsc_vendor_name(cpu->vendor) : unknown;
+}
+
+bool cpu_is_amd(const struct sys_cpu *cpu)
+{
+	return cpu->vendor_known && (cpu->vendor == TSC_VENDOR_AMD ||
+				     cpu->vendor == TSC_VENDOR_HYGON);
+}
+
 void cpu_parse(const char *text, struct sys_cpu *cpu)
 {
 	const char *p;
@@ -52,14 +63,15 @@ void cpu_parse(const char *text, struct sys_cpu *cpu)
 	memset(cpu, 0, sizeof(*cpu));
 	if ((p = field(text, "vendor_id")))
 		sscanf(p, "%31s", vendor);
+	cpu->vendor_known = vendor[0] != '\0';
 	if (!strcmp(vendor, "AuthenticAMD"))
-		strcpy(cpu->vendor, "amd");
+		cpu->vendor = TSC_VENDOR_AMD;
 	else if (!strcmp(vendor, "HygonGenuine"))
-		strcpy(cpu->vendor, "hygon");
+		cpu->vendor = TSC_VENDOR_HYGON;
 	else if (!strcmp(vendor, "GenuineIntel"))
-		strcpy(cpu->vendor, "intel");
-	else if (vendor[0])
-		strcpy(cpu->vendor, "other");
+		cpu->vendor = TSC_VENDOR_INTEL;
+	else
+		cpu->vendor = TSC_VENDOR_OTHER;
 	if ((p = field(text, "cpu family")))
 		sscanf(p, "%u", &cpu->family);
 	if ((p = field(text, "model")))

@@ -7,8 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../common/cpuid.h"
+
 struct sys_cpu {
-	char vendor[16]; /* amd | hygon | intel | other | "" (unknown) */
+	/* The stage's own enum (common/cpuid.h): its words, "amd",
+	 * "hygon", "intel", "other", are the report's; vendor_known is false
+	 * when /proc/cpuinfo names none (or cannot be read). */
+	enum tsc_vendor vendor;
+	bool vendor_known;
 	unsigned family, model;
 	char model_name[96];
 	unsigned threads;
@@ -22,5 +28,9 @@ char *cpu_read_cpuinfo(const char *root, size_t *len);
 /* Reads and parses it; false (and *cpu zeroed) when it cannot be read. */
 bool cpu_read(const char *root, struct sys_cpu *cpu);
 void cpu_parse(const char *text, struct sys_cpu *cpu);
+/* The vendor's word ("amd", ...), or unknown when it is not known. */
+const char *cpu_vendor_word(const struct sys_cpu *cpu, const char *unknown);
+/* AMD or Hygon: the CPUs whose boot warp the stage is made for. */
+bool cpu_is_amd(const struct sys_cpu *cpu);
 
 #endif

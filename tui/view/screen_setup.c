@@ -132,7 +132,7 @@ static void draw(const struct ui_state *s)
 		  !s->diag->kernel_verdict[0] ? "no log"
 		  : s->diag->verdict_cs_only  ? "no TSC event in the kernel log"
 					      : s->diag->kernel_verdict,
-		  y->cpu.vendor, y->cpu.family,
+		  cpu_vendor_word(&y->cpu, "unknown"), y->cpu.family,
 		  y->cpu.tsc_adjust ? "yes" : "no");
 	draw_addtext(l, &n, "   ", s->diag->summary);
 	step(s, l, &n);
