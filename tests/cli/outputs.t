@@ -20,7 +20,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 WORK = os.path.join(BUILD, "cli-outputs")
-t = Tap()
+t = Tap(plan=18)
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
 os.makedirs(WORK)
