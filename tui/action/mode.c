@@ -23,7 +23,7 @@ static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
 	const char *reason;
 
 	cpu_read(root, &cpu);
-	ci.vendor = cpu.vendor;
+	ci.vendor = cpu.vendor_id;
 	ci.family = cpu.family;
 	ci.invariant_tsc = cpu.invariant_tsc;
 	ci.tsc_adjust = cpu.tsc_adjust;

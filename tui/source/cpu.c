@@ -46,13 +46,13 @@ static const char *field(const char *text, const char *key)
 
 const char *cpu_vendor_word(const struct sys_cpu *cpu, const char *unknown)
 {
-	return cpu->vendor_known ? tsc_vendor_name(cpu->vendor) : unknown;
+	return cpu->vendor_known ? tsc_vendor_name(cpu->vendor_id) : unknown;
 }
 
 bool cpu_is_amd(const struct sys_cpu *cpu)
 {
-	return cpu->vendor_known && (cpu->vendor == TSC_VENDOR_AMD ||
-				     cpu->vendor == TSC_VENDOR_HYGON);
+	return cpu->vendor_known && (cpu->vendor_id == TSC_VENDOR_AMD ||
+				     cpu->vendor_id == TSC_VENDOR_HYGON);
 }
 
 void cpu_parse(const char *text, struct sys_cpu *cpu)
@@ -65,13 +65,15 @@ void cpu_parse(const char *text, struct sys_cpu *cpu)
 		sscanf(p, "%31s", vendor);
 	cpu->vendor_known = vendor[0] != '\0';
 	if (!strcmp(vendor, "AuthenticAMD"))
-		cpu->vendor = TSC_VENDOR_AMD;
+		cpu->vendor_id = TSC_VENDOR_AMD;
 	else if (!strcmp(vendor, "HygonGenuine"))
-		cpu->vendor = TSC_VENDOR_HYGON;
+		cpu->vendor_id = TSC_VENDOR_HYGON;
 	else if (!strcmp(vendor, "GenuineIntel"))
-		cpu->vendor = TSC_VENDOR_INTEL;
+		cpu->vendor_id = TSC_VENDOR_INTEL;
 	else
-		cpu->vendor = TSC_VENDOR_OTHER;
+		cpu->vendor_id = TSC_VENDOR_OTHER;
+	snprintf(cpu->vendor, sizeof(cpu->vendor), "%s",
+		 cpu_vendor_word(cpu, ""));
 	if ((p = field(text, "cpu family")))
 		sscanf(p, "%u", &cpu->family);
 	if ((p = field(text, "model")))

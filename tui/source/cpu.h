@@ -10,11 +10,15 @@
 #include "../../common/cpuid.h"
 
 struct sys_cpu {
-	/* The stage's own enum (common/cpuid.h): its words, "amd",
-	 * "hygon", "intel", "other", are the report's; vendor_known is false
-	 * when /proc/cpuinfo names none (or cannot be read). */
-	enum tsc_vendor vendor;
+	/* The stage's own enum (common/cpuid.h), which the model decides
+	 * by; vendor_known is false when /proc/cpuinfo names none (or cannot
+	 * be read). */
+	enum tsc_vendor vendor_id;
 	bool vendor_known;
+	/* Its word for printing (tsc_vendor_name: "amd", "hygon", "intel",
+	 * "other"), "" when unknown: what status and the main screen print
+	 * as they are. */
+	char vendor[16];
 	unsigned family, model;
 	char model_name[96];
 	unsigned threads;
