@@ -645,8 +645,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 			say(d, "At boot the kernel's warp test failed and it "
 			       "dropped the TSC");
 		}
-		if (s->cpu.vendor_known && s->cpu.vendor_id == TSC_VENDOR_INTEL &&
-		    s->cpu.tsc_adjust) {
+		if (s->cpu.vendor_known &&
+		    s->cpu.vendor_id == TSC_VENDOR_INTEL && s->cpu.tsc_adjust) {
 			say(d,
 			    ", although this Intel CPU has TSC_ADJUST, "
 			    "which the kernel uses to correct offsets: that is "
