@@ -49,7 +49,9 @@
  * changed, its bytes from before under TSCTUI_BACKUP too; begin: an action
  * under way (its name in place of a path); grubby: grubby added
  * tsc=nowatchdog to every kernel (the path is the setting's, a fixed key:
- * a ledger line never names a command to run). */
+ * a ledger line never names a command to run); unlinked: someone else's
+ * link removed (install --migrate), its target kept under TSCTUI_BACKUP,
+ * and made again by the undo. */
 enum ledger_kind {
 	L_DIR,
 	L_FILE,
@@ -59,6 +61,7 @@ enum ledger_kind {
 	L_VARBACKUP,
 	L_BEGIN,
 	L_GRUBBY,
+	L_UNLINKED,
 	LEDGER_KINDS /* how many: the name and undo tables' size */
 };
 /* The kind's word in the ledger file. */
@@ -220,6 +223,11 @@ void act_forget(struct act *a, enum ledger_kind k, const char *sys);
 #define ACT_GRUBBY_ARG "tsc=nowatchdog"
 const char *act_grubby_tool(struct act *a);
 int act_grubby_run(struct act *a, const char *tool, bool on);
+/* Removes someone else's file or link (install --migrate taking over
+ * another tool's job), recorded ahead so that the ledger's undo puts it
+ * back: a file's bytes as a backup (L_BACKUP), a link's target
+ * (L_UNLINKED).  Absent: nothing to do. */
+int act_take(struct act *a, const char *sys);
 /* Creates a symlink tsctui owns. */
 int act_link(struct act *a, const char *sys, const char *target);
 /* Removes a file tsctui created (and its ledger entry). */

@@ -37,7 +37,8 @@ static bool bookkeeping_gone(struct act *a, const char *sys)
 	return !strncmp(sys, TSCTUI_BACKUP, n) && sys[n] == '/' &&
 	       !fsx_is_dir(act_path(a, sys)) &&
 	       !act_ledger_has(a, L_BACKUP, sys + n) &&
-	       !act_ledger_has(a, L_VARBACKUP, sys + n);
+	       !act_ledger_has(a, L_VARBACKUP, sys + n) &&
+	       !act_ledger_has(a, L_UNLINKED, sys + n);
 }
 
 /* Would the directory sys be empty once the changes planned so far are
@@ -150,6 +151,44 @@ static void plan_grubby(struct act *a, const struct ledger_entry *e)
 	undo_grubby(a, e);
 }
 
+/* Someone else's link that install --migrate removed: made again from
+ * the target its backup holds (unless something is there by now), then
+ * the backup goes.  No backup: never removed, or already put back. */
+static int undo_unlinked(struct act *a, const struct ledger_entry *e)
+{
+	char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX], p[PATH_UNDER_MAX];
+	size_t len;
+	char *target;
+
+	act_backup_of(e->path, bsys, sizeof(bsys));
+	snprintf(b, sizeof(b), "%s", act_path_nofollow(a, bsys));
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, e->path));
+	act_drop_temp(b);
+	target = fsx_read_own(b, &len);
+	if (!target)
+		return errno == ENOENT ? 0 : -1;
+	if (!fsx_exists(p)) {
+		fsx_fault_point();
+		if (fsx_symlink(target, p) != 0) {
+			free(target);
+			return -1;
+		}
+		act_change(a, e->path, CHANGE_CREATED);
+	}
+	free(target);
+	return fsx_remove(b);
+}
+
+static void plan_unlinked(struct act *a, const struct ledger_entry *e)
+{
+	char b[PATH_UNDER_MAX];
+
+	act_backup_of(e->path, b, sizeof(b));
+	if (fsx_exists(act_path_nofollow(a, b)) &&
+	    !fsx_exists(act_path_nofollow(a, e->path)))
+		act_change(a, e->path, CHANGE_CREATED);
+}
+
 /* A begin entry goes with its action (act_commit, act_abort). */
 static int undo_nothing(struct act *a, const struct ledger_entry *e)
 {
@@ -178,6 +217,7 @@ static const struct {
 	[L_VARBACKUP] = { act_backup_restore, act_backup_plan },
 	[L_BEGIN] = { undo_nothing, plan_nothing },
 	[L_GRUBBY] = { undo_grubby, plan_grubby },
+	[L_UNLINKED] = { undo_unlinked, plan_unlinked },
 };
 _Static_assert(sizeof(undo_table) / sizeof(undo_table[0]) == LEDGER_KINDS,
 	       "every ledger kind has its undo");

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""install --migrate on fixture systems with Zanasin/tscsync installed
+(tests/lib/fixtures.py: tscsync_grub, tscsync_sdboot): tscsync's block
+leaves custom.cfg and the user's lines stay, its grubenv variables, its
+driver, its service and the service's links go, its mode is carried over
+where the stage's gate allows, and uninstall puts every byte back.  Plain
+install refuses; a file a package owns (the target's dpkg database), a
+block that never ends and a dry run change nothing.  (Killed at each of
+its writes: tests/actions/crash.t.)"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import fixtures as fx  # noqa: E402
+from paths import BUILD, TSCTUI  # noqa: E402
+from tap import Tap  # noqa: E402
+
+WORK = os.path.join(BUILD, "migrate-tests")
+UNIT = "/etc/systemd/system/tscsync-report.service"
+LINKS = [f"/etc/systemd/system/{t}.wants/tscsync-report.service"
+         for t in ("multi-user.target", "system-update.target")]
+t = Tap(plan=26)
+os.makedirs(WORK, exist_ok=True)
+
+
+def run(root, *args):
+    r = subprocess.run([TSCTUI, "--root", root, "--json", *args],
+                       capture_output=True, text=True)
+    try:
+        out = json.loads(r.stdout) if r.stdout.strip() else None
+    except json.JSONDecodeError:
+        out = r.stdout
+    return r.returncode, out, r.stderr
+
+
+def p(root, path):
+    return os.path.join(root, path.lstrip("/"))
+
+
+def read(root, path):
+    with open(p(root, path), "rb") as f:
+        return f.read()
+
+
+def genv(root, path="/boot/grub/grubenv"):
+    lines = read(root, path)[:1024].decode().split("\n")
+    return dict(line.split("=", 1) for line in lines[1:] if "=" in line)
+
+
+def snapshot(root):
+    copy = root + ".orig"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy, symlinks=True)
+    return copy
+
+
+def same(a, b):
+    r = subprocess.run(["diff", "-r", "--no-dereference", "-x",
+                        "tsctui.lock", a, b], capture_output=True, text=True)
+    return r.returncode == 0, r.stdout[-1200:]
+
+
+def refused(name, root, args, words):
+    before = snapshot(root)
+    rc, out, err = run(root, *args)
+    ok, d = same(before, root)
+    t.ok(rc == 2 and all(w in err for w in words) and
+         err.strip().count("\n") == 0 and ok,
+         f"refused: {name}", f"rc {rc}, stderr {err!r}, diff {d}")
+
+
+def changed(out):
+    return {c["path"]: c["what"] for c in out["changed"]} if out else {}
+
+
+# ---- GRUB ------------------------------------------------------------------
+root = fx.tscsync_grub(os.path.join(WORK, "grub"))
+refused("plain install while tscsync is installed", root, ["install"],
+        ["tscsync", "--migrate"])
+orig = snapshot(root)
+rc, out, err = run(root, "install", "--migrate")
+ch = changed(out)
+t.ok(rc == 0 and ch.get("/boot/grub/custom.cfg") == "modified" and
+     ch.get(UNIT) == "removed" and all(ch.get(x) == "removed" for x in LINKS),
+     "grub: install --migrate reports custom.cfg modified, the service and "
+     "its two links removed", f"rc {rc} {err} {out}")
+t.ok(read(root, "/boot/grub/custom.cfg").decode() ==
+     fx.TSCSYNC_USER_BEFORE + fx.TSCSYNC_USER_AFTER,
+     "grub: only tscsync's block leaves custom.cfg; the user's lines stay "
+     "byte for byte", read(root, "/boot/grub/custom.cfg"))
+t.ok(os.stat(p(root, "/boot/grub/custom.cfg")).st_mode & 0o777 == 0o600,
+     "grub: custom.cfg keeps its mode")
+env = genv(root)
+t.ok(not any(k.startswith("tscsync_") for k in env) and
+     env.get("tsctui_mode") == "measure" and env.get("saved_entry") == "0",
+     "grub: tscsync_* variables gone, tsctui's in measure mode, saved_entry "
+     "kept", env)
+t.ok(not any(os.path.lexists(p(root, x)) for x in [UNIT] + LINKS),
+     "grub: tscsync-report.service and its links are gone")
+t.ok("tscsync's job taken over" in out["message"] and
+     "uninstall" in out["message"],
+     "grub: the message says tscsync's job was taken over and how to undo",
+     out["message"])
+rc, out2, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and out2["changed"] == [],
+     "grub: install --migrate again changes nothing", f"rc {rc} {err} {out2}")
+rc, out, err = run(root, "uninstall")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok,
+     "grub: uninstall puts tscsync back byte for byte (custom.cfg, grubenv "
+     "variables, service, links, modes)", f"rc {rc} {err} {d}")
+
+# sync carried over; not when tscsync's guard turned it off
+root = fx.tscsync_grub(os.path.join(WORK, "grub-sync"), mode="sync")
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and genv(root).get("tsctui_mode") == "sync" and
+     "sync mode carried over" in out["message"] and
+     "in sync mode" in out["message"],
+     "grub: tscsync's sync mode is carried over", f"rc {rc} {err} {out}")
+root = fx.tscsync_grub(os.path.join(WORK, "grub-tripped"), mode="sync")
+e = read(root, "/boot/grub/grubenv").replace(b"tscsync_enable=1",
+                                             b"tscsync_enable=0")
+fx.write(root, "/boot/grub/grubenv", e)
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and genv(root).get("tsctui_mode") == "measure" and
+     "not running" in out["message"],
+     "grub: sync with tscsync turned off (its guard) starts in measure",
+     f"rc {rc} {err} {out}")
+
+# a file a package owns: the target's own dpkg database says so
+root = fx.tscsync_grub(os.path.join(WORK, "grub-dpkg"))
+fx.write(root, "/var/lib/dpkg/info/tscsync:amd64.list",
+         "/.\n/etc\n/etc/systemd\n/etc/systemd/system\n" + UNIT + "\n")
+refused("a tscsync file a package owns", root, ["install", "--migrate"],
+        ["belongs to the package tscsync", "apt remove tscsync"])
+# the package database names another path: not a refusal
+root = fx.tscsync_grub(os.path.join(WORK, "grub-dpkg-other"))
+fx.write(root, "/var/lib/dpkg/info/other.list",
+         "/etc/systemd/system/other.service\n" + UNIT + ".d\n")
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0, "a package list that names other paths refuses nothing",
+     f"rc {rc} {err}")
+
+# a block that never ends: cannot be told from the user's lines
+root = fx.tscsync_grub(os.path.join(WORK, "grub-open"))
+fx.write(root, "/boot/grub/custom.cfg",
+         fx.TSCSYNC_USER_BEFORE + fx.TSCSYNC_BLOCK.rsplit("fi\n", 1)[0])
+refused("a tscsync block in custom.cfg that never ends", root,
+        ["install", "--migrate"], ["never ends", "nothing changed"])
+
+# a dry run plans the removals and changes nothing
+root = fx.tscsync_grub(os.path.join(WORK, "grub-dry"))
+before = snapshot(root)
+rc, out, err = run(root, "install", "--migrate", "--dry-run")
+ok, d = same(before, root)
+t.ok(rc == 0 and ok and changed(out).get(UNIT) == "removed" and
+     changed(out).get("/boot/grub/custom.cfg") == "modified",
+     "grub: --dry-run names the removals and changes nothing",
+     f"rc {rc} {err} {out} {d}")
+
+# ---- systemd-boot ----------------------------------------------------------
+DRIVER = "/efi/EFI/systemd/drivers/tscsyncx64.efi"
+root = fx.tscsync_sdboot(os.path.join(WORK, "sdboot"), mode="sync")
+refused("systemd-boot: plain install while tscsync's driver is there", root,
+        ["install"], [DRIVER, "--migrate"])
+orig = snapshot(root)
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and changed(out).get(DRIVER) == "removed" and
+     not os.path.exists(p(root, DRIVER)) and
+     os.path.exists(p(root, "/efi/EFI/systemd/drivers/tsctuix64.efi")),
+     "systemd-boot: tscsync's driver is removed, tsctui's put in its place",
+     f"rc {rc} {err} {out}")
+t.ok(read(root, "/efi/EFI/tsctui/options") == b"mode=sync\n",
+     "systemd-boot: its sync mode (EFI/tscsync/options) is carried over",
+     read(root, "/efi/EFI/tsctui/options"))
+t.ok(not any(os.path.lexists(p(root, x)) for x in [UNIT] + LINKS),
+     "systemd-boot: its service and links are gone")
+rc, out, err = run(root, "uninstall")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok, "systemd-boot: uninstall puts the driver, service and "
+     "links back byte for byte", f"rc {rc} {err} {d}")
+
+# a CPU outside the stage's list: sync is not carried over
+root = fx.tscsync_sdboot(os.path.join(WORK, "sdboot-intel"), mode="sync",
+                         cpuinfo=fx.CPUINFO_INTEL.replace(" tsc_adjust", ""))
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and read(root, "/efi/EFI/tsctui/options") == b"mode=measure\n"
+     and "measure mode" in out["message"] and "--allow-any-cpu" in
+     out["message"],
+     "systemd-boot: on a CPU outside the stage's list, tsctui starts in "
+     "measure and says why", f"rc {rc} {err} {out}")
+
+# a boot loader entry that starts tscsync's image goes too
+root = fx.tscsync_sdboot(os.path.join(WORK, "sdboot-entry"))
+os.unlink(p(root, DRIVER))
+ENTRY = "/efi/loader/entries/tscsync.conf"
+fx.write(root, ENTRY, "title tscsync\nefi /EFI/tscsync/tscsync.efi\n")
+orig = snapshot(root)
+refused("systemd-boot: plain install while a tscsync boot entry is there",
+        root, ["install"], [ENTRY])
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and not os.path.exists(p(root, ENTRY)) and
+     os.path.exists(p(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf")),
+     "systemd-boot: a boot entry that starts tscsync is removed, the others "
+     "stay", f"rc {rc} {err} {out}")
+rc, out, err = run(root, "uninstall")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok, "systemd-boot: uninstall puts the boot entry back",
+     f"rc {rc} {err} {d}")
+
+# ---- no tscsync ------------------------------------------------------------
+root = fx.debian_grub(os.path.join(WORK, "plain"))
+rc, out, err = run(root, "install", "--migrate")
+t.ok(rc == 0 and genv(root).get("tsctui_mode") == "measure" and
+     "taken over" not in out["message"],
+     "without tscsync, install --migrate is a plain install",
+     f"rc {rc} {err} {out}")
+refused("--migrate takes no value", root, ["install", "--migrate=yes"],
+        ["migrate"])
+
+sys.exit(t.done())
