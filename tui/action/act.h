@@ -223,6 +223,12 @@ void act_forget(struct act *a, enum ledger_kind k, const char *sys);
 #define ACT_GRUBBY_ARG "tsc=nowatchdog"
 const char *act_grubby_tool(struct act *a);
 int act_grubby_run(struct act *a, const char *tool, bool on);
+/* kernel-arg reliable off's grubby run takes tsc=reliable out of every
+ * kernel: its L_GRUBBY entry, under this key, puts it back. */
+#define ACT_GRUBBY_RELIABLE_KEY "/etc/tsctui/reliable-removed"
+#define ACT_GRUBBY_RELIABLE "tsc=reliable"
+/* grubby adding (on) or removing arg on every kernel. */
+int act_grubby_edit(struct act *a, const char *tool, const char *arg, bool on);
 /* Removes someone else's file or link (install --migrate taking over
  * another tool's job), recorded ahead so that the ledger's undo puts it
  * back: a file's bytes as a backup (L_BACKUP), a link's target

@@ -128,18 +128,22 @@ static void plan_dir(struct act *a, const struct ledger_entry *e)
 static int undo_grubby(struct act *a, const struct ledger_entry *e)
 {
 	const char *tool = act_grubby_tool(a);
+	/* which edit the entry takes back: its key says */
+	bool reliable = !strcmp(e->path, ACT_GRUBBY_RELIABLE_KEY);
+	const char *arg = reliable ? ACT_GRUBBY_RELIABLE : ACT_GRUBBY_ARG;
 
-	(void)e;
 	if (!tool) {
 		act_fail(a,
-			 "grubby added " ACT_GRUBBY_ARG " to the kernels' "
-			 "command lines and cannot be run here (under "
-			 "--root): run `grubby --update-kernel=ALL "
-			 "--remove-args=" ACT_GRUBBY_ARG "` inside the system");
+			 "grubby %s %s %s the kernels' command lines and "
+			 "cannot be run here (under --root): run `grubby "
+			 "--update-kernel=ALL %s=%s` inside the system",
+			 reliable ? "took" : "added", arg,
+			 reliable ? "out of" : "to",
+			 reliable ? "--args" : "--remove-args", arg);
 		errno = EIO;
 		return -1;
 	}
-	if (act_grubby_run(a, tool, false) != 0) {
+	if (act_grubby_edit(a, tool, arg, reliable) != 0) {
 		errno = EIO;
 		return -1;
 	}

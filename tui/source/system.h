@@ -21,6 +21,7 @@
 #include "cpu.h"
 #include "cpu_map.h"
 #include "detect.h"
+#include "fixers.h"
 #include "efivar.h"
 #include "history.h"
 #include "kernel_cmdline.h"
@@ -128,6 +129,7 @@ struct sysinfo {
 	struct sys_modules modules;
 	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
+	struct sys_fixers fixers; /* other TSC fixers installed */
 	struct tsc_rate_check rate_check;
 	/* The BIOS version of the most recent boot recorded in sync mode, ""
 	 * when none: what the diagnosis compares this BIOS with. */
