@@ -242,6 +242,51 @@ def tscsync_sdboot(root, mode="measure", **kw):
     return root
 
 
+def reliable_grub(root, **kw):
+    """Debian GRUB whose kernels get tsc=reliable (as limenode/tscsync
+    asks), in /etc/default/grub and a drop-in of its own."""
+    debian_grub(root, **kw)
+    write(root, "/etc/default/grub", 'GRUB_DEFAULT=0\n'
+          'GRUB_CMDLINE_LINUX_DEFAULT="quiet tsc=reliable"\n'
+          "GRUB_CMDLINE_LINUX=''\n")
+    write(root, "/etc/default/grub.d/tscsync.cfg",
+          'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX tsc=reliable"\n')
+    write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 "
+          "root=UUID=0f1e2d3c ro quiet tsc=reliable\n")
+    return root
+
+
+def reliable_sdboot(root, **kw):
+    """systemd-boot whose entry and running kernel have tsc=reliable, and
+    no /etc/kernel/cmdline (kernel-install would copy /proc/cmdline)."""
+    systemd_boot(root, **kw)
+    write(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf",
+          "title Debian\nversion 6.1.0-28-amd64\nlinux /vmlinuz-6.1.0-28\n"
+          "options root=UUID=0f1e2d3c quiet tsc=reliable\n")
+    write(root, "/proc/cmdline", "initrd=\\initrd.img root=UUID=0f1e2d3c "
+          "quiet tsc=reliable\n")
+    return root
+
+
+def limenode(root, **kw):
+    """limenode/tscsync as its install.sh leaves a Debian GRUB system:
+    its binary, its two units (tscsync.service enabled for sysinit.target,
+    the resume one left disabled here) and tsc=reliable."""
+    reliable_grub(root, **kw)
+    write(root, "/usr/local/sbin/tscsync", b"\x7fELF", 0o755)
+    unit = ("[Service]\nType=oneshot\n"
+            "ExecStart=/usr/local/sbin/tscsync --apply --quiet\n")
+    write(root, "/etc/systemd/system/tscsync.service",
+          unit + "[Install]\nWantedBy=sysinit.target\n")
+    write(root, "/etc/systemd/system/tscsync-resume.service",
+          unit + "[Install]\nWantedBy=suspend.target\n")
+    d = os.path.join(root, "etc/systemd/system/sysinit.target.wants")
+    os.makedirs(d, exist_ok=True)
+    os.symlink("/etc/systemd/system/tscsync.service",
+               os.path.join(d, "tscsync.service"))
+    return root
+
+
 ESP_PARTUUID = "7d3f9c1e-2b4a-4c6d-8e0f-1a2b3c4d5e6f"
 
 

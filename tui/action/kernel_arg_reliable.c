@@ -213,8 +213,14 @@ int kernel_arg_reliable_off(struct act *a)
 	running = fsx_read(path, &len);
 	live = running && words_has(running, RELIABLE);
 	free(running);
-	if (act_commit(a) != 0)
+	if (a->nchanges == had && !ran) {
+		/* nothing to do: what act_begin made for the ledger goes */
+		act_abort(a);
+		if (a->error[0])
+			return -1;
+	} else if (act_commit(a) != 0) {
 		goto undo;
+	}
 	if (a->nchanges > had || ran)
 		act_done(a, RELIABLE
 			 " removed from the next boot: the kernel "

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""install --migrate on fixture systems with Zanasin/tscsync installed
+"""Other TSC fixers (DESIGN 9.x, issue 28 item 3).
+
+install --migrate on fixture systems with Zanasin/tscsync installed
 (tests/lib/fixtures.py: tscsync_grub, tscsync_sdboot): tscsync's block
 leaves custom.cfg and the user's lines stay, its grubenv variables, its
 driver, its service and the service's links go, its mode is carried over
 where the stage's gate allows, and uninstall puts every byte back.  Plain
 install refuses; a file a package owns (the target's dpkg database), a
-block that never ends and a dry run change nothing.  (Killed at each of
-its writes: tests/actions/crash.t.)"""
+block that never ends and a dry run change nothing.
+
+kernel-arg reliable off takes tsc=reliable out of GRUB's settings, BLS
+entries and /etc/kernel/cmdline, or through grubby, and uninstall puts it
+back; status names limenode/tscsync and its units, and Zanasin/tscsync.
+(Both actions killed at each of their writes: tests/actions/crash.t.)"""
 import json
 import os
 import shutil
@@ -19,11 +25,11 @@ import fixtures as fx  # noqa: E402
 from paths import BUILD, TSCTUI  # noqa: E402
 from tap import Tap  # noqa: E402
 
-WORK = os.path.join(BUILD, "migrate-tests")
+WORK = os.path.join(BUILD, "fixers-tests")
 UNIT = "/etc/systemd/system/tscsync-report.service"
 LINKS = [f"/etc/systemd/system/{t}.wants/tscsync-report.service"
          for t in ("multi-user.target", "system-update.target")]
-t = Tap(plan=26)
+t = Tap(plan=41)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -221,5 +227,127 @@ t.ok(rc == 0 and genv(root).get("tsctui_mode") == "measure" and
      f"rc {rc} {err} {out}")
 refused("--migrate takes no value", root, ["install", "--migrate=yes"],
         ["migrate"])
+
+# ---- kernel-arg reliable off ----------------------------------------------
+root = fx.reliable_grub(os.path.join(WORK, "reliable-grub"))
+orig = snapshot(root)
+rc, out, err = run(root, "kernel-arg", "reliable", "off")
+t.ok(rc == 0 and read(root, "/etc/default/grub") ==
+     b'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\n'
+     b"GRUB_CMDLINE_LINUX=''\n" and
+     read(root, "/etc/default/grub.d/tscsync.cfg") ==
+     b'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX"\n' and
+     "uninstall" in out["message"],
+     "reliable off, GRUB: tsc=reliable leaves /etc/default/grub and its "
+     "drop-in, every other byte kept", f"rc {rc} {err} {out}")
+rc, out, err = run(root, "kernel-arg", "reliable", "off")
+t.ok(rc == 0 and out["changed"] == [] and
+     "running kernel was started with" in out["message"],
+     "reliable off again: nothing changes; it says the running kernel still "
+     "has it", f"rc {rc} {err} {out}")
+rc, out, err = run(root, "uninstall")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok, "reliable off, GRUB: uninstall puts tsc=reliable back",
+     f"rc {rc} {err} {d}")
+
+root = fx.reliable_sdboot(os.path.join(WORK, "reliable-sdboot"))
+orig = snapshot(root)
+rc, out, err = run(root, "kernel-arg", "reliable", "off")
+t.ok(rc == 0 and read(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf")
+     .endswith(b"options root=UUID=0f1e2d3c quiet\n") and
+     read(root, "/etc/kernel/cmdline") == b"root=UUID=0f1e2d3c quiet\n",
+     "reliable off, systemd-boot: out of the entry, and /etc/kernel/cmdline "
+     "seeded without it (kernel-install would copy /proc/cmdline)",
+     f"rc {rc} {err} {out}")
+rc, out, err = run(root, "uninstall")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok, "reliable off, systemd-boot: uninstall puts it back",
+     f"rc {rc} {err} {d}")
+
+# grubby (Fedora family): run to remove it, and run by uninstall to add it
+# back; not run at all where no entry has it
+work = os.path.join(WORK, "grubby")
+os.makedirs(work, exist_ok=True)
+genv_, glog = fx.grubby_double(work)
+root = fx.fedora_grubby(os.path.join(WORK, "reliable-fedora"))
+e = "/boot/loader/entries/abc-6.5.6-300.fc39.x86_64.conf"
+fx.write(root, e, read(root, e).replace(b"rhgb quiet", b"rhgb quiet "
+                                        b"tsc=reliable"))
+r = subprocess.run([TSCTUI, "--root", root, "kernel-arg", "reliable", "off"],
+                   capture_output=True, text=True, env={**os.environ, **genv_})
+r2 = subprocess.run([TSCTUI, "--root", root, "uninstall"],
+                    capture_output=True, text=True,
+                    env={**os.environ, **genv_})
+with open(glog) as f:
+    log = f.read()
+t.ok(r.returncode == 0 and r2.returncode == 0 and log ==
+     "--update-kernel=ALL --remove-args=tsc=reliable\n"
+     "--update-kernel=ALL --args=tsc=reliable\n",
+     "reliable off, grubby: removed by grubby, and uninstall has grubby add "
+     "it back", f"{r.stderr} {r2.stderr} {log!r}")
+genv_, glog = fx.grubby_double(work)
+root = fx.fedora_grubby(os.path.join(WORK, "reliable-fedora-none"))
+r = subprocess.run([TSCTUI, "--root", root, "--json", "kernel-arg",
+                    "reliable", "off"], capture_output=True, text=True,
+                   env={**os.environ, **genv_})
+t.ok(r.returncode == 0 and not os.path.exists(glog) or
+     open(glog).read() == "", "reliable off, grubby: not run where no entry "
+     "has tsc=reliable (its undo would add it to every kernel)", r.stdout)
+
+root = fx.debian_grub(os.path.join(WORK, "reliable-none"))
+before = snapshot(root)
+rc, out, err = run(root, "kernel-arg", "reliable", "off")
+ok, d = same(before, root)
+t.ok(rc == 0 and ok and "nothing to remove" in out["message"],
+     "reliable off with tsc=reliable nowhere: nothing changes",
+     f"rc {rc} {err} {out} {d}")
+refused("kernel-arg reliable on is never offered", root,
+        ["kernel-arg", "reliable", "on"], ["never offered"])
+refused("kernel-arg reliable with a word other than off", root,
+        ["kernel-arg", "reliable", "maybe"], ["only off"])
+
+# ---- status names the fixers ----------------------------------------------
+LOG = os.path.join(os.path.dirname(HERE), "fixtures", "kernlog",
+                   "healthy-synced.dmesg")
+
+
+def status(root, *extra):
+    r = subprocess.run([TSCTUI, "--root", root, "--kernel-log", LOG,
+                        "status", *extra], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+root = fx.limenode(os.path.join(WORK, "limenode"))
+rc, o, err = status(root, "--json")
+fixers = json.loads(o)["other_fixers"] if o.strip() else []
+t.ok(len(fixers) == 1 and fixers[0]["name"] == "limenode/tscsync" and
+     fixers[0]["kind"] == "user-space" and
+     "tscsync.service (enabled)" in fixers[0]["found"] and
+     "tscsync-resume.service (not enabled)" in fixers[0]["found"] and
+     "kernel-arg reliable off" in fixers[0]["advice"] and
+     "tsc=reliable (set now)" in fixers[0]["advice"],
+     "status --json: limenode/tscsync recognised, its units listed with "
+     "their state, and the way to tsctui", f"rc {rc} {err} {fixers}")
+rc, o, err = status(root)
+t.ok("other fixer: limenode/tscsync" in o and
+     "`tsctui kernel-arg reliable off` removes it" in o,
+     "status text: the fixer line, and the tsc=reliable warning names "
+     "kernel-arg reliable off", o)
+root = fx.tscsync_grub(os.path.join(WORK, "status-zanasin"))
+rc, o, err = status(root)
+t.ok("other fixer: Zanasin/tscsync (/boot/grub/custom.cfg)" in o and
+     "install --migrate" in o, "status text: Zanasin/tscsync recognised, "
+     "install --migrate named", o)
+run(root, "install", "--migrate")
+rc, o, err = status(root, "--json")
+t.ok(json.loads(o)["other_fixers"] == [],
+     "status after install --migrate: no other fixer left", o[-400:])
+root = fx.debian_grub(os.path.join(WORK, "status-none"))
+fx.write(root, "/etc/systemd/system/tscsync.service",
+         "[Service]\nExecStart=/opt/other/tscsync\n")
+rc, o, err = status(root, "--json")
+t.ok(json.loads(o)["other_fixers"] == [],
+     "status: a unit named tscsync.service that does not run limenode's "
+     "binary is not taken for it", o[-400:])
 
 sys.exit(t.done())
