@@ -28,6 +28,7 @@
 #include "kernlog.h"
 #include "loader.h"
 #include "modules.h"
+#include "power.h"
 #include "stage_report.h"
 #include "stage_state.h"
 
@@ -130,6 +131,7 @@ struct sysinfo {
 	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
 	struct sys_fixers fixers; /* other TSC fixers installed */
+	struct sys_power power;	  /* the live power source */
 	struct tsc_rate_check rate_check;
 	/* The BIOS version of the most recent boot recorded in sync mode, ""
 	 * when none: what the diagnosis compares this BIOS with. */
