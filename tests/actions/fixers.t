@@ -29,7 +29,7 @@ WORK = os.path.join(BUILD, "fixers-tests")
 UNIT = "/etc/systemd/system/tscsync-report.service"
 LINKS = [f"/etc/systemd/system/{t}.wants/tscsync-report.service"
          for t in ("multi-user.target", "system-update.target")]
-t = Tap(plan=41)
+t = Tap(plan=42)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -119,6 +119,17 @@ ok, d = same(orig, root)
 t.ok(rc == 0 and ok,
      "grub: uninstall puts tscsync back byte for byte (custom.cfg, grubenv "
      "variables, service, links, modes)", f"rc {rc} {err} {d}")
+
+# without a ledger, uninstall --force puts tscsync back too: its links'
+# copies are named as links (act_take), never written back as files
+root = fx.tscsync_grub(os.path.join(WORK, "grub-force"))
+orig = snapshot(root)
+run(root, "install", "--migrate")
+fx.damage_ledger(root, "missing")
+rc, out, err = run(root, "uninstall", "--force")
+ok, d = same(orig, root)
+t.ok(rc == 0 and ok, "grub: with the ledger lost, uninstall --force puts "
+     "tscsync back byte for byte, its links as links", f"rc {rc} {err} {d}")
 
 # sync carried over; not when tscsync's guard turned it off
 root = fx.tscsync_grub(os.path.join(WORK, "grub-sync"), mode="sync")

@@ -262,6 +262,11 @@ bool act_have_tool(const char *name);
 void act_ledger_drop_backup(struct act *a, const char *sys);
 /* The backup of sys, as a system path (TSCTUI_BACKUP + sys). */
 const char *act_backup_of(const char *sys, char *buf, size_t cap);
+/* The backup of a link act_take removed: its target, under a name of its
+ * own (TSCTUI_BACKUP + sys + ACT_LINK_SUFFIX), so that uninstall --force,
+ * without a ledger, makes a link of it again, never a file. */
+#define ACT_LINK_SUFFIX ".tsctui-link"
+const char *act_link_backup_of(const char *sys, char *buf, size_t cap);
 /* root + system path, a link as its last component left alone: for what
  * tsctui creates, replaces or removes itself (act_path follows it, inside
  * the root, as a reader would). */

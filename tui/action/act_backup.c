@@ -19,6 +19,12 @@ const char *act_backup_of(const char *sys, char *buf, size_t cap)
 	return buf;
 }
 
+const char *act_link_backup_of(const char *sys, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s" ACT_LINK_SUFFIX, TSCTUI_BACKUP, sys);
+	return buf;
+}
+
 /* Is sys the ledger's own directory, or one above it?  Those go last,
 
  * if they differ (a change killed before it was made, or undone before a

@@ -226,7 +226,10 @@ int act_take(struct act *a, const char *sys)
 	/* The entry, then the copy, then the removal: a kill anywhere
 	 * leaves what the undo puts back (a copy without the removal is
 	 * only dropped). */
-	act_backup_of(sys, bsys, sizeof(bsys));
+	if (k == L_UNLINKED)
+		act_link_backup_of(sys, bsys, sizeof(bsys));
+	else
+		act_backup_of(sys, bsys, sizeof(bsys));
 	if (!act_ledger_has(a, k, sys) &&
 	    (act_parent_dirs(a, bsys) != 0 || act_ledger_add(a, k, sys) != 0)) {
 		free(old);

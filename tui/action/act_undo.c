@@ -27,18 +27,24 @@ static bool holds_ledger(const char *sys)
  * settled? */
 static bool bookkeeping_gone(struct act *a, const char *sys)
 {
-	size_t n = strlen(TSCTUI_BACKUP), i;
+	size_t n = strlen(TSCTUI_BACKUP), i, l = strlen(sys),
+	       k = strlen(ACT_LINK_SUFFIX);
+	char link[PATH_UNDER_MAX];
 
 	for (i = 0; i < a->ngone; i++)
 		if (!strcmp(a->gone[i], sys))
 			return true;
 	if (!strcmp(sys, TSCTUI_LEDGER))
 		return a->ledger_removed;
+	/* a link's backup names the link with a suffix (act_take) */
+	snprintf(link, sizeof(link), "%.*s", (int)(l > n + k ? l - k : 0),
+		 sys + n);
 	return !strncmp(sys, TSCTUI_BACKUP, n) && sys[n] == '/' &&
 	       !fsx_is_dir(act_path(a, sys)) &&
 	       !act_ledger_has(a, L_BACKUP, sys + n) &&
 	       !act_ledger_has(a, L_VARBACKUP, sys + n) &&
-	       !act_ledger_has(a, L_UNLINKED, sys + n);
+	       !(l > n + k && !strcmp(sys + l - k, ACT_LINK_SUFFIX) &&
+		 act_ledger_has(a, L_UNLINKED, link));
 }
 
 /* Would the directory sys be empty once the changes planned so far are
@@ -164,7 +170,7 @@ static int undo_unlinked(struct act *a, const struct ledger_entry *e)
 	size_t len;
 	char *target;
 
-	act_backup_of(e->path, bsys, sizeof(bsys));
+	act_link_backup_of(e->path, bsys, sizeof(bsys));
 	snprintf(b, sizeof(b), "%s", act_path_nofollow(a, bsys));
 	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, e->path));
 	act_drop_temp(b);
@@ -187,7 +193,7 @@ static void plan_unlinked(struct act *a, const struct ledger_entry *e)
 {
 	char b[PATH_UNDER_MAX];
 
-	act_backup_of(e->path, b, sizeof(b));
+	act_link_backup_of(e->path, b, sizeof(b));
 	if (fsx_exists(act_path_nofollow(a, b)) &&
 	    !fsx_exists(act_path_nofollow(a, e->path)))
 		act_change(a, e->path, CHANGE_CREATED);
