@@ -169,6 +169,21 @@ static bool entries_carry(struct act *a, const char *dir, const char *tok)
 	return found;
 }
 
+/* Did this run record a change of the system since the ledger held
+ * `from` entries?  (The change list is no count of them: a file the
+ * settling of a killed run put back and this run edits again is one
+ * entry there.)  The ledger's own directories are not a change. */
+static bool recorded_since(const struct act *a, size_t from)
+{
+	size_t i, n = strlen(TSCTUI_STATE_DIR);
+
+	for (i = from; i < a->nledger; i++)
+		if (a->ledger[i].kind != L_DIR ||
+		    strncmp(a->ledger[i].path, TSCTUI_STATE_DIR, n))
+			return true;
+	return false;
+}
+
 int kernel_arg_reliable_off(struct act *a)
 {
 	struct tsctui_conf c;
@@ -176,8 +191,8 @@ int kernel_arg_reliable_off(struct act *a)
 	enum act_hint hint = ACT_HINT_NONE;
 	const char *why = NULL;
 	char path[PATH_UNDER_MAX], *running;
-	size_t carrying, had, len;
-	bool live, ran = false;
+	size_t carrying, from, len;
+	bool live, changed;
 
 	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
@@ -185,7 +200,7 @@ int kernel_arg_reliable_off(struct act *a)
 		act_fail_hint(a, hint, "%s", why);
 		goto undo;
 	}
-	had = a->nchanges;
+	from = a->nledger;
 	if ((c.loader == LOADER_GRUB || method != KARG_BLS) &&
 	    edit_default_grubs(a, RELIABLE) != 0)
 		goto undo;
@@ -196,7 +211,6 @@ int kernel_arg_reliable_off(struct act *a)
 			    act_grubby_edit(a, act_grubby_tool(a), RELIABLE,
 					    false) != 0)
 				goto undo;
-			ran = true;
 		}
 	} else {
 		if (c.loader == LOADER_SDBOOT &&
@@ -205,7 +219,7 @@ int kernel_arg_reliable_off(struct act *a)
 		if (kernel_arg_edit_entries(a, &c, RELIABLE, false,
 					    &carrying) != 0)
 			goto undo;
-		if (method == KARG_GRUB_DROPIN && a->nchanges > had &&
+		if (method == KARG_GRUB_DROPIN && recorded_since(a, from) &&
 		    grub_regenerate(a) != 0)
 			goto undo;
 	}
@@ -213,7 +227,8 @@ int kernel_arg_reliable_off(struct act *a)
 	running = fsx_read(path, &len);
 	live = running && words_has(running, RELIABLE);
 	free(running);
-	if (a->nchanges == had && !ran) {
+	changed = recorded_since(a, from);
+	if (!changed) {
 		/* nothing to do: what act_begin made for the ledger goes */
 		act_abort(a);
 		if (a->error[0])
@@ -221,7 +236,7 @@ int kernel_arg_reliable_off(struct act *a)
 	} else if (act_commit(a) != 0) {
 		goto undo;
 	}
-	if (a->nchanges > had || ran)
+	if (changed)
 		act_done(a, RELIABLE
 			 " removed from the next boot: the kernel "
 			 "tests the TSC again; `tsctui uninstall` puts it "
