@@ -4,6 +4,8 @@
 For each system (Debian GRUB, Fedora BLS edited directly and by grubby,
 systemd-boot, firmware entry) and
 each action (install, mode, guard reset, kernel-arg on and off, uninstall),
+and for install --migrate on GRUB with Zanasin/tscsync and kernel-arg
+reliable off on GRUB and systemd-boot with tsc=reliable,
 the action runs with TSCTUI_TEST_KILL_AT=N for N = 1, 2, ... until it runs
 to its end: the Nth change it makes to the system (a file created, a
 rename, an unlink, a mkdir or rmdir, a link, an NVRAM write, a tool run)
@@ -80,6 +82,16 @@ SYSTEMS = [
     ("fedora-grubby", fx.fedora_grubby, ["grubby"]),
     ("systemd-boot", fx.systemd_boot, []),
     ("efi-entry", fx.efi_machine, ["--loader", "efi-entry"]),
+    # install --migrate taking over Zanasin/tscsync: install only (after
+    # it, the system is an ordinary tsctui one, as the cells above), and
+    # GRUB only: it has every kind of removal (a block out of custom.cfg,
+    # grubenv variables, a file, links); systemd-boot's driver is one
+    # more file (tests/actions/migrate.t), at about a minute a cell.
+    ("tscsync-grub", fx.tscsync_grub, ["--migrate"]),
+    # kernel-arg reliable off, on systems with tsc=reliable (that action
+    # only: it needs no install)
+    ("reliable-grub", fx.reliable_grub, []),
+    ("reliable-sdboot", fx.reliable_sdboot, []),
 ]
 # Each action, and what has run before it (without a kill).
 ACTIONS = [
@@ -93,6 +105,7 @@ ACTIONS = [
      ["install", "karg"]),
     ("uninstall", ["uninstall"], ["install", "karg", "resume"]),
     ("boot-ok", ["boot-ok"], ["install", "pending"]),
+    ("reliable off", ["kernel-arg", "reliable", "off"], []),
 ]
 
 
@@ -178,7 +191,13 @@ def cell(job):
             "\n".join(bad[:6]))
 
 
-CELLS = [(s[0], a[0]) for s in SYSTEMS for a in ACTIONS]
+# The systems with another fixer's changes run the one action they are
+# for; the others every action but reliable off.
+ONLY = {"tscsync-grub": "install", "reliable-grub": "reliable off",
+        "reliable-sdboot": "reliable off"}
+CELLS = [(s[0], a[0]) for s in SYSTEMS for a in ACTIONS
+         if ONLY.get(s[0], a[0]) == a[0] and
+         (s[0] in ONLY or a[0] != "reliable off")]
 t = Tap(plan=len(CELLS))
 os.makedirs(WORK, exist_ok=True)
 # Thousands of runs, each fsyncing its ledger: on a tmpfs (when this runs

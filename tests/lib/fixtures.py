@@ -166,6 +166,127 @@ def fedora_grubby(root, **kw):
     return root
 
 
+# Zanasin/tscsync as its scripts/install.sh leaves a system: the block it
+# writes to custom.cfg (here between a user's own lines, which are not
+# tscsync's), its grubenv variables, its image, its service enabled for
+# multi-user.target and system-update.target; or, for systemd-boot, its
+# driver and its options file on the ESP.
+TSCSYNC_USER_BEFORE = ("# my own entries\n"
+                       "menuentry 'Memtest' { chainloader /memtest.efi }\n"
+                       "\n")
+TSCSYNC_BLOCK = """# SPDX-License-Identifier: MIT
+# tscsync: re-sync CPU TSCs before Linux boots.
+# hang guard: tscsync_pending is set before the image runs
+function tscsync_save {
+  if [ -n "${config_directory}" ]; then
+    save_env -f "${config_directory}/grubenv" "$@"
+  else
+    save_env "$@"
+  fi
+}
+
+if [ "${tscsync_enable}" = "1" ]; then
+  if [ "${tscsync_pending}" = "1" ]; then
+    set tscsync_enable=0
+    tscsync_save tscsync_enable tscsync_pending
+  else
+    set tscsync_pending=1
+    tscsync_save tscsync_pending
+    if search --no-floppy --fs-uuid --set=tscsync_esp 1A2B-3C4D; then
+      chainloader (${tscsync_esp})/EFI/tscsync/tscsync.efi ${tscsync_mode}
+      boot
+    fi
+  fi
+fi
+"""
+TSCSYNC_USER_AFTER = ("\n# and one more of mine\n"
+                      "menuentry 'Firmware' { fwsetup }\n")
+TSCSYNC_UNIT = ("[Unit]\nDescription=Record tscsync result\n"
+                "[Service]\nType=oneshot\n"
+                "ExecStart=/usr/local/libexec/tscsync-report\n"
+                "[Install]\nWantedBy=multi-user.target "
+                "system-update.target\n")
+
+
+def tscsync_common(root):
+    write(root, "/etc/systemd/system/tscsync-report.service", TSCSYNC_UNIT)
+    for target in ("multi-user.target", "system-update.target"):
+        d = os.path.join(root, f"etc/systemd/system/{target}.wants")
+        os.makedirs(d, exist_ok=True)
+        os.symlink("/etc/systemd/system/tscsync-report.service",
+                   os.path.join(d, "tscsync-report.service"))
+    write(root, "/usr/local/libexec/tscsync-report", "#!/bin/sh\n", 0o755)
+
+
+def tscsync_grub(root, mode="measure", **kw):
+    """Debian GRUB with Zanasin/tscsync installed (mode measure or sync)."""
+    debian_grub(root, **kw)
+    write(root, "/boot/grub/custom.cfg", TSCSYNC_USER_BEFORE + TSCSYNC_BLOCK +
+          TSCSYNC_USER_AFTER, 0o600)
+    write(root, "/boot/grub/grubenv", grubenv(
+        saved_entry="0", tscsync_enable="1", tscsync_mode=f"mode={mode}",
+        tscsync_pending="0"))
+    write(root, "/boot/efi/EFI/tscsync/tscsync.efi", b"MZ tscsync")
+    write(root, "/etc/tscsync.conf", "LOADER=grub\nGRUB_DIR=/boot/grub\n")
+    tscsync_common(root)
+    return root
+
+
+def tscsync_sdboot(root, mode="measure", **kw):
+    """systemd-boot with Zanasin/tscsync's driver installed."""
+    systemd_boot(root, **kw)
+    write(root, "/efi/EFI/systemd/drivers/tscsyncx64.efi", b"MZ tscsync")
+    write(root, "/efi/EFI/tscsync/options", f"mode={mode}\n")
+    write(root, "/etc/tscsync.conf", "LOADER=systemd-boot\nESP=/efi\n")
+    tscsync_common(root)
+    return root
+
+
+def reliable_grub(root, **kw):
+    """Debian GRUB whose kernels get tsc=reliable (as limenode/tscsync
+    asks), in /etc/default/grub and a drop-in of its own."""
+    debian_grub(root, **kw)
+    write(root, "/etc/default/grub", 'GRUB_DEFAULT=0\n'
+          'GRUB_CMDLINE_LINUX_DEFAULT="quiet tsc=reliable"\n'
+          "GRUB_CMDLINE_LINUX=''\n")
+    write(root, "/etc/default/grub.d/tscsync.cfg",
+          'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX tsc=reliable"\n')
+    write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.1.0-28-amd64 "
+          "root=UUID=0f1e2d3c ro quiet tsc=reliable\n")
+    return root
+
+
+def reliable_sdboot(root, **kw):
+    """systemd-boot whose entry and running kernel have tsc=reliable, and
+    no /etc/kernel/cmdline (kernel-install would copy /proc/cmdline)."""
+    systemd_boot(root, **kw)
+    write(root, "/efi/loader/entries/debian-6.1.0-28-amd64.conf",
+          "title Debian\nversion 6.1.0-28-amd64\nlinux /vmlinuz-6.1.0-28\n"
+          "options root=UUID=0f1e2d3c quiet tsc=reliable\n")
+    write(root, "/proc/cmdline", "initrd=\\initrd.img root=UUID=0f1e2d3c "
+          "quiet tsc=reliable\n")
+    return root
+
+
+def limenode(root, **kw):
+    """limenode/tscsync as its install.sh leaves a Debian GRUB system:
+    its binary, its two units (tscsync.service enabled for sysinit.target,
+    the resume one left disabled here) and tsc=reliable."""
+    reliable_grub(root, **kw)
+    write(root, "/usr/local/sbin/tscsync", b"\x7fELF", 0o755)
+    unit = ("[Service]\nType=oneshot\n"
+            "ExecStart=/usr/local/sbin/tscsync --apply --quiet\n")
+    write(root, "/etc/systemd/system/tscsync.service",
+          unit + "[Install]\nWantedBy=sysinit.target\n")
+    write(root, "/etc/systemd/system/tscsync-resume.service",
+          unit + "[Install]\nWantedBy=suspend.target\n")
+    d = os.path.join(root, "etc/systemd/system/sysinit.target.wants")
+    os.makedirs(d, exist_ok=True)
+    os.symlink("/etc/systemd/system/tscsync.service",
+               os.path.join(d, "tscsync.service"))
+    return root
+
+
 ESP_PARTUUID = "7d3f9c1e-2b4a-4c6d-8e0f-1a2b3c4d5e6f"
 
 

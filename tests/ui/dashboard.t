@@ -88,6 +88,12 @@ fx.write(root, cs + "current_clocksource", "hpet\n")
 fx.write(root, cs + "available_clocksource", "tsc hpet acpi_pm\n")
 fx.write(root, "/sys/class/dmi/id/sys_vendor", "LENOVO\n")
 fx.write(root, "/sys/class/dmi/id/product_name", "20NECTO1WW\n")
+# the live power source: unplugged, on battery (source/power.c)
+fx.write(root, "/sys/class/power_supply/AC/type", "Mains\n")
+fx.write(root, "/sys/class/power_supply/AC/online", "0\n")
+fx.write(root, "/sys/class/power_supply/BAT0/type", "Battery\n")
+fx.write(root, "/sys/class/power_supply/BAT0/status", "Discharging\n")
+fx.write(root, "/sys/class/power_supply/BAT0/capacity", "54\n")
 start(root)
 s = wait_for("bad")
 t.ok("LENOVO 20NECTO1WW" in s and "BIOS R11ET36W (1.28 )" in s and
@@ -115,6 +121,10 @@ t.ok("bad" in row(s, 3) and off3 is not None and abs(off3 + 5000) < 400
      "for CPUs 1 and 2", s)
 t.ok("Diagnosis: boot-warp" in s and "install-measure" in s and
      "Stage: not installed" in s, "the diagnosis line and the stage line", s)
+t.ok("Power: AC unplugged, battery Discharging 54% | Programs cannot "
+     "trust the TSC" in s,
+     "80x24: the live power source and whether programs can trust the TSC "
+     "(the E595's warp: they cannot)", s)
 
 # ---- every view, and back -------------------------------------------------
 for key, text in (("h", "tsc=reliable"), ("r", "Stage report of this boot"),
@@ -392,6 +402,19 @@ t.ok("measuring" in s, "and the main screen is back, still measuring", s)
 keys("q")
 s = wait_for("EXIT=", 12)
 t.ok("EXIT=0" in s, "q during a survey: status 0", s)
+
+# ---- a directsync kernel ----------------------------------------------------
+root = fx.debian_grub(os.path.join(WORK, "directsync"))
+fx.write(root, cs + "current_clocksource", "tsc\n")
+fx.write(root, cs + "available_clocksource", "tsc hpet acpi_pm\n")
+start(root, log="directsync-steamos.dmesg", sim="sim.offset.1=0")
+s = wait_for("directsync", 10)
+t.ok("Stage: not installed; this kernel syncs the TSCs itself "
+     "(tsc=directsync)" in s and "Power: unknown" in s,
+     "a tsc=directsync kernel is named on the stage line; no power supply "
+     "in the fixture: said so", s)
+keys("q")
+wait_for("EXIT=", 5)
 
 # ---- the first screen while a big kernel log is read ----------------------
 # 16 MB of dmesg (tests/lib/biglog.py: the E595's boot, then chatter, TSC

@@ -49,7 +49,9 @@
  * changed, its bytes from before under TSCTUI_BACKUP too; begin: an action
  * under way (its name in place of a path); grubby: grubby added
  * tsc=nowatchdog to every kernel (the path is the setting's, a fixed key:
- * a ledger line never names a command to run). */
+ * a ledger line never names a command to run); unlinked: someone else's
+ * link removed (install --migrate), its target kept under TSCTUI_BACKUP,
+ * and made again by the undo. */
 enum ledger_kind {
 	L_DIR,
 	L_FILE,
@@ -59,6 +61,7 @@ enum ledger_kind {
 	L_VARBACKUP,
 	L_BEGIN,
 	L_GRUBBY,
+	L_UNLINKED,
 	LEDGER_KINDS /* how many: the name and undo tables' size */
 };
 /* The kind's word in the ledger file. */
@@ -227,6 +230,17 @@ void act_forget(struct act *a, enum ledger_kind k, const char *sys);
 #define ACT_GRUBBY_ARG "tsc=nowatchdog"
 const char *act_grubby_tool(struct act *a);
 int act_grubby_run(struct act *a, const char *tool, bool on);
+/* kernel-arg reliable off's grubby run takes tsc=reliable out of every
+ * kernel: its L_GRUBBY entry, under this key, puts it back. */
+#define ACT_GRUBBY_RELIABLE_KEY "/etc/tsctui/reliable-removed"
+#define ACT_GRUBBY_RELIABLE "tsc=reliable"
+/* grubby adding (on) or removing arg on every kernel. */
+int act_grubby_edit(struct act *a, const char *tool, const char *arg, bool on);
+/* Removes someone else's file or link (install --migrate taking over
+ * another tool's job), recorded ahead so that the ledger's undo puts it
+ * back: a file's bytes as a backup (L_BACKUP), a link's target
+ * (L_UNLINKED).  Absent: nothing to do. */
+int act_take(struct act *a, const char *sys);
 /* Creates a symlink tsctui owns. */
 int act_link(struct act *a, const char *sys, const char *target);
 /* Removes a file tsctui created (and its ledger entry). */
@@ -255,6 +269,11 @@ bool act_have_tool(const char *name);
 void act_ledger_drop_backup(struct act *a, const char *sys);
 /* The backup of sys, as a system path (TSCTUI_BACKUP + sys). */
 const char *act_backup_of(const char *sys, char *buf, size_t cap);
+/* The backup of a link act_take removed: its target, under a name of its
+ * own (TSCTUI_BACKUP + sys + ACT_LINK_SUFFIX), so that uninstall --force,
+ * without a ledger, makes a link of it again, never a file. */
+#define ACT_LINK_SUFFIX ".tsctui-link"
+const char *act_link_backup_of(const char *sys, char *buf, size_t cap);
 /* root + system path, a link as its last component left alone: for what
  * tsctui creates, replaces or removes itself (act_path follows it, inside
  * the root, as a reader would). */

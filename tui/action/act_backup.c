@@ -19,6 +19,12 @@ const char *act_backup_of(const char *sys, char *buf, size_t cap)
 	return buf;
 }
 
+const char *act_link_backup_of(const char *sys, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s" ACT_LINK_SUFFIX, TSCTUI_BACKUP, sys);
+	return buf;
+}
+
 /* Is sys the ledger's own directory, or one above it?  Those go last,
 
  * if they differ (a change killed before it was made, or undone before a
@@ -67,13 +73,17 @@ int act_backup_restore(struct act *a, const struct ledger_entry *e)
 	} else {
 		now = fsx_read_own(p, &nowlen);
 		if (!now || nowlen != have || memcmp(now, old, have)) {
-			rc = fsx_write_atomic(
-				p, old, have,
-				fsx_lstat(p, &st) == 0 && S_ISREG(st.st_mode)
-					? st.st_mode & 07777
-					: 0644);
+			bool there = fsx_lstat(p, &st) == 0;
+
+			rc = fsx_write_atomic(p, old, have,
+					      there && S_ISREG(st.st_mode)
+						      ? st.st_mode & 07777
+						      : 0644);
+			/* absent: a file install --migrate took (act_take) */
 			if (rc == 0)
-				act_change(a, e->path, CHANGE_MODIFIED);
+				act_change(a, e->path,
+					   there ? CHANGE_MODIFIED
+						 : CHANGE_CREATED);
 		}
 	}
 	if (rc == 0) {

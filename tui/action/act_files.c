@@ -196,6 +196,61 @@ int act_modify(struct act *a, const char *sys, const void *data, size_t len,
 	return 0;
 }
 
+int act_take(struct act *a, const char *sys)
+{
+	char p[PATH_UNDER_MAX], bsys[PATH_UNDER_MAX], target[PATH_UNDER_MAX];
+	enum ledger_kind k = L_BACKUP;
+	struct stat st;
+	size_t have = 0;
+	char *old = NULL;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, sys));
+	if (fsx_lstat(p, &st) != 0)
+		return errno == ENOENT ? 0
+				       : act_fail(a, "cannot read %s: %s", sys,
+						  strerror(errno));
+	if (S_ISLNK(st.st_mode)) {
+		n = fsx_readlink(p, target, sizeof(target) - 1);
+		if (n < 0)
+			return act_fail(a, "cannot read the link %s: %s", sys,
+					strerror(errno));
+		target[n] = '\0';
+		k = L_UNLINKED;
+	} else if (!S_ISREG(st.st_mode)) {
+		return act_fail(
+			a, "%s is not a file or a link; not removing it", sys);
+	} else if (!(old = fsx_read_own(p, &have))) {
+		return act_fail(a, "cannot read %s: %s", sys, strerror(errno));
+	}
+	/* The entry, then the copy, then the removal: a kill anywhere
+	 * leaves what the undo puts back (a copy without the removal is
+	 * only dropped). */
+	if (k == L_UNLINKED)
+		act_link_backup_of(sys, bsys, sizeof(bsys));
+	else
+		act_backup_of(sys, bsys, sizeof(bsys));
+	if (!act_ledger_has(a, k, sys) &&
+	    (act_parent_dirs(a, bsys) != 0 || act_ledger_add(a, k, sys) != 0)) {
+		free(old);
+		return -1;
+	}
+	if (!a->dry_run &&
+	    fsx_write_atomic(
+		    act_path_nofollow(a, bsys), k == L_UNLINKED ? target : old,
+		    k == L_UNLINKED ? strlen(target) : have, 0600) != 0) {
+		free(old);
+		return act_fail(a, "cannot back up %s: %s", sys,
+				strerror(errno));
+	}
+	free(old);
+	if (!a->dry_run && fsx_remove(p) != 0)
+		return act_fail(a, "cannot remove %s: %s", sys,
+				strerror(errno));
+	act_change(a, sys, CHANGE_REMOVED);
+	return 0;
+}
+
 int act_link(struct act *a, const char *sys, const char *target)
 {
 	char have[PATH_UNDER_MAX], p[PATH_UNDER_MAX];

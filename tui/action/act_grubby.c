@@ -25,11 +25,16 @@ const char *act_grubby_tool(struct act *a)
 
 int act_grubby_run(struct act *a, const char *tool, bool on)
 {
-	char shown[64], arg[32];
+	return act_grubby_edit(a, tool, ACT_GRUBBY_ARG, on);
+}
+
+int act_grubby_edit(struct act *a, const char *tool, const char *what, bool on)
+{
+	char shown[96], arg[64];
 	char *argv[] = { (char *)tool, "--update-kernel=ALL", arg, NULL };
 
 	snprintf(arg, sizeof(arg), "%s=%s", on ? "--args" : "--remove-args",
-		 ACT_GRUBBY_ARG);
+		 what);
 	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s", arg);
 	if (act_run(a, argv, shown) != 0)
 		return act_fail(a, "%s failed", shown);

@@ -13,10 +13,11 @@
 #include "act_core.h"
 
 static const char *const kind_table[] = {
-	[L_DIR] = "dir",     [L_FILE] = "file",
-	[L_LINK] = "link",   [L_BACKUP] = "backup",
-	[L_VAR] = "var",     [L_VARBACKUP] = "varbackup",
-	[L_BEGIN] = "begin", [L_GRUBBY] = "grubby",
+	[L_DIR] = "dir",	   [L_FILE] = "file",
+	[L_LINK] = "link",	   [L_BACKUP] = "backup",
+	[L_VAR] = "var",	   [L_VARBACKUP] = "varbackup",
+	[L_BEGIN] = "begin",	   [L_GRUBBY] = "grubby",
+	[L_UNLINKED] = "unlinked",
 };
 _Static_assert(STRING_TABLE_SIZE(kind_table) == LEDGER_KINDS,
 	       "every ledger kind has its word");

@@ -27,17 +27,24 @@ static bool holds_ledger(const char *sys)
  * settled? */
 static bool bookkeeping_gone(struct act *a, const char *sys)
 {
-	size_t n = strlen(TSCTUI_BACKUP), i;
+	size_t n = strlen(TSCTUI_BACKUP), i, l = strlen(sys),
+	       k = strlen(ACT_LINK_SUFFIX);
+	char link[PATH_UNDER_MAX];
 
 	for (i = 0; i < a->ngone; i++)
 		if (!strcmp(a->gone[i], sys))
 			return true;
 	if (!strcmp(sys, TSCTUI_LEDGER))
 		return a->ledger_removed;
+	/* a link's backup names the link with a suffix (act_take) */
+	snprintf(link, sizeof(link), "%.*s", (int)(l > n + k ? l - k : 0),
+		 sys + n);
 	return !strncmp(sys, TSCTUI_BACKUP, n) && sys[n] == '/' &&
 	       !fsx_is_dir(act_path(a, sys)) &&
 	       !act_ledger_has(a, L_BACKUP, sys + n) &&
-	       !act_ledger_has(a, L_VARBACKUP, sys + n);
+	       !act_ledger_has(a, L_VARBACKUP, sys + n) &&
+	       !(l > n + k && !strcmp(sys + l - k, ACT_LINK_SUFFIX) &&
+		 act_ledger_has(a, L_UNLINKED, link));
 }
 
 /* Would the directory sys be empty once the changes planned so far are
@@ -127,18 +134,22 @@ static void plan_dir(struct act *a, const struct ledger_entry *e)
 static int undo_grubby(struct act *a, const struct ledger_entry *e)
 {
 	const char *tool = act_grubby_tool(a);
+	/* which edit the entry takes back: its key says */
+	bool reliable = !strcmp(e->path, ACT_GRUBBY_RELIABLE_KEY);
+	const char *arg = reliable ? ACT_GRUBBY_RELIABLE : ACT_GRUBBY_ARG;
 
-	(void)e;
 	if (!tool) {
 		act_fail(a,
-			 "grubby added " ACT_GRUBBY_ARG " to the kernels' "
-			 "command lines and cannot be run here (under "
-			 "--root): run `grubby --update-kernel=ALL "
-			 "--remove-args=" ACT_GRUBBY_ARG "` inside the system");
+			 "grubby %s %s %s the kernels' command lines and "
+			 "cannot be run here (under --root): run `grubby "
+			 "--update-kernel=ALL %s=%s` inside the system",
+			 reliable ? "took" : "added", arg,
+			 reliable ? "out of" : "to",
+			 reliable ? "--args" : "--remove-args", arg);
 		errno = EIO;
 		return -1;
 	}
-	if (act_grubby_run(a, tool, false) != 0) {
+	if (act_grubby_edit(a, tool, arg, reliable) != 0) {
 		errno = EIO;
 		return -1;
 	}
@@ -148,6 +159,44 @@ static int undo_grubby(struct act *a, const struct ledger_entry *e)
 static void plan_grubby(struct act *a, const struct ledger_entry *e)
 {
 	undo_grubby(a, e);
+}
+
+/* Someone else's link that install --migrate removed: made again from
+ * the target its backup holds (unless something is there by now), then
+ * the backup goes.  No backup: never removed, or already put back. */
+static int undo_unlinked(struct act *a, const struct ledger_entry *e)
+{
+	char bsys[PATH_UNDER_MAX], b[PATH_UNDER_MAX], p[PATH_UNDER_MAX];
+	size_t len;
+	char *target;
+
+	act_link_backup_of(e->path, bsys, sizeof(bsys));
+	snprintf(b, sizeof(b), "%s", act_path_nofollow(a, bsys));
+	snprintf(p, sizeof(p), "%s", act_path_nofollow(a, e->path));
+	act_drop_temp(b);
+	target = fsx_read_own(b, &len);
+	if (!target)
+		return errno == ENOENT ? 0 : -1;
+	if (!fsx_exists(p)) {
+		fsx_fault_point();
+		if (fsx_symlink(target, p) != 0) {
+			free(target);
+			return -1;
+		}
+		act_change(a, e->path, CHANGE_CREATED);
+	}
+	free(target);
+	return fsx_remove(b);
+}
+
+static void plan_unlinked(struct act *a, const struct ledger_entry *e)
+{
+	char b[PATH_UNDER_MAX];
+
+	act_link_backup_of(e->path, b, sizeof(b));
+	if (fsx_exists(act_path_nofollow(a, b)) &&
+	    !fsx_exists(act_path_nofollow(a, e->path)))
+		act_change(a, e->path, CHANGE_CREATED);
 }
 
 /* A begin entry goes with its action (act_commit, act_abort). */
@@ -178,6 +227,7 @@ static const struct {
 	[L_VARBACKUP] = { act_backup_restore, act_backup_plan },
 	[L_BEGIN] = { undo_nothing, plan_nothing },
 	[L_GRUBBY] = { undo_grubby, plan_grubby },
+	[L_UNLINKED] = { undo_unlinked, plan_unlinked },
 };
 _Static_assert(sizeof(undo_table) / sizeof(undo_table[0]) == LEDGER_KINDS,
 	       "every ledger kind has its undo");

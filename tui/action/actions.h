@@ -7,6 +7,7 @@
 #define TSCTUI_ACTION_ACTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "act.h"
 
@@ -18,6 +19,7 @@ struct install_opts {
 	const char *esp;    /* NULL: detect; a path on the managed system */
 	const char *next;   /* efi-entry: Boot#### to start next */
 	const char *key, *cert;
+	bool migrate; /* take over Zanasin/tscsync's job (migrate.h) */
 };
 
 int install_run(struct act *a, const struct install_opts *o);
@@ -31,6 +33,8 @@ void uninstall_left_by_failure(struct act *a);
 /* mode off|measure|sync; sync on a CPU outside the supported list needs
  * allow_any (which is also passed to the stage). */
 int mode_set(struct act *a, const char *mode, bool allow_any);
+/* The stage's sync gate on the managed system's CPU: false with why. */
+bool mode_sync_allowed(const char *root, bool allow_any, char *why, size_t cap);
 int guard_reset(struct act *a, const char *mode);
 int boot_ok_run(struct act *a);
 /* kernel-arg nowatchdog on|off */

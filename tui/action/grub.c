@@ -266,17 +266,36 @@ static int resolve_grubenv(struct act *a, struct tsctui_conf *c)
 	return 0;
 }
 
+/* The same variables with the same values, in any order. */
 static bool same_vars(const struct grubenv *x, const struct grubenv *y)
 {
 	size_t i;
 
 	if (x->n != y->n)
 		return false;
-	for (i = 0; i < x->n; i++)
-		if (strcmp(x->name[i], y->name[i]) ||
-		    strcmp(x->value[i], y->value[i]))
+	for (i = 0; i < x->n; i++) {
+		const char *v = grubenv_get(y, x->name[i]);
+
+		if (!v || strcmp(x->value[i], v))
 			return false;
+	}
 	return true;
+}
+
+/* Zanasin/tscsync's variables that install --migrate took out (the
+ * backup has them, now does not): back, as uninstall puts back the rest
+ * of tscsync (migrate.h).  false when the block is full. */
+static bool put_back_tscsync(struct grubenv *now, const struct grubenv *before)
+{
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < before->n; i++)
+		if (!strncmp(before->name[i], "tscsync_", 8) &&
+		    !grubenv_get(now, before->name[i]))
+			ok = ok && grubenv_set(now, before->name[i],
+					       before->value[i]);
+	return ok;
 }
 
 /*
@@ -382,6 +401,8 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 	}
 	for (i = 0; stage_state_grub_vars[i]; i++)
 		grubenv_unset(&now, stage_state_grub_vars[i]);
+	if (!put_back_tscsync(&now, &before))
+		goto fail;
 	if (same_vars(&now, &before)) {
 		if (act_write(a, c->grubenv, orig, len, 0644))
 			goto fail;

@@ -23,6 +23,7 @@
 #include "actions.h"
 #include "efi_entry.h"
 #include "loader_writing.h"
+#include "migrate.h"
 
 #ifndef TSCTUI_LIBDIR
 #define TSCTUI_LIBDIR "/usr/local/lib/tsctui"
@@ -84,33 +85,6 @@ static bool is_sim_build(const char *data, size_t len)
 		if (memcmp(data + i, mark, m) == 0)
 			return true;
 	return false;
-}
-
-/* Zanasin/tscsync, the reference design: both at once would fight. */
-static int find_tscsync(struct act *a, const struct tsctui_conf *c, char *what,
-			size_t cap)
-{
-	size_t len;
-	char sys[400], *d;
-
-	what[0] = '\0';
-	d = fsx_read(act_path(a, "/boot/grub/custom.cfg"), &len);
-	if (d && strstr(d, "tscsync"))
-		snprintf(what, cap, "/boot/grub/custom.cfg runs tscsync");
-	free(d);
-	if (!what[0] && c->grubenv[0]) {
-		d = fsx_read(act_path(a, c->grubenv), &len);
-		if (d && strstr(d, "\ntscsync_"))
-			snprintf(what, cap, "%s holds tscsync_* variables",
-				 c->grubenv);
-		free(d);
-	}
-	path_join(c->esp, SD_DRIVERS_DIR "/tscsyncx64.efi", sys, sizeof(sys));
-	if (!what[0] && c->esp[0] && fsx_exists(act_path(a, sys)))
-		snprintf(what, cap, "%s is installed", sys);
-	if (!what[0] && efivar_any(a->root, "TscSyncResult-"))
-		snprintf(what, cap, "the TscSyncResult variable is set");
-	return what[0] ? 1 : 0;
 }
 
 static bool unit_path(struct act *a, char *sys, size_t cap)
@@ -474,15 +448,17 @@ static int resolve_esp(struct act *a, const struct install_opts *o,
 
 /* Everything install does once the lock is held and the ledger is open
  * (install_run): -1 leaves act_abort to undo this run's entries. */
-static int install_do(struct act *a, const struct install_opts *o)
+static int install_do(struct act *a, const struct install_opts *o,
+		      struct tscsync *ts)
 {
 	struct tsctui_conf c, old;
-	char efidir[PATH_UNDER_MAX], src[4300], unit[512], tscsync[512];
+	char efidir[PATH_UNDER_MAX], src[4300], unit[512], why_sync[256];
 	const char *which, *why = NULL;
 	const struct loader_writing *w;
 	size_t len;
 	char *image = NULL, *conf = NULL;
-	int have_old, rc = -1;
+	enum tsc_mode mode = TSC_MODE_MEASURE;
+	int have_old, found, rc = -1;
 
 	memset(&c, 0, sizeof(c));
 	have_old = config_read(a->root, &old, &why);
@@ -518,11 +494,16 @@ static int install_do(struct act *a, const struct install_opts *o)
 		return -1;
 	if (w->prepare && w->prepare(a, &c) != 0)
 		return -1;
-	if (find_tscsync(a, &c, tscsync, sizeof(tscsync)))
+	/* Zanasin/tscsync: two stages at once would fight (migrate.h). */
+	found = migrate_find(a, c.esp, ts);
+	if (found < 0)
+		return -1;
+	if (found && !o->migrate)
 		return act_fail(a,
-				"tscsync is installed (%s); remove it with "
-				"its own uninstaller before installing tsctui",
-				tscsync);
+				"tscsync is installed (%s); `tsctui install "
+				"--migrate` takes over its job, or remove it "
+				"with its own uninstaller first",
+				ts->sign);
 	if (!unit_path(a, unit, sizeof(unit)))
 		return act_fail(a,
 				UNIT " is not installed under %s (run `make "
@@ -546,6 +527,8 @@ static int install_do(struct act *a, const struct install_opts *o)
 	act_note(a, "stage image from %s (%s)", which, src);
 
 	/* From here on, every change is in the ledger before it is made. */
+	if (found && migrate_take(a, ts) != 0)
+		goto out;
 	if (have_old > 0) {
 		snprintf(c.efi_entry, sizeof(c.efi_entry), "%s", old.efi_entry);
 		snprintf(c.efi_next, sizeof(c.efi_next), "%s", old.efi_next);
@@ -555,12 +538,34 @@ static int install_do(struct act *a, const struct install_opts *o)
 		goto out;
 	if (w->place(a, &c, o, image, len, have_old <= 0) != 0)
 		goto out;
+	/* tscsync's mode means what tsctui's does: sync carried over where
+	 * it ran and the stage's own gate allows it. */
+	if (found && have_old <= 0 && ts->mode_known &&
+	    ts->mode == TSC_MODE_SYNC) {
+		if (ts->off)
+			act_note(a, "tscsync was set to sync but not running "
+				    "(turned off, or its guard found a hung "
+				    "boot): tsctui starts in measure mode");
+		else if (!mode_sync_allowed(a->root, false, why_sync,
+					    sizeof(why_sync)))
+			act_note(a,
+				 "tscsync ran in sync mode; tsctui starts "
+				 "in measure mode (%s)",
+				 why_sync);
+		else if (loader_writing(c.loader)->state_write(
+				 a, &c, TSC_MODE_SYNC, "", false) != 0)
+			goto out;
+		else
+			mode = TSC_MODE_SYNC;
+		if (mode == TSC_MODE_SYNC)
+			act_note(a, "sync mode carried over from tscsync");
+	}
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto out;
 	if (w->regenerate && w->regenerate(a) != 0)
 		goto out;
-	act_done(a, "installed for %s in measure mode; ESP %s",
-		 loader_name(c.loader), c.esp);
+	act_done(a, "installed for %s in %s mode; ESP %s",
+		 loader_name(c.loader), tsc_mode_name(mode), c.esp);
 	rc = 0;
 out:
 	free(image);
@@ -570,9 +575,14 @@ out:
 
 int install_run(struct act *a, const struct install_opts *o)
 {
+	struct tscsync ts = { 0 };
+	int rc;
+
 	if (act_begin(a, "install", 0) != 0)
 		return -1;
-	if (install_do(a, o) != 0) {
+	rc = install_do(a, o, &ts);
+	migrate_free(&ts);
+	if (rc != 0) {
 		act_abort(a);
 		return -1;
 	}

@@ -14,7 +14,8 @@
  * Lines of any length, every other byte kept: no fixed buffer holds them.
  * The setting itself is kept in NOWATCHDOG_SETTING for the
  * kernel-install plugin.  tsc=reliable is never added; where the user's
- * configuration has it, the message warns.
+ * configuration has it, the message warns, and `kernel-arg reliable off`
+ * takes it out (reliable_off).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "../util/path.h"
 #include "../util/words.h"
 #include "actions.h"
+#include "kernel_arg.h"
 #include "loader_writing.h"
 #include "../source/config.h"
 #include "../source/detect.h"
@@ -97,7 +99,8 @@ struct options_seen {
 	bool has_token; /* on one of them */
 };
 
-static int options_scan(const char *d, size_t len, struct options_seen *o)
+static int options_scan(const char *d, size_t len, const char *tok,
+			struct options_seen *o)
 {
 	size_t at, n;
 
@@ -114,7 +117,7 @@ static int options_scan(const char *d, size_t len, struct options_seen *o)
 		words = options_words(d + at, n);
 		if (!words)
 			return -1;
-		o->has_token |= words_has(words, TOKEN);
+		o->has_token |= words_has(words, tok);
 		for (w = words; (w = words_next(w, &wn)); w += wn)
 			o->words += wn + (o->words ? 1 : 0);
 		o->last = at;
@@ -128,7 +131,8 @@ static int options_scan(const char *d, size_t len, struct options_seen *o)
  * the token after the words of the last options line (the lines are
  * joined into one command line), unless one has it; off, every copy out
  * of every line.  *carries: the entry has the token afterwards. */
-static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
+static int edit_entry(struct act *a, const char *sys, const char *tok, bool on,
+		      bool *carries)
 {
 	struct options_seen o;
 	size_t len, at, n, i = 0, cap;
@@ -144,7 +148,7 @@ static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
 				"nothing changed",
 				sys);
 	}
-	if (options_scan(d, len, &o) != 0) {
+	if (options_scan(d, len, tok, &o) != 0) {
 		free(d);
 		return act_fail(a, "out of memory");
 	}
@@ -155,7 +159,7 @@ static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
 	}
 	/* Only the edited lines change; on adds a blank and the token to one
 	 * line, and single spaces between words never make a line longer. */
-	cap = len + sizeof(TOKEN) + 1;
+	cap = len + strlen(tok) + 2;
 	out = malloc(cap);
 	if (!out) {
 		free(d);
@@ -175,8 +179,8 @@ static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
 		}
 		words = options_words(d + at, e);
 		if (words)
-			edited = on ? words_add(words, TOKEN)
-				    : words_remove(words, TOKEN);
+			edited = on ? words_add(words, tok)
+				    : words_remove(words, tok);
 		free(words);
 		need = edited ? strlen(BLS_OPTIONS) + 1 + strlen(edited) : 0;
 		if (!edited || i + need + (n - e) >= cap) {
@@ -192,13 +196,13 @@ static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
 		free(edited);
 	}
 	free(d);
-	if (on && o.words + 1 + strlen(TOKEN) >= KERNEL_CMDLINE_SIZE)
+	if (on && o.words + 1 + strlen(tok) >= KERNEL_CMDLINE_SIZE)
 		act_note(a,
 			 "warning: the options of %s come to %zu bytes; Linux "
-			 "on x86 reads the first %d, so " TOKEN " at their "
+			 "on x86 reads the first %d, so %s at their "
 			 "end will not reach it: shorten them",
-			 sys, o.words + 1 + strlen(TOKEN),
-			 KERNEL_CMDLINE_SIZE - 1);
+			 sys, o.words + 1 + strlen(tok),
+			 KERNEL_CMDLINE_SIZE - 1, tok);
 	rc = act_modify(a, sys, out, i, 0644);
 	free(out);
 	return rc;
@@ -206,8 +210,8 @@ static int edit_entry(struct act *a, const char *sys, bool on, bool *carries)
 
 /* Every entry of every entry directory; *carrying: how many have the
  * token afterwards. */
-static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on,
-			size_t *carrying)
+int kernel_arg_edit_entries(struct act *a, const struct tsctui_conf *c,
+			    const char *tok, bool on, size_t *carrying)
 {
 	char dirs[3][512], sys[1100];
 	size_t n = entry_dirs(a, c, dirs), k;
@@ -226,7 +230,7 @@ static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on,
 			if (l < 6 || strcmp(e->d_name + l - 5, ".conf"))
 				continue;
 			snprintf(sys, sizeof(sys), "%s/%s", dirs[k], e->d_name);
-			if (edit_entry(a, sys, on, &carries) != 0) {
+			if (edit_entry(a, sys, tok, on, &carries) != 0) {
 				closedir(d);
 				return -1;
 			}
@@ -241,7 +245,7 @@ static int edit_entries(struct act *a, const struct tsctui_conf *c, bool on,
  * words are the command line, whatever the lines (kernel-install joins
  * them); a file that needs no change is left as it is, one that does is
  * written as one line. */
-static int edit_kernel_cmdline(struct act *a, bool on)
+int kernel_arg_edit_cmdline(struct act *a, const char *tok, bool on)
 {
 	char path[PATH_UNDER_MAX], *edited, *line;
 	size_t len;
@@ -250,10 +254,16 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 	int rc;
 
 	if (!d) {
-		if (!on)
-			return 0;
 		path_under(a->root, "/proc/cmdline", path, sizeof(path));
 		d = fsx_read(path, &len);
+		/* off: tsc=nowatchdog was never put there by tsctui, and
+		 * stays where it is; a tsc=reliable only the running kernel
+		 * has would come back with the next kernel kernel-install
+		 * makes from /proc/cmdline, so the seed goes without it. */
+		if (!on && (!d || !words_has(d, tok) || !strcmp(tok, TOKEN))) {
+			free(d);
+			return 0;
+		}
 		if (!d)
 			return act_fail(a, "cannot read /proc/cmdline to "
 					   "seed " KERNEL_CMDLINE);
@@ -273,11 +283,11 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 				"nothing changed",
 				KERNEL_CMDLINE);
 	}
-	if (!seeded && words_has(d, TOKEN) == on) {
+	if (!seeded && words_has(d, tok) == on) {
 		free(d);
 		return 0;
 	}
-	edited = on ? words_add(d, TOKEN) : words_remove(d, TOKEN);
+	edited = on ? words_add(d, tok) : words_remove(d, tok);
 	free(d);
 	if (!edited || asprintf(&line, "%s\n", edited) < 0) {
 		free(edited);
@@ -286,9 +296,9 @@ static int edit_kernel_cmdline(struct act *a, bool on)
 	if (on && strlen(edited) >= KERNEL_CMDLINE_SIZE)
 		act_note(a,
 			 "warning: " KERNEL_CMDLINE " comes to %zu bytes; "
-			 "Linux on x86 reads the first %d, so " TOKEN
+			 "Linux on x86 reads the first %d, so %s"
 			 " at its end will not reach it: shorten it",
-			 strlen(edited), KERNEL_CMDLINE_SIZE - 1);
+			 strlen(edited), KERNEL_CMDLINE_SIZE - 1, tok);
 	free(edited);
 	rc = act_modify(a, KERNEL_CMDLINE, line, strlen(line), 0644);
 	free(line);
@@ -337,16 +347,8 @@ static bool has_entries(struct act *a, const char *dir)
 	return found;
 }
 
-/* How kernel-arg changes the command line here: grubby (Fedora family),
- * Debian's grub.d drop-in plus update-grub, or BLS entries plus
- * /etc/kernel/cmdline, by the loader that starts Linux.  Fills c (the
- * configuration, or the detected loader and ESP); -1 with *why when
- * neither is known. */
-enum karg_method { KARG_GRUBBY, KARG_GRUB_DROPIN, KARG_BLS };
-
-static int kernel_arg_method(struct act *a, struct tsctui_conf *c,
-			     enum karg_method *m, const char **why,
-			     enum act_hint *hint)
+int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
+		      const char **why, enum act_hint *hint)
 {
 	int have = config_read(a->root, c, why);
 
@@ -381,10 +383,14 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	const char *why = NULL;
 	bool on;
 
-	if (strcmp(name, "nowatchdog"))
+	if (!strcmp(name, "reliable") && strcmp(onoff, "off"))
+		return act_fail(a, "kernel-arg reliable takes only off: "
+				   "tsc=reliable is never offered");
+	if (strcmp(name, "nowatchdog") && strcmp(name, "reliable"))
 		return act_fail(a,
-				"unknown kernel argument '%s' (only "
-				"nowatchdog; tsc=reliable is never offered)",
+				"unknown kernel argument '%s' (nowatchdog "
+				"on|off, or reliable off; tsc=reliable is "
+				"never offered)",
 				name);
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
 		return act_fail(a, "say on or off, not '%s'", onoff);
@@ -394,6 +400,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 				"/etc is not writable (%s); nothing "
 				"changed",
 				strerror(errno));
+	if (!strcmp(name, "reliable"))
+		return kernel_arg_reliable_off(a);
 	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
 	if (kernel_arg_method(a, &c, &method, &why, &hint) != 0) {
@@ -441,9 +449,9 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 		size_t carrying;
 
 		if (c.loader == LOADER_SDBOOT &&
-		    edit_kernel_cmdline(a, on) != 0)
+		    kernel_arg_edit_cmdline(a, TOKEN, on) != 0)
 			goto undo;
-		if (edit_entries(a, &c, on, &carrying) != 0)
+		if (kernel_arg_edit_entries(a, &c, TOKEN, on, &carrying) != 0)
 			goto undo;
 		/* An argument no entry carries reaches no kernel: say so
 		 * rather than report it added. */

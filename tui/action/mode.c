@@ -16,7 +16,7 @@
  * stage would; when the list is the only objection, say that
  * --allow-any-cpu lifts it.
  */
-static bool sync_gate(const char *root, bool allow_any, char *why, size_t cap)
+bool mode_sync_allowed(const char *root, bool allow_any, char *why, size_t cap)
 {
 	struct tsc_cpu_info ci = { .vendor = TSC_VENDOR_OTHER };
 	struct sys_cpu cpu = { 0 };
@@ -56,7 +56,7 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 	if (act_installed(a, &c) != 0)
 		goto abort;
 	if (m == TSC_MODE_SYNC &&
-	    !sync_gate(a->root, allow_any, why, sizeof(why))) {
+	    !mode_sync_allowed(a->root, allow_any, why, sizeof(why))) {
 		act_fail(a, "%s", why);
 		goto abort;
 	}

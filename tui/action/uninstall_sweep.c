@@ -86,6 +86,15 @@ static int found_backup(struct act *a, const char *bsys)
 		return act_record(a, L_FILE, bsys);
 	if (is_global_var(sys))
 		return act_record(a, L_VARBACKUP, sys);
+	/* a link install --migrate removed: made again (act_take) */
+	if (n > strlen(TSCTUI_BACKUP) + strlen(ACT_LINK_SUFFIX) &&
+	    !strcmp(bsys + n - strlen(ACT_LINK_SUFFIX), ACT_LINK_SUFFIX)) {
+		char link[PATH_UNDER_MAX];
+
+		snprintf(link, sizeof(link), "%.*s",
+			 (int)(strlen(sys) - strlen(ACT_LINK_SUFFIX)), sys);
+		return act_record(a, L_UNLINKED, link);
+	}
 	/* Nothing else under /sys or /proc is a file to write back, and
 	 * tsctui never backs up its own state. */
 	if (!strncmp(sys, "/sys/", 5) || !strncmp(sys, "/proc/", 6) ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tsctui install [--loader L] [--esp DIR] [--next BootXXXX] [--key K
- * --cert C] */
+ * --cert C] [--migrate] */
 #include <getopt.h>
 #include <string.h>
 
@@ -27,6 +27,9 @@ static int take_install(int c, const char *arg, void *ctx)
 	case 'c':
 		o->cert = arg;
 		return 0;
+	case 'm':
+		o->migrate = true;
+		return 0;
 	}
 	return -1;
 }
@@ -39,6 +42,7 @@ int cmd_install(const struct globals *g, int argc, char **argv)
 		{ "next", required_argument, NULL, 'n' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "cert", required_argument, NULL, 'c' },
+		{ "migrate", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_opts o = { 0 };

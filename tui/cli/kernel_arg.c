@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tsctui kernel-arg nowatchdog on|off */
+/* tsctui kernel-arg nowatchdog on|off, kernel-arg reliable off */
 #include <getopt.h>
 #include <string.h>
 
@@ -14,7 +14,8 @@ int cmd_kernel_arg(const struct globals *g, int argc, char **argv)
 	if (actions_parse(argc, argv, NULL, &fl, NULL, NULL))
 		return EXIT_USAGE;
 	if (optind + 2 != argc)
-		return app_fail("kernel-arg: give nowatchdog on|off");
+		return app_fail(
+			"kernel-arg: give nowatchdog on|off, or reliable off");
 	actions_start(&a, g, "kernel-arg", &fl);
 	return actions_finish(
 		&a, fl.json,

@@ -171,6 +171,25 @@ static void transitions_json(struct json *j, const struct sysinfo *s)
 	json_arr_end(j);
 }
 
+/* Other TSC fixers found (model/fixers.h): "other_fixers". */
+static void fixers_json(struct json *j, const struct sysinfo *s)
+{
+	struct fixers_out fo;
+	int i;
+
+	fixers_explain(s, &fo);
+	json_arr(j, "other_fixers");
+	for (i = 0; i < fo.n; i++) {
+		json_obj(j, NULL);
+		json_str(j, "name", fo.f[i].name);
+		json_str(j, "kind", fo.f[i].kind);
+		json_str(j, "found", fo.f[i].found);
+		json_str(j, "advice", fo.f[i].advice);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 			const struct tsc_rate_check *rc,
 			const struct trust_out *t)
@@ -332,6 +351,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 		json_bool(&j, "programs_can_trust", t->verdict == TRUST_YES);
 	json_str(&j, "why", t->why);
 	json_obj_end(&j);
+	fixers_json(&j, s);
 	json_arr(&j, "notes");
 	for (i = 0; i < s->nnotes; i++)
 		json_str(&j, NULL, s->notes[i]);
@@ -419,6 +439,7 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 			const struct tsc_rate_check *rc,
 			const struct trust_out *t)
 {
+	struct fixers_out fo;
 	int i;
 
 	if (s->machine.vendor[0] || s->machine.product[0])
@@ -492,6 +513,10 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 	       : t->verdict == TRUST_NO ? "cannot trust"
 					: "cannot tell whether they can trust",
 	       t->why);
+	fixers_explain(s, &fo);
+	for (i = 0; i < fo.n; i++)
+		printf("other fixer: %s (%s): %s\n", fo.f[i].name,
+		       fo.f[i].found, fo.f[i].advice);
 	printf("diagnosis:   %s\n", d->summary);
 	printf("next step:   ");
 	for (i = 0; i < d->nrecs; i++)

@@ -18,6 +18,7 @@
 #include "../engine/rtcrate.h"
 #include "../source/system.h"
 #include "diagnosis.h"
+#include "fixers.h"
 #include "rtc_plan.h"
 #include "setup.h"
 #include "setup_check.h"

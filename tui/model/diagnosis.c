@@ -727,7 +727,8 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 		say(d,
 		    " Warning: tsc=reliable is set; it skips the boot-time "
 		    "warp test and hides a real offset, so the clock can jump "
-		    "back when a task moves between cores.");
+		    "back when a task moves between cores (`tsctui "
+		    "kernel-arg reliable off` removes it).");
 	else {
 		int i;
 

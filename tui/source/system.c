@@ -262,6 +262,8 @@ int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 	path_under(root, "/dev/kvm", path, sizeof(path));
 	s->kvm_host =
 		fsx_exists(path) || s->modules.kvm_amd || s->modules.kvm_intel;
+	fixers_read(root, &s->fixers);
+	power_read(root, &s->power);
 	history_last_sync_bios(root, s->last_sync_bios,
 			       sizeof(s->last_sync_bios), why, sizeof(why));
 	if (why[0])

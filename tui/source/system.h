@@ -21,12 +21,14 @@
 #include "cpu.h"
 #include "cpu_map.h"
 #include "detect.h"
+#include "fixers.h"
 #include "efivar.h"
 #include "history.h"
 #include "kernel_cmdline.h"
 #include "kernlog.h"
 #include "loader.h"
 #include "modules.h"
+#include "power.h"
 #include "stage_report.h"
 #include "stage_state.h"
 
@@ -128,6 +130,8 @@ struct sysinfo {
 	struct sys_modules modules;
 	struct sys_efi efi;
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
+	struct sys_fixers fixers; /* other TSC fixers installed */
+	struct sys_power power;	  /* the live power source */
 	struct tsc_rate_check rate_check;
 	/* The BIOS version of the most recent boot recorded in sync mode, ""
 	 * when none: what the diagnosis compares this BIOS with. */

@@ -38,8 +38,9 @@ struct dash {
 	struct klog_loader *klog; /* reads the kernel log on its thread */
 	unsigned klog_gen;	  /* the read in sys.klog */
 	bool engine_started;
-	struct sysinfo sys;   /* the system as last read (system_read) */
-	struct assessment as; /* what follows from it (assess_make) */
+	struct sysinfo sys;	/* the system as last read (system_read) */
+	struct assessment as;	/* what follows from it (assess_make) */
+	struct trust_out trust; /* as.trust, with the live cores' word */
 	struct engine_snapshot snap;
 	struct engine *engine;
 	struct ui_state ui;

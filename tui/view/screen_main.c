@@ -2,7 +2,9 @@
 /*
  * The main screen.  Rows: 0-1 header, 2-3 clocksource and the kernel's
  * verdict, 4 stage, 6.. cores (as many as there are, up to two thirds of
- * what is left), then rate, cost and events, then the diagnosis (as many
+ * what is left), then rate, the power source with whether programs can
+ * trust the TSC, cost and events (newest first, so that a short screen
+ * cuts the oldest), then the diagnosis (as many
  * rows as it takes, while the panels above keep MAIN_MIN_PANEL), status
  * and keys.
  */
@@ -109,7 +111,10 @@ static void stage_line(const struct ui_state *s, int y)
 	char strikes[32] = "";
 
 	if (!st->installed) {
-		draw_put(y, 0, A_NORMAL, "Stage: not installed");
+		draw_put(y, 0, A_NORMAL, "Stage: not installed%s",
+			 s->diag->directsync ? "; this kernel syncs the TSCs "
+					       "itself (tsc=directsync)"
+					     : "");
 		return;
 	}
 	if (st->strikes)
@@ -117,11 +122,12 @@ static void stage_line(const struct ui_state *s, int y)
 			 st->strikes);
 	draw_put(y, 0,
 		 st->guard == GUARD_TRIPPED ? draw_look(s, C_BAD) : A_NORMAL,
-		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s",
+		 "Stage: %s, mode %s, guard %s%s%s; this boot: %s%s",
 		 loader_name(st->loader), st->mode_word, system_guard_word(st),
 		 st->probation ? " (probation)" : "", strikes,
 		 st->has_report ? tsc_result_name(st->report->result)
-				: "no report");
+				: "no report",
+		 s->diag->directsync ? "; kernel: tsc=directsync" : "");
 	/* A stale HibernateLocation makes every boot of the ESP paths a
 	 * resume boot (its guard in the tsctui_resume variable, nothing
 	 * written on the ESP, so no sync is ever confirmed): named on the
@@ -224,6 +230,49 @@ static int rate_lines(const struct ui_state *s, int y, int rows, int spare)
 	return used;
 }
 
+/* The live power source (source/power.h), in a few words. */
+static void power_words(const struct sys_power *p, char *out, size_t cap)
+{
+	char bat[64] = "", pct[16] = "";
+
+	if (p->capacity >= 0)
+		snprintf(pct, sizeof(pct), " %d%%", p->capacity);
+	if (p->have_battery)
+		snprintf(bat, sizeof(bat), "%sbattery%s%s%s",
+			 p->have_mains ? ", " : "",
+			 p->battery_status[0] ? " " : "", p->battery_status,
+			 pct);
+	if (!p->have_mains && !p->have_battery)
+		snprintf(out, cap, "Power: unknown (no power supply in /sys)");
+	else
+		snprintf(out, cap, "Power: %s%s",
+			 !p->have_mains ? ""
+			 : p->on_mains	? "AC"
+					: "AC unplugged",
+			 bat);
+}
+
+/* The power source, and whether programs that read the TSC themselves
+ * can rely on it (the why cut at the screen's edge: status and the
+ * setup say it whole). */
+static void power_trust_line(const struct ui_state *s, int y)
+{
+	const struct trust_out *t = s->trust;
+	char power[128];
+
+	power_words(&s->sys->power, power, sizeof(power));
+	if (!t) {
+		draw_put(y, 0, A_NORMAL, "%s", power);
+		return;
+	}
+	draw_put(y, 0, t->verdict == TRUST_NO ? draw_look(s, C_BAD) : A_NORMAL,
+		 "%s | Programs %s the TSC: %s", power,
+		 t->verdict == TRUST_YES  ? "can trust"
+		 : t->verdict == TRUST_NO ? "cannot trust"
+					  : "may not trust",
+		 t->why);
+}
+
 static void lower_panels(const struct ui_state *s, int y, int rows)
 {
 	const struct engine_snapshot *n = s->snap;
@@ -234,14 +283,16 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 	for (i = 0; k && i < k->n; i++)
 		events += !(k->ev[i].kind == KLOG_SWITCH && i + 1 < k->n);
 	used = rate_lines(s, y, rows,
-			  rows - events - (n && n->cost_valid ? 1 : 0));
-
+			  rows - events - 1 - (n && n->cost_valid ? 1 : 0));
+	if (used < rows)
+		power_trust_line(s, y + used++);
 	if (n && n->cost_valid && used < rows)
 		draw_put(y + used++, 0, A_NORMAL,
 			 "Clock read: %.0f ns one thread, %.0f ns on all %u "
 			 "CPUs",
 			 n->cost.ns_one, n->cost.ns_all, n->cost.threads);
-	for (i = 0; k && i < k->n && used < rows; i++) {
+	/* Newest first: what is cut on a short screen is the oldest. */
+	for (i = k ? k->n : 0; i-- > 0 && used < rows;) {
 		const struct klog_event *e = &k->ev[i];
 
 		if (e->kind == KLOG_SWITCH && i + 1 < k->n)

@@ -15,6 +15,7 @@
 #include "../model/diagnosis.h"
 #include "../model/setup.h"
 #include "../model/setup_check.h"
+#include "../model/trust.h"
 #include "../source/system.h"
 
 enum ui_view {
@@ -49,6 +50,10 @@ struct ui_state {
 	const struct sysinfo *sys;
 	const struct diagnosis *diag;
 	const struct engine_snapshot *snap;
+	/* Can programs that read the TSC rely on it (model/trust.h): the
+	 * assessment's answer, checked against the live cores when the
+	 * dashboard runs on the machine itself. */
+	const struct trust_out *trust;
 	bool nowatchdog; /* the kernel-arg setting */
 	int nhistory;
 	char history[UI_MAX_LINES][UI_LINE];
