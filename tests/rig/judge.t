@@ -24,7 +24,7 @@ import rig  # noqa: E402
 from paths import BUILD  # noqa: E402
 from tap import Tap  # noqa: E402
 
-t = Tap(plan=18)
+t = Tap(plan=19)
 rig.require()
 WORK = os.path.join(BUILD, "rig-tests")
 APP = r"fs0:\EFI\tsctui\tsctui.efi"
@@ -93,13 +93,19 @@ b = boot("measure", "measure", commands=METRICS)
 r = report(b)
 lag = b.in_linux or {}
 # The rig's counters differ by constant offsets, so the oracle gives the
-# fault exactly (oracle.t asserts the same of its own boot).
+# fault exactly, in Linux (through /dev/port) and as QEMU ends.
 t.ok(b.user_space and not b.oracle.writes and
      lag == {0: 0, 1: 6815086010, 2: 6815086010, 3: 6815086010} and
      b.warps and b.warps[0] > 6.8e9 and b.clocksource == "hpet",
      "rig: with nothing written, Linux starts with the firmware's counters "
      "(every AP 6.8e9 cycles ahead, by the oracle); the kernel measures the "
      "warp and drops the TSC", f"{b.summary()}, oracle in Linux {lag}")
+# SIGTERM at the guest's last line (a person's kill): QEMU prints the
+# counters on its way out, the same ones, no write by anyone.
+t.ok(b.at_exit == lag and lag and not b.res.timed_out,
+     "rig: stopped with SIGTERM when the guest is done, QEMU prints the "
+     "oracle's lines on its way out: the same counters",
+     f"at exit {b.at_exit}, in Linux {lag}")
 t.ok(r is not None and r["build"] == "release" and r["msr_writes"] == 0 and
      all(abs(c["survey_offset"] - 6815086010) < 5000 and
          c["verdict"] == "bad" for c in r["cpus"]) and
