@@ -38,9 +38,10 @@ Boots:
      says why, there is no report of this boot, and `tsctui guard reset`
      restores measure mode;
   7. Linux runs with tsc=nowatchdog and the stage measures again;
-     `tsctui uninstall`;
-  8. no stage, no tsc=nowatchdog: grub.cfg is as grub-mkconfig makes it
-     without tsctui."""
+     `tsctui uninstall`: grub.cfg is again, byte for byte, the one
+     grub-mkconfig made before install (no stage, no tsc=nowatchdog):
+     what GRUB boots next is the distribution's own configuration, so no
+     boot of its own checks it (one was here: 20 s, docs/DESIGN.md 11)."""
 import os
 import shutil
 import sys
@@ -291,10 +292,4 @@ t.ok(cfg == first,
      "boot 7: grub.cfg is again exactly what grub-mkconfig made before "
      "install")
 
-# ---- 8: as before install --------------------------------------------------
-outs, text, res = g.boot("after", ["cat /proc/cmdline",
-                                   "tsctui report --json"])
-t.ok(outs[0] and "tsc=nowatchdog" not in outs[0][1] and outs[1] and
-     outs[1][0] == 2 and "tsctui report begin" not in text,
-     "boot 8: no stage and no tsc=nowatchdog", (outs[0], outs[1]))
 sys.exit(t.done())
