@@ -114,6 +114,10 @@ static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 		if (!tsc_parse_u64(v, n, &u) || u >= TSC_MAX_CPUS)
 			return false;
 		o->sim_overrun[u / 8] |= (uint8_t)(1u << (u % 8));
+	} else if (k == 14 && has_prefix(s, k, "sim.runtimeout")) {
+		if (!tsc_parse_u64(v, n, &u) || u < 100 || u > 60000)
+			return false;
+		o->sim_run_timeout_ms = (uint32_t)u;
 	} else if (k == 8 && has_prefix(s, k, "sim.late")) {
 		if (!parse_late(o, v, n))
 			return false;

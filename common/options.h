@@ -42,6 +42,9 @@ struct tsc_options {
 	/* sim.overrun (UEFI sim build): after its first run's work, that AP
 	 * never returns to MP services, which must stop it at its timeout. */
 	uint8_t sim_overrun[TSC_MAX_CPUS / 8];
+	/* sim.runtimeout (UEFI sim build): MP services' limit on one AP run,
+	 * milliseconds; 0: the release build's (efi/mp.c). */
+	uint32_t sim_run_timeout_ms;
 
 	/* Tokens left unused, space separated (what fits). */
 	uint32_t nignored;

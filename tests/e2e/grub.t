@@ -12,16 +12,13 @@ Boots:
      the release stage and clears pending when it returns; in Linux the
      report is read from the real efivarfs, the guard is clear, status
      reads the real kernel and says this is a virtual machine;
-  2. a boot stopped once GRUB loads Linux (the stage had returned: nothing
-     set); then the host leaves pending set, as a stage that died mid-run
-     would;
-  3. GRUB trips the guard and skips the stage; in Linux guard status says
-     tripped, then guard reset and mode measure run;
-  4. the stage runs again, in measure mode;
-  5. the same disk on -cpu Skylake-Client, where the kernel keeps the TSC:
+  2. the same disk on -cpu Skylake-Client, where the kernel keeps the TSC:
      status follows the real kernel; the sim build of the stage runs under
      a 500-byte variable size limit (sim.varmax, a firmware the rig cannot
      make) and stores the report that fits.
+The guard's GRUB half (a boot stopped after the stage, a trip, recovery in
+Linux, the stage again) is grub-live.t's story, boots 4 to 7, on the same
+GRUB block and the same root: this file had it three boots over.
 The NVRAM after the boots: no variable added or changed but OVMF's own."""
 import json
 import os
@@ -122,63 +119,7 @@ if t.ok(status is not None, "boot 1: `tsctui status --json` in Linux",
          "boot 1: status shows the installed stage, its mode, the guard and "
          "this boot's report", stg)
 
-# ---- 2: a boot that never reaches Linux after the stage ran --------------
-S.story_stopped(t, "boot 2", g, b"GRUB loading Linux",
-                lambda: S.grubenv_list(g, W).get("tsctui_pending") == "0",
-                "GRUB cleared pending in the root's grubenv",
-                name="kernel-hang")
-S.grubenv_edit(g, W, "set", "tsctui_pending=1")
-
-# ---- 3: GRUB trips the guard; recovery in Linux --------------------------
-outs, text, res = g.boot("tripped", [
-    "tsctui guard status --json",
-    "tsctui guard status",
-    "tsctui report --json",
-    "tsctui status --json",
-    "tsctui guard reset --json",
-    "tsctui mode measure --json",
-    "tsctui guard status --json",
-])
-t.ok("the last boot never reached Linux; the stage is now disabled" in text
-     and "tsctui report begin" not in text and "Linux up" in text,
-     "boot 3: GRUB trips the guard, skips the stage, boots Linux",
-     text[-2000:])
-gs = S.js(outs[0])
-t.ok(gs and gs["guard"] == "tripped" and gs["loader"] == "grub",
-     "boot 3: `guard status --json` in Linux: tripped", outs[0])
-t.ok(outs[1] and outs[1][0] == 0 and "a boot never reached Linux, and the "
-     "hang guard disabled the stage" in outs[1][1],
-     "boot 3: the recovery text says the hang guard disabled the stage after "
-     "a boot that never reached Linux", outs[1])
-status = S.js(outs[3])
-t.ok(outs[2] and outs[2][0] == 2 and "did not run" in outs[2][2] and
-     status and status["stage"]["guard"] == "tripped" and
-     status["stage"]["report"] is None,
-     "boot 3: no report this boot (the stage did not run); status says "
-     "tripped", (outs[2], status and status["stage"]))
-reset, mode, after = S.js(outs[4]), S.js(outs[5]), S.js(outs[6])
-t.ok(reset and reset["ok"] and mode and mode["ok"] and
-     after and after["guard"] == "clear",
-     "boot 3: guard reset and mode measure in Linux", (outs[4], outs[5]))
-env = S.grubenv_list(g, W)
-t.ok(env.get("tsctui_tripped") == "0" and env.get("tsctui_pending") == "0"
-     and env.get("tsctui_mode") == "measure",
-     "after boot 3: the grubenv on the image: cleared, measure", env)
-
-# ---- 4: the stage runs again, measure -----------------------------------
-outs, text, res = g.boot("again", ["tsctui report --json",
-                                   "tsctui boot-ok --json"])
-rep = S.js(outs[0])
-results.append(rep and rep["result"])
-t.ok(rep and rep["build"] == "release" and rep["mode"] == "measure" and
-     rep["msr_writes"] == 0 and len(rep["cpus"]) == 3,
-     "boot 4: the stage runs again, in measure mode, and writes nothing",
-     outs[0] if not rep else (rep["mode"], rep["result"], rep["msr_writes"]))
-env = S.grubenv_list(g, W)
-t.ok(env.get("tsctui_pending") == "0" and env.get("tsctui_tripped") == "0",
-     "after boot 4: boot-ok cleared pending again", env)
-
-# ---- 5: a CPU model on which the kernel keeps the TSC -------------------
+# ---- 2: a CPU model on which the kernel keeps the TSC -------------------
 # The sim build, for a firmware whose variable size limit is 500 bytes
 # (sim.varmax): the full report does not fit the variable.
 disk.put(os.path.join(S.TOP, "efi", "tsctui-sim.efi"),
@@ -193,7 +134,7 @@ outs, text, res = g.boot("skylake", ["tsctui status --json",
                                      "TsctuiReport-" + ovmfvars.REPORT_GUID],
                          cpu="Skylake-Client")
 status = S.js(outs[0])
-if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
+if t.ok(status is not None, "boot 2 (Skylake-Client): status in Linux",
         outs[0]):
     kinds = [e["kind"] for e in status["kernel"]["events"]]
     t.ok(status["clocksource"]["current"] == "tsc" and
@@ -202,22 +143,22 @@ if t.ok(status is not None, "boot 5 (Skylake-Client): status in Linux",
          status["cpu"]["vendor"] == "intel" and
          "clocksource tsc" in status["diagnosis"]["summary"] and
          "Marking TSC unstable" not in text,
-         "boot 5: the same disk on a CPU model the kernel keeps the TSC on: "
+         "boot 2: the same disk on a CPU model the kernel keeps the TSC on: "
          "status follows the real kernel (tsc, no unstable event)",
          (status["clocksource"], status["kernel"],
           status["diagnosis"]["summary"]))
 
 # The history boot-ok kept on the persistent root: one row per boot that
-# reached boot-ok (1, 4 and 5; boot 3 ran guard reset, not boot-ok).
+# reached boot-ok (1 and 2).
 hist = S.js(outs[2]) or []
 results.append((S.js(outs[3]) or {}).get("result"))
 t.ok([(h["stage_mode"], h["clocksource"]) for h in hist] ==
-     [("measure", "hpet"), ("measure", "hpet"), ("measure", "tsc")] and
+     [("measure", "hpet"), ("measure", "tsc")] and
      None not in results and
      [h["stage_result"] for h in hist] == results and
-     len({h["boot_id"] for h in hist}) == 3 and
+     len({h["boot_id"] for h in hist}) == 2 and
      all(h["source"] == "tsctui" for h in hist),
-     "boot 5: `tsctui history --json` lists the three boots boot-ok "
+     "boot 2: `tsctui history --json` lists the two boots boot-ok "
      "recorded across real boots (mode, each boot's own result, "
      "clocksource)", (outs[2], results))
 
@@ -230,7 +171,7 @@ var = S.js(outs[3])
 size = int(outs[5][1]) - 4 if outs[5] and outs[5][1].strip() else None
 rank = {"bad": 0, "unmeasured": 1, "unsure": 2, "ok": 3}
 if t.ok(var and console and len(console["cpus"]) == 3 and size is not None,
-        "boot 5: the report is in the variable and on the console",
+        "boot 2: the report is in the variable and on the console",
         (outs[3], outs[5], r.stderr)):
     kept = {c["index"] for c in var["cpus"]}
     left = [c for c in console["cpus"] if c["index"] not in kept]
@@ -240,7 +181,7 @@ if t.ok(var and console and len(console["cpus"]) == 3 and size is not None,
              for k in var["cpus"]) and
          var["result"] == console["result"] and
          "report variable holds" in text,
-         "boot 5: under a 500-byte variable limit the stage stores what fits "
+         "boot 2: under a 500-byte variable limit the stage stores what fits "
          "(worst verdicts first, omitted_cpus for the rest); the console "
          "copy has every AP",
          (size, var["omitted_cpus"], [c["verdict"] for c in console["cpus"]],
@@ -248,11 +189,10 @@ if t.ok(var and console and len(console["cpus"]) == 3 and size is not None,
     t.ok(outs[4] and f"{var['omitted_cpus']} more APs (none with a worse "
          "verdict" in outs[4][1] and
          "console output lists them all" in outs[4][1],
-         "boot 5: `tsctui report` says how many APs were left out and where "
+         "boot 2: `tsctui report` says how many APs were left out and where "
          "to find them", outs[4])
 
 # ---- NVRAM ----------------------------------------------------------------
 S.check_nvram(t, g, nv_before,
-              "five boots (measure, stopped, tripped, measure, "
-              "measure)")
+              "two boots (measure, measure)")
 sys.exit(t.done())
