@@ -133,6 +133,12 @@ bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 	return spread <= floor || spread <= TSC_TRUST_SPREAD;
 }
 
+bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick)
+{
+	return spread <= floor / 4 || spread <= TSC_STEER_SPREAD ||
+	       spread / 4 <= tick;
+}
+
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved)
 {
@@ -156,6 +162,17 @@ bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset)
 		return true;
 	return (uint64_t)s->hi - (uint64_t)s->lo <
 	       2u * (uint64_t)tsc_abs64(offset);
+}
+
+uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s)
+{
+	uint64_t lo, hi;
+
+	if (!s->n)
+		return 0;
+	lo = (uint64_t)tsc_abs64(s->lo);
+	hi = (uint64_t)tsc_abs64(s->hi);
+	return lo > hi ? lo : hi;
 }
 
 int64_t tsc_shortfall_comp(const struct tsc_shortfall *s)

@@ -126,6 +126,20 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
  * windows agree whatever F.
  */
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor);
+
+/*
+ * Whether a trusted test is steady enough to aim a write or to learn a
+ * landing from: its windows within max(F/4, TSC_STEER_SPREAD, 4 ticks) of
+ * each other (a counter that ticks in 21s quantises each window's offset
+ * to half ticks: GRUB's sim boot on such a host steered from a spread of
+ * 73).  On the TSC rig steady tests' windows agreed within 0 to 22
+ * cycles, and the tests whose windows were 149 to 211 apart (below F, so
+ * trusted) erred by up to 92 cycles against the rig's oracle: one such
+ * test taught a landing error of 75 where the writes landed 20 late, and
+ * the AP ended 118 off instead of 15.  Such a test is run again.
+ */
+bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick);
+#define TSC_STEER_SPREAD 40u
 /* TSC_TRUST_SPREAD: verdict.h, which never calls such a test ok. */
 
 /*
@@ -150,5 +164,19 @@ int64_t tsc_shortfall_comp(const struct tsc_shortfall *s);
  * write's landing error is what cannot be corrected, however well learned.
  */
 bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset);
+
+/*
+ * The largest landing error a `rdtsc; add; wrmsr` can have on hardware,
+ * with the error of learning it: the slowest landing assumed (150 + 30
+ * cycles, docs/DESIGN.md 11.2) plus two tests' or a survey's error (up to
+ * about 130 cycles on the TSC rig), with room.  A landing further off
+ * than this, yet within TSC_SHORTFALL_MAX (beyond is a one-off glitch),
+ * is not a latency: the block was interrupted or emulated (TCG lands
+ * writes 160 to 2200 cycles late, a different amount each time), and the
+ * next write would land as far off, so no fine correction is made.
+ */
+#define TSC_LANDING_PLAUSIBLE 400
+/* The largest plausible landing error learned, in magnitude (0: none). */
+uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s);
 
 #endif

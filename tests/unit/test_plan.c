@@ -195,6 +195,17 @@ static void healthy_machine_untouched(void **s)
 	/* A coarse tick's floor of 0 (GRUB's sim boot on a 21-cycle host:
 	 * spread 73) still steers. */
 	assert_true(tsc_plan_offset_trusted(73, 0));
+	/* Steady enough to aim a write: within 40 cycles, F/4 or four
+	 * ticks.  The rig's tests whose windows were 149 to 211 apart (F
+	 * about 230, so trusted) erred by up to 92 against its oracle. */
+	assert_true(tsc_plan_offset_steady(40, 0, 1));
+	assert_false(tsc_plan_offset_steady(41, 0, 1));
+	assert_true(tsc_plan_offset_steady(57, 228, 1));
+	assert_false(tsc_plan_offset_steady(58, 228, 1));
+	assert_false(tsc_plan_offset_steady(190, 230, 1));
+	assert_true(tsc_plan_offset_steady(73, 0, 21));
+	assert_true(tsc_plan_offset_steady(84, 0, 21));
+	assert_false(tsc_plan_offset_steady(88, 0, 21));
 }
 
 /* The noise boundaries themselves (issue 25's surviving mutant): an offset
@@ -218,6 +229,19 @@ static void noise_boundaries(void **s)
 				      rtts, usable, 2, &rule),
 			 0);
 	assert_int_equal(rule, TSC_BSP_NONE);
+	/* Nor where the APs disagree (the furthest-ahead rule, which the
+	 * median's own noise check does not guard): the boundary is the
+	 * "ahead" test itself. */
+	assert_int_equal(
+		tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE, -2000000 },
+			     rtts, usable, 2, &rule),
+		0);
+	assert_int_equal(rule, TSC_BSP_NONE);
+	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE + 1,
+							 -2000000 },
+				      rtts, usable, 2, &rule),
+			 TSC_SURVEY_NOISE + 1);
+	assert_int_equal(rule, TSC_BSP_FURTHEST);
 	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE + 1,
 							 TSC_SURVEY_NOISE + 1 },
 				      rtts, usable, 2, &rule),
@@ -245,9 +269,14 @@ static void landing_spread(void **s)
 	assert_false(tsc_shortfall_worth(&sf, 200)); /* 400 apart, 2 x 200 */
 	assert_true(tsc_shortfall_worth(&sf, 201));
 	assert_false(tsc_shortfall_worth(&sf, -200));
+	/* The worst landing, in magnitude, for the plausibility rule. */
+	assert_int_equal(tsc_shortfall_worst(&(struct tsc_shortfall){ 0 }), 0);
+	assert_int_equal(tsc_shortfall_worst(&sf), 300);
+	tsc_shortfall_learn(&sf, 1000, 600); /* short by 400 */
+	assert_int_equal(tsc_shortfall_worst(&sf), 400);
 	/* An implausible landing is not part of the spread. */
 	tsc_shortfall_learn(&sf, 100000, 0);
-	assert_int_equal(sf.hi - sf.lo, 400);
+	assert_int_equal(sf.hi - sf.lo, 700);
 }
 
 static void shortfall_filter(void **s)
