@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "plan.h"
+#include "mailbox.h"
 
 bool tsc_plan_reachable(int64_t offset)
 {
@@ -133,6 +134,11 @@ bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 	return spread <= floor || spread <= TSC_TRUST_SPREAD;
 }
 
+bool tsc_plan_windows_enough(uint32_t windows)
+{
+	return windows > TSC_WARP_WINDOWS_MAX / 2;
+}
+
 bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick)
 {
 	return spread <= floor / 4 || spread <= TSC_STEER_SPREAD ||
@@ -173,6 +179,19 @@ uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s)
 	lo = (uint64_t)tsc_abs64(s->lo);
 	hi = (uint64_t)tsc_abs64(s->hi);
 	return lo > hi ? lo : hi;
+}
+
+bool tsc_shortfall_beyond(const struct tsc_shortfall *s, uint64_t noise)
+{
+	return s->n && (uint64_t)tsc_abs64(tsc_shortfall_comp(s)) > noise;
+}
+
+bool tsc_plan_landing_missed(int64_t before, int64_t after)
+{
+	uint64_t now = (uint64_t)tsc_abs64(after);
+
+	return now > (uint64_t)tsc_abs64(before) + TSC_WARP_OK_ABS &&
+	       now > TSC_LANDING_MISS;
 }
 
 int64_t tsc_shortfall_comp(const struct tsc_shortfall *s)

@@ -143,6 +143,19 @@ bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick);
 /* TSC_TRUST_SPREAD: verdict.h, which never calls such a test ok. */
 
 /*
+ * Whether a kernel-style test saw handoffs both ways in more than half of
+ * its TSC_WARP_WINDOWS_MAX windows.  One with half or fewer was starved
+ * (a side descheduled for most of it), and its few handoffs' gaps are not
+ * the fastest: on the host simulator under TCG two such tests (2 windows
+ * of 4, under 2,000 handoffs where a whole 2 ms test has 4,000 and more)
+ * read -173 and -210 cycles off the truth with their windows 10 cycles
+ * apart, against at most 34 for 65 tests of 3 or 4 windows.  Such a test
+ * is run again; its offset never steers, teaches or judges (a warp it saw
+ * still counts: that is proof).
+ */
+bool tsc_plan_windows_enough(uint32_t windows);
+
+/*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands
  * short by the cycles between the read and the write taking effect.  Learned
  * from each write's measured effect, ignoring implausible values.
@@ -176,7 +189,30 @@ bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset);
  * next write would land as far off, so no fine correction is made.
  */
 #define TSC_LANDING_PLAUSIBLE 400
+/* Whether the landing error learned is larger, in magnitude, than the
+ * `noise` of the measurements it was learned from: only then is it more
+ * than that noise (a figure within it may be the noise alone). */
+bool tsc_shortfall_beyond(const struct tsc_shortfall *s, uint64_t noise);
 /* The largest plausible landing error learned, in magnitude (0: none). */
 uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s);
+
+/*
+ * Whether a correction aimed at offset 0 missed by more than a landing
+ * can on hardware, so that the next one would be as much a lottery: the
+ * counter went from `before` to `after`, further off than before by more
+ * than TSC_WARP_OK_ABS (a test's own noise), and further off than
+ * TSC_LANDING_MISS.  That bound is two landings' jitter at the slowest
+ * landing assumed (2 x 30 cycles: the aim used one learned landing, the
+ * write had its own; docs/DESIGN.md 11.2) plus two kernel-style tests'
+ * error (2 x TSC_WARP_OK_ABS: the landing was learned from the difference
+ * of two).  A miss within it is the landing model's noise, not wild
+ * writes: on the host simulator under TCG (writes exact to +-20 cycles)
+ * a landing of -22 learned from one such write aimed the next 36 cycles
+ * off an AP that had been 14 off, and stopping there left it out of sync
+ * by the stage's own test.  TCG's own timing (writes 160 to 2200 cycles
+ * late, a different amount each time) misses by hundreds.
+ */
+#define TSC_LANDING_MISS 100
+bool tsc_plan_landing_missed(int64_t before, int64_t after);
 
 #endif

@@ -2,6 +2,7 @@
  * landing-error filter. */
 #include "cm.h"
 
+#include "../../common/mailbox.h"
 #include "../../common/plan.h"
 
 static int64_t plan_rtt(const int64_t *o, uint32_t n, uint64_t rtt,
@@ -279,6 +280,57 @@ static void landing_spread(void **s)
 	assert_int_equal(sf.hi - sf.lo, 700);
 }
 
+/* A write that left its counter further off: within what two hardware
+ * landings and two tests can miss by, the aim's noise (keep steering);
+ * beyond it, writes that do not land where aimed (stop).  The figures are
+ * the host simulator's under TCG (writes exact to +-20 cycles) and the
+ * TSC rig's at TCG's own timing. */
+static void landing_missed(void **s)
+{
+	(void)s;
+	assert_false(tsc_plan_landing_missed(14, -36)); /* aim's noise */
+	assert_false(tsc_plan_landing_missed(-7, 38));
+	assert_false(tsc_plan_landing_missed(-16, -41));
+	assert_false(tsc_plan_landing_missed(80, 100)); /* not worse by 20 */
+	assert_false(tsc_plan_landing_missed(0, TSC_LANDING_MISS));
+	assert_true(tsc_plan_landing_missed(0, TSC_LANDING_MISS + 1));
+	assert_true(tsc_plan_landing_missed(0, -TSC_LANDING_MISS - 1));
+	assert_true(tsc_plan_landing_missed(229, 539)); /* TCG's timing */
+	assert_false(tsc_plan_landing_missed(229, 249));
+	assert_true(tsc_plan_landing_missed(229, 250));
+}
+
+/* The BSP's big move, measured against the survey's estimate, teaches a
+ * landing only beyond that estimate's noise: on the host simulator under
+ * TCG it taught -28 where writes land exact to +-20, with a survey noise
+ * of 325 (a round trip of 1300). */
+static void landing_beyond_noise(void **s)
+{
+	struct tsc_shortfall sf = { 0 };
+
+	(void)s;
+	assert_false(tsc_shortfall_beyond(&sf, 0)); /* nothing learned */
+	tsc_shortfall_learn(&sf, 6815086010LL, 6815086038LL); /* -28 */
+	assert_false(tsc_shortfall_beyond(&sf, 325));
+	assert_false(tsc_shortfall_beyond(&sf, 28));
+	assert_true(tsc_shortfall_beyond(&sf, 27));
+	sf = (struct tsc_shortfall){ 0 };
+	tsc_shortfall_learn(&sf, 6815086010LL, 6815085860LL); /* 150 late */
+	assert_true(tsc_shortfall_beyond(&sf, 50)); /* hardware's round trip */
+}
+
+/* A test that saw handoffs both ways in half its windows or fewer was
+ * starved: it never steers nor judges. */
+static void starved_test(void **s)
+{
+	(void)s;
+	assert_false(tsc_plan_windows_enough(0));
+	assert_false(tsc_plan_windows_enough(1));
+	assert_false(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX / 2));
+	assert_true(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX / 2 + 1));
+	assert_true(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX));
+}
+
 static void shortfall_filter(void **s)
 {
 	struct tsc_shortfall sf = { 0 };
@@ -344,6 +396,9 @@ int main(void)
 		cmocka_unit_test(shortfall_filter),
 		cmocka_unit_test(noise_boundaries),
 		cmocka_unit_test(landing_spread),
+		cmocka_unit_test(landing_missed),
+		cmocka_unit_test(starved_test),
+		cmocka_unit_test(landing_beyond_noise),
 		cmocka_unit_test(far_apart_counters),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
