@@ -148,8 +148,8 @@ bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick);
  * (a side descheduled for most of it), and its few handoffs' gaps are not
  * the fastest: on the host simulator under TCG two such tests (2 windows
  * of 4, under 2,000 handoffs where a whole 2 ms test has 4,000 and more)
- * read -173 and -210 cycles off the truth with their windows 10 cycles
- * apart, against at most 34 for 65 tests of 3 or 4 windows.  Such a test
+ * read -173 and -210 cycles off the truth with their windows 10 and 1
+ * cycles apart, against at most 34 for 65 tests of 3 or 4 windows.  Such a test
  * is run again; its offset never steers, teaches or judges (a warp it saw
  * still counts: that is proof).
  */
@@ -208,9 +208,10 @@ uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s);
  * of two).  A miss within it is the landing model's noise, not wild
  * writes: on the host simulator under TCG (writes exact to +-20 cycles)
  * a landing of -22 learned from one such write aimed the next 36 cycles
- * off an AP that had been 14 off, and stopping there left it out of sync
- * by the stage's own test.  TCG's own timing (writes 160 to 2200 cycles
- * late, a different amount each time) misses by hundreds.
+ * off an AP that had been 14 off, and stopping there left it 36 off by
+ * the stage's own test, near the `bad` limit where the floor is low.
+ * TCG's own timing (writes 160 to 2200 cycles late, a different amount
+ * each time) misses by hundreds.
  */
 #define TSC_LANDING_MISS 100
 bool tsc_plan_landing_missed(int64_t before, int64_t after);
