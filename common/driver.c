@@ -465,12 +465,12 @@ static enum tsc_verdict warp_verdict(const struct tsc_warp_result *w,
 }
 
 /* The test's windows agree: its offset may steer and teach.  A test with
- * half its windows or fewer was starved (tsc_plan_windows_enough): with
+ * half its windows or fewer was starved (tsc_plan_test_fed): with
  * 2 ms tests a side descheduled for a while leaves the others empty, and
  * stock TCG under load wrote 362,000 cycles from a one-window test. */
 static bool warp_trusted(const struct run *R, const struct tsc_warp_result *w)
 {
-	return tsc_plan_windows_enough(w->windows) &&
+	return tsc_plan_test_fed(w->windows, w->rounds) &&
 	       tsc_plan_offset_trusted(w->spread, warp_rtt(w) / 2) &&
 	       tsc_plan_offset_steady(w->spread, warp_rtt(w) / 2, R->tick);
 }
@@ -514,7 +514,7 @@ static bool run_test(struct run *R, uint64_t cycles, struct tsc_warp_result *w)
 	bool complete = tsc_warp_run(R->mb, cycles, w);
 	uint32_t again;
 
-	for (again = 0; complete && !tsc_plan_windows_enough(w->windows) &&
+	for (again = 0; complete && !tsc_plan_test_fed(w->windows, w->rounds) &&
 			again < TSC_RETEST_MAX;
 	     again++)
 		complete = tsc_warp_run(R->mb,
@@ -746,7 +746,7 @@ static void record_warp(struct tsc_report_cpu *ap,
 	ap->warp_rounds = w->rounds;
 	/* A starved test's offset is no kernel-style figure: the verdict
 	 * falls back to what was measured before (its warps still count). */
-	ap->kernel_test = tsc_plan_windows_enough(w->windows);
+	ap->kernel_test = tsc_plan_test_fed(w->windows, w->rounds);
 	if (ap->kernel_test) {
 		/* The offset and round trip the kernel's check sees. */
 		ap->final_offset = w->offset;

@@ -134,9 +134,10 @@ bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 	return spread <= floor || spread <= TSC_TRUST_SPREAD;
 }
 
-bool tsc_plan_windows_enough(uint32_t windows)
+bool tsc_plan_test_fed(uint32_t windows, uint32_t rounds)
 {
-	return windows > TSC_WARP_WINDOWS_MAX / 2;
+	return windows > TSC_WARP_WINDOWS_MAX / 2 &&
+	       rounds >= TSC_WARP_MIN_ROUNDS;
 }
 
 bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick)

@@ -143,17 +143,21 @@ bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick);
 /* TSC_TRUST_SPREAD: verdict.h, which never calls such a test ok. */
 
 /*
- * Whether a kernel-style test saw handoffs both ways in more than half of
- * its TSC_WARP_WINDOWS_MAX windows.  One with half or fewer was starved
- * (a side descheduled for most of it), and its few handoffs' gaps are not
- * the fastest: on the host simulator under TCG two such tests (2 windows
- * of 4, under 2,000 handoffs where a whole 2 ms test has 4,000 and more)
- * read -173 and -210 cycles off the truth with their windows 10 and 1
- * cycles apart, against at most 34 for 65 tests of 3 or 4 windows.  Such a test
- * is run again; its offset never steers, teaches or judges (a warp it saw
- * still counts: that is proof).
+ * Whether a kernel-style test was fed: it saw handoffs both ways in more
+ * than half of its TSC_WARP_WINDOWS_MAX windows, and made at least
+ * TSC_WARP_MIN_ROUNDS handoffs.  One that was not was starved (a side
+ * descheduled for much of it), and its few handoffs' gaps are not the
+ * fastest: on the host simulator under TCG three such tests (608, 902 and
+ * 1,878 handoffs, 2 to 4 windows, their windows 1 to 21 cycles apart)
+ * read 173 to 210 cycles off the truth, where 170 tests of 2,325 to
+ * 18,385 handoffs erred by at most 40.  A fed 2 ms test makes 4,000 to
+ * 5,000 handoffs there, and hardware, whose cache line crosses cores in
+ * about 100 ns, makes several times that.  A starved test is run again;
+ * its offset never steers, teaches or judges (a warp it saw still
+ * counts: that is proof).
  */
-bool tsc_plan_windows_enough(uint32_t windows);
+#define TSC_WARP_MIN_ROUNDS 2000u
+bool tsc_plan_test_fed(uint32_t windows, uint32_t rounds);
 
 /*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands

@@ -319,16 +319,23 @@ static void landing_beyond_noise(void **s)
 	assert_true(tsc_shortfall_beyond(&sf, 50)); /* hardware's round trip */
 }
 
-/* A test that saw handoffs both ways in half its windows or fewer was
- * starved: it never steers nor judges. */
+/* A test that saw handoffs both ways in half its windows or fewer, or
+ * made too few handoffs, was starved: it never steers nor judges.  The
+ * figures are the host simulator's under TCG. */
 static void starved_test(void **s)
 {
 	(void)s;
-	assert_false(tsc_plan_windows_enough(0));
-	assert_false(tsc_plan_windows_enough(1));
-	assert_false(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX / 2));
-	assert_true(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX / 2 + 1));
-	assert_true(tsc_plan_windows_enough(TSC_WARP_WINDOWS_MAX));
+	assert_false(tsc_plan_test_fed(0, 0));
+	assert_false(tsc_plan_test_fed(1, 9207));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2, 1878));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2, 15000));
+	assert_true(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2 + 1, 2328));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, 902));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX,
+				       TSC_WARP_MIN_ROUNDS - 1));
+	assert_true(
+		tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, TSC_WARP_MIN_ROUNDS));
+	assert_true(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, 4500));
 }
 
 static void shortfall_filter(void **s)
