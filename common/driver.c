@@ -465,7 +465,8 @@ static enum tsc_verdict warp_verdict(const struct tsc_warp_result *w,
 }
 
 /* The test's windows agree: its offset may steer and teach.  A test with
- * half its windows or fewer was starved (tsc_plan_test_fed): with
+ * half its windows or fewer, or too few handoffs, was starved
+ * (tsc_plan_test_fed): with
  * 2 ms tests a side descheduled for a while leaves the others empty, and
  * stock TCG under load wrote 362,000 cycles from a one-window test. */
 static bool warp_trusted(const struct run *R, const struct tsc_warp_result *w)
