@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "plan.h"
+#include "mailbox.h"
 
 bool tsc_plan_reachable(int64_t offset)
 {
@@ -133,6 +134,18 @@ bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 	return spread <= floor || spread <= TSC_TRUST_SPREAD;
 }
 
+bool tsc_plan_test_fed(uint32_t windows, uint32_t rounds)
+{
+	return windows > TSC_WARP_WINDOWS_MAX / 2 &&
+	       rounds >= TSC_WARP_MIN_ROUNDS;
+}
+
+bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick)
+{
+	return spread <= floor / 4 || spread <= TSC_STEER_SPREAD ||
+	       spread / 4 <= tick;
+}
+
 void tsc_shortfall_learn(struct tsc_shortfall *s, int64_t requested,
 			 int64_t achieved)
 {
@@ -156,6 +169,30 @@ bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset)
 		return true;
 	return (uint64_t)s->hi - (uint64_t)s->lo <
 	       2u * (uint64_t)tsc_abs64(offset);
+}
+
+uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s)
+{
+	uint64_t lo, hi;
+
+	if (!s->n)
+		return 0;
+	lo = (uint64_t)tsc_abs64(s->lo);
+	hi = (uint64_t)tsc_abs64(s->hi);
+	return lo > hi ? lo : hi;
+}
+
+bool tsc_shortfall_beyond(const struct tsc_shortfall *s, uint64_t noise)
+{
+	return s->n && (uint64_t)tsc_abs64(tsc_shortfall_comp(s)) > noise;
+}
+
+bool tsc_plan_landing_missed(int64_t before, int64_t after)
+{
+	uint64_t now = (uint64_t)tsc_abs64(after);
+
+	return now > (uint64_t)tsc_abs64(before) + TSC_WARP_OK_ABS &&
+	       now > TSC_LANDING_MISS;
 }
 
 int64_t tsc_shortfall_comp(const struct tsc_shortfall *s)

@@ -126,7 +126,38 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
  * windows agree whatever F.
  */
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor);
+
+/*
+ * Whether a trusted test is steady enough to aim a write or to learn a
+ * landing from: its windows within max(F/4, TSC_STEER_SPREAD, 4 ticks) of
+ * each other (a counter that ticks in 21s quantises each window's offset
+ * to half ticks: GRUB's sim boot on such a host steered from a spread of
+ * 73).  On the TSC rig steady tests' windows agreed within 0 to 22
+ * cycles, and the tests whose windows were 149 to 211 apart (below F, so
+ * trusted) erred by up to 92 cycles against the rig's oracle: one such
+ * test taught a landing error of 75 where the writes landed 20 late, and
+ * the AP ended 118 off instead of 15.  Such a test is run again.
+ */
+bool tsc_plan_offset_steady(uint64_t spread, uint64_t floor, uint64_t tick);
+#define TSC_STEER_SPREAD 40u
 /* TSC_TRUST_SPREAD: verdict.h, which never calls such a test ok. */
+
+/*
+ * Whether a kernel-style test was fed: it saw handoffs both ways in more
+ * than half of its TSC_WARP_WINDOWS_MAX windows, and made at least
+ * TSC_WARP_MIN_ROUNDS handoffs.  One that was not was starved (a side
+ * descheduled for much of it), and its few handoffs' gaps are not the
+ * fastest: on the host simulator under TCG three such tests (608, 902 and
+ * 1,878 handoffs, 2 to 4 windows, their windows 1 to 21 cycles apart)
+ * read 173 to 210 cycles off the truth, where 170 tests of 2,325 to
+ * 18,385 handoffs erred by at most 40.  A fed 2 ms test makes 4,000 to
+ * 5,000 handoffs there, and hardware, whose cache line crosses cores in
+ * about 100 ns, makes several times that.  A starved test is run again;
+ * its offset never steers, teaches or judges (a warp it saw still
+ * counts: that is proof).
+ */
+#define TSC_WARP_MIN_ROUNDS 2000u
+bool tsc_plan_test_fed(uint32_t windows, uint32_t rounds);
 
 /*
  * Landing error ("shortfall") of TSC writes: wrmsr(rdtsc() + delta) lands
@@ -150,5 +181,43 @@ int64_t tsc_shortfall_comp(const struct tsc_shortfall *s);
  * write's landing error is what cannot be corrected, however well learned.
  */
 bool tsc_shortfall_worth(const struct tsc_shortfall *s, int64_t offset);
+
+/*
+ * The largest landing error a `rdtsc; add; wrmsr` can have on hardware,
+ * with the error of learning it: the slowest landing assumed (150 + 30
+ * cycles, docs/DESIGN.md 11.2) plus two tests' or a survey's error (up to
+ * about 130 cycles on the TSC rig), with room.  A landing further off
+ * than this, yet within TSC_SHORTFALL_MAX (beyond is a one-off glitch),
+ * is not a latency: the block was interrupted or emulated (TCG lands
+ * writes 160 to 2200 cycles late, a different amount each time), and the
+ * next write would land as far off, so no fine correction is made.
+ */
+#define TSC_LANDING_PLAUSIBLE 400
+/* Whether the landing error learned is larger, in magnitude, than the
+ * `noise` of the measurements it was learned from: only then is it more
+ * than that noise (a figure within it may be the noise alone). */
+bool tsc_shortfall_beyond(const struct tsc_shortfall *s, uint64_t noise);
+/* The largest plausible landing error learned, in magnitude (0: none). */
+uint64_t tsc_shortfall_worst(const struct tsc_shortfall *s);
+
+/*
+ * Whether a correction aimed at offset 0 missed by more than a landing
+ * can on hardware, so that the next one would be as much a lottery: the
+ * counter went from `before` to `after`, further off than before by more
+ * than TSC_WARP_OK_ABS (a test's own noise), and further off than
+ * TSC_LANDING_MISS.  That bound is two landings' jitter at the slowest
+ * landing assumed (2 x 30 cycles: the aim used one learned landing, the
+ * write had its own; docs/DESIGN.md 11.2) plus two kernel-style tests'
+ * error (2 x TSC_WARP_OK_ABS: the landing was learned from the difference
+ * of two).  A miss within it is the landing model's noise, not wild
+ * writes: on the host simulator under TCG (writes exact to +-20 cycles)
+ * a landing of -22 learned from one such write aimed the next 36 cycles
+ * off an AP that had been 14 off, and stopping there left it 36 off by
+ * the stage's own test, near the `bad` limit where the floor is low.
+ * TCG's own timing (writes 160 to 2200 cycles late, a different amount
+ * each time) misses by hundreds.
+ */
+#define TSC_LANDING_MISS 100
+bool tsc_plan_landing_missed(int64_t before, int64_t after);
 
 #endif

@@ -481,8 +481,20 @@ BOOLEAN mp_was_stopped(UINTN cpu)
 	return cpu < M.nslots && M.stopped[cpu];
 }
 
+#ifdef TSC_TRACE
+/* common/driver.c's development trace, on the console. */
+extern void (*tsc_trace_hook)(const char *tag, int64_t a, int64_t b, int64_t c);
+static void trace_print(const char *tag, int64_t a, int64_t b, int64_t c)
+{
+	Print(L"trace %a %ld %ld %ld\r\n", tag, a, b, c);
+}
+#endif
+
 static void fill_platform(struct tsc_platform *pf)
 {
+#ifdef TSC_TRACE
+	tsc_trace_hook = trace_print;
+#endif
 	*pf = (struct tsc_platform){
 		.ctx = &M,
 		.ncpus = (uint32_t)M.ncpus,

@@ -95,17 +95,23 @@ if len(reps) == 8:
     # The rig's one counter (rig.one_counter()): every vCPU reads one
     # clock, so a machine without a fault must not read out-of-sync (on
     # stock TCG, the host's counters made healthy APs bad; DESIGN 11.2).
+    # A test starved of handoffs (both ways in half its windows or fewer,
+    # or under 2,000 in all: a vCPU thread descheduled on a loaded host, 7
+    # and 13 handoffs in 20 ms) records no figures; its AP is unsure.
     t.ok(m["build"] == "release" and m["mode"] == "measure" and
          m["result"] in ("in-sync", "unsure") and
          m["msr_writes"] == 0 and len(m["cpus"]) == 3 and
-         all(c["warp_margin"] is not None and
+         all(c["warp_rounds"] > 0 and
+             (c["warp_margin"] is not None or c["verdict"] == "unsure") and
              c["verdict"] in ("ok", "unsure") for c in m["cpus"]) and
          m["config"] == "load-options",
          "release, mode=measure, no fault: in-sync or unsure, every AP "
-         "measured by the kernel-style test and none bad, no MSR write",
+         "tested by the kernel-style test (unsure where it was starved) and "
+         "none bad, no MSR write",
          json.dumps({k: m[k] for k in ("result", "msr_writes", "reason")} |
-                    {"cpus": [(c["final_offset"], c["warp_margin"],
-                               c["verdict"]) for c in m["cpus"]]}))
+                    {"cpus": [(c["final_offset"], c["warp_rounds"],
+                               c["warp_margin"], c["verdict"])
+                              for c in m["cpus"]]}))
     t.ok(m["ignored_tokens"] == ["foo=bar"],
          "unknown token reported, the Shell's image path skipped",
          m["ignored_tokens"])

@@ -2,6 +2,7 @@
  * landing-error filter. */
 #include "cm.h"
 
+#include "../../common/mailbox.h"
 #include "../../common/plan.h"
 
 static int64_t plan_rtt(const int64_t *o, uint32_t n, uint64_t rtt,
@@ -195,6 +196,17 @@ static void healthy_machine_untouched(void **s)
 	/* A coarse tick's floor of 0 (GRUB's sim boot on a 21-cycle host:
 	 * spread 73) still steers. */
 	assert_true(tsc_plan_offset_trusted(73, 0));
+	/* Steady enough to aim a write: within 40 cycles, F/4 or four
+	 * ticks.  The rig's tests whose windows were 149 to 211 apart (F
+	 * about 230, so trusted) erred by up to 92 against its oracle. */
+	assert_true(tsc_plan_offset_steady(40, 0, 1));
+	assert_false(tsc_plan_offset_steady(41, 0, 1));
+	assert_true(tsc_plan_offset_steady(57, 228, 1));
+	assert_false(tsc_plan_offset_steady(58, 228, 1));
+	assert_false(tsc_plan_offset_steady(190, 230, 1));
+	assert_true(tsc_plan_offset_steady(73, 0, 21));
+	assert_true(tsc_plan_offset_steady(84, 0, 21));
+	assert_false(tsc_plan_offset_steady(88, 0, 21));
 }
 
 /* The noise boundaries themselves (issue 25's surviving mutant): an offset
@@ -218,6 +230,19 @@ static void noise_boundaries(void **s)
 				      rtts, usable, 2, &rule),
 			 0);
 	assert_int_equal(rule, TSC_BSP_NONE);
+	/* Nor where the APs disagree (the furthest-ahead rule, which the
+	 * median's own noise check does not guard): the boundary is the
+	 * "ahead" test itself. */
+	assert_int_equal(
+		tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE, -2000000 },
+			     rtts, usable, 2, &rule),
+		0);
+	assert_int_equal(rule, TSC_BSP_NONE);
+	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE + 1,
+							 -2000000 },
+				      rtts, usable, 2, &rule),
+			 TSC_SURVEY_NOISE + 1);
+	assert_int_equal(rule, TSC_BSP_FURTHEST);
 	assert_int_equal(tsc_plan_bsp((const int64_t[]){ TSC_SURVEY_NOISE + 1,
 							 TSC_SURVEY_NOISE + 1 },
 				      rtts, usable, 2, &rule),
@@ -245,9 +270,72 @@ static void landing_spread(void **s)
 	assert_false(tsc_shortfall_worth(&sf, 200)); /* 400 apart, 2 x 200 */
 	assert_true(tsc_shortfall_worth(&sf, 201));
 	assert_false(tsc_shortfall_worth(&sf, -200));
+	/* The worst landing, in magnitude, for the plausibility rule. */
+	assert_int_equal(tsc_shortfall_worst(&(struct tsc_shortfall){ 0 }), 0);
+	assert_int_equal(tsc_shortfall_worst(&sf), 300);
+	tsc_shortfall_learn(&sf, 1000, 600); /* short by 400 */
+	assert_int_equal(tsc_shortfall_worst(&sf), 400);
 	/* An implausible landing is not part of the spread. */
 	tsc_shortfall_learn(&sf, 100000, 0);
-	assert_int_equal(sf.hi - sf.lo, 400);
+	assert_int_equal(sf.hi - sf.lo, 700);
+}
+
+/* A write that left its counter further off: within what two hardware
+ * landings and two tests can miss by, the aim's noise (keep steering);
+ * beyond it, writes that do not land where aimed (stop).  The figures are
+ * the host simulator's under TCG (writes exact to +-20 cycles) and the
+ * TSC rig's at TCG's own timing. */
+static void landing_missed(void **s)
+{
+	(void)s;
+	assert_false(tsc_plan_landing_missed(14, -36)); /* aim's noise */
+	assert_false(tsc_plan_landing_missed(-7, 38));
+	assert_false(tsc_plan_landing_missed(-16, -41));
+	assert_false(tsc_plan_landing_missed(80, 100)); /* not worse by 20 */
+	assert_false(tsc_plan_landing_missed(0, TSC_LANDING_MISS));
+	assert_true(tsc_plan_landing_missed(0, TSC_LANDING_MISS + 1));
+	assert_true(tsc_plan_landing_missed(0, -TSC_LANDING_MISS - 1));
+	assert_true(tsc_plan_landing_missed(229, 539)); /* TCG's timing */
+	assert_false(tsc_plan_landing_missed(229, 249));
+	assert_true(tsc_plan_landing_missed(229, 250));
+}
+
+/* The BSP's big move, measured against the survey's estimate, teaches a
+ * landing only beyond that estimate's noise: on the host simulator under
+ * TCG it taught -28 where writes land exact to +-20, with a survey noise
+ * of 325 (a round trip of 1300). */
+static void landing_beyond_noise(void **s)
+{
+	struct tsc_shortfall sf = { 0 };
+
+	(void)s;
+	assert_false(tsc_shortfall_beyond(&sf, 0)); /* nothing learned */
+	tsc_shortfall_learn(&sf, 6815086010LL, 6815086038LL); /* -28 */
+	assert_false(tsc_shortfall_beyond(&sf, 325));
+	assert_false(tsc_shortfall_beyond(&sf, 28));
+	assert_true(tsc_shortfall_beyond(&sf, 27));
+	sf = (struct tsc_shortfall){ 0 };
+	tsc_shortfall_learn(&sf, 6815086010LL, 6815085860LL); /* 150 late */
+	assert_true(tsc_shortfall_beyond(&sf, 50)); /* hardware's round trip */
+}
+
+/* A test that saw handoffs both ways in half its windows or fewer, or
+ * made too few handoffs, was starved: it never steers nor judges.  The
+ * figures are the host simulator's under TCG. */
+static void starved_test(void **s)
+{
+	(void)s;
+	assert_false(tsc_plan_test_fed(0, 0));
+	assert_false(tsc_plan_test_fed(1, 9207));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2, 1878));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2, 15000));
+	assert_true(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX / 2 + 1, 2328));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, 902));
+	assert_false(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX,
+				       TSC_WARP_MIN_ROUNDS - 1));
+	assert_true(
+		tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, TSC_WARP_MIN_ROUNDS));
+	assert_true(tsc_plan_test_fed(TSC_WARP_WINDOWS_MAX, 4500));
 }
 
 static void shortfall_filter(void **s)
@@ -315,6 +403,9 @@ int main(void)
 		cmocka_unit_test(shortfall_filter),
 		cmocka_unit_test(noise_boundaries),
 		cmocka_unit_test(landing_spread),
+		cmocka_unit_test(landing_missed),
+		cmocka_unit_test(starved_test),
+		cmocka_unit_test(landing_beyond_noise),
 		cmocka_unit_test(far_apart_counters),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
