@@ -600,10 +600,18 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 				*wd = find(s, KLOG_WATCHDOG_SKEW);
 	const struct tsc_report *r =
 		s->stage.has_report ? s->stage.report : NULL;
-	bool warp = w || unstable_because(s, "check_tsc_sync_source");
+	bool kernel_warp = w || unstable_because(s, "check_tsc_sync_source");
 	bool watchdog = wd || find(s, KLOG_FREQUENCY_SKEW) ||
 			readback_drop(s) ||
 			unstable_because(s, "clocksource watchdog");
+	/* The watchdog dropped the TSC on a boot whose stage measured the
+	 * cores apart before Linux: the watchdog saw that offset (the
+	 * kernel's 2 ms warp test can miss it when its two CPUs do not run
+	 * at once, as under TCG), so this is the firmware's warp, and
+	 * tsc=nowatchdog would only hide it. */
+	bool stage_warp = !kernel_warp && watchdog && r &&
+			  r->result == TSC_RESULT_OUT_OF_SYNC;
+	bool warp = kernel_warp || stage_warp;
 	bool amd = cpu_is_amd(&s->cpu);
 	long long behind;
 	char n[32];
@@ -641,6 +649,13 @@ void diagnosis_make(const struct sysinfo *s, const char *last_sync_bios,
 					stage_on_cpu(s, r, w->cpus[1], d);
 			}
 			say(d, " and dropped the TSC");
+		} else if (stage_warp) {
+			say(d,
+			    "The kernel's boot-time warp test passed, but "
+			    "this boot's stage measured the TSCs apart "
+			    "before Linux started, and the clocksource "
+			    "watchdog dropped the TSC for that (tsc=nowatchdog "
+			    "would only hide it)");
 		} else {
 			say(d, "At boot the kernel's warp test failed and it "
 			       "dropped the TSC");
