@@ -220,7 +220,7 @@ int kernel_arg_edit_entries(struct act *a, const struct tsctui_conf *c,
 
 	*carrying = 0;
 	for (k = 0; k < n; k++) {
-		d = opendir(act_path(a, dirs[k]));
+		d = fsx_opendir(act_path(a, dirs[k]));
 		if (!d)
 			continue;
 		while ((e = readdir(d))) {
@@ -333,7 +333,7 @@ static void warn_reliable(struct act *a)
  * sign that GRUB reads entries: Debian's does not. */
 static bool has_entries(struct act *a, const char *dir)
 {
-	DIR *d = opendir(act_path(a, dir));
+	DIR *d = fsx_opendir(act_path(a, dir));
 	struct dirent *e;
 	bool found = false;
 

@@ -115,7 +115,7 @@ static int edit_default_grubs(struct act *a, const char *tok)
 	for (i = 0; grub_default_files[i]; i++)
 		if (edit_default_grub(a, grub_default_files[i], tok) != 0)
 			return -1;
-	d = opendir(act_path(a, GRUB_DEFAULT_DIR));
+	d = fsx_opendir(act_path(a, GRUB_DEFAULT_DIR));
 	while (d && (e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 
@@ -141,7 +141,7 @@ static bool entries_carry(struct act *a, const char *dir, const char *tok)
 	char sys[600];
 	struct dirent *e;
 	bool found = false;
-	DIR *d = opendir(act_path(a, dir));
+	DIR *d = fsx_opendir(act_path(a, dir));
 
 	while (d && !found && (e = readdir(d))) {
 		size_t l = strlen(e->d_name), len, at, n;
