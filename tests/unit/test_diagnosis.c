@@ -135,6 +135,25 @@ static void boot_warp_asks_to_measure(void **st)
 }
 
 /* Measured, and the stage saw the boot CPU behind every AP: sync next. */
+/* The stage installed in measure mode, and this boot's report: the E595's
+ * BSP behind both APs. */
+static void measured_behind(struct sysinfo *s, struct tsc_report *r)
+{
+	s->stage.installed = true;
+	s->stage.has_state = true;
+	s->stage.mode = TSC_MODE_MEASURE;
+	s->stage.mode_known = true;
+	snprintf(s->stage.mode_word, sizeof(s->stage.mode_word), "measure");
+	r->ap[0].survey_offset = 6815086011;
+	r->ap[0].rtt = 126;
+	r->ap[0].verdict = TSC_VERDICT_BAD;
+	r->ap[1].survey_offset = 6815085000;
+	r->ap[1].rtt = 130;
+	r->ap[1].verdict = TSC_VERDICT_BAD;
+	s->stage.has_report = true;
+	s->stage.report = r;
+}
+
 static void boot_warp_measured_behind_asks_for_sync(void **st)
 {
 	struct sysinfo *s = laptop("hpet", warp_log);
@@ -142,19 +161,7 @@ static void boot_warp_measured_behind_asks_for_sync(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	s->stage.installed = true;
-	s->stage.has_state = true;
-	s->stage.mode = TSC_MODE_MEASURE;
-	s->stage.mode_known = true;
-	snprintf(s->stage.mode_word, sizeof(s->stage.mode_word), "measure");
-	r.ap[0].survey_offset = 6815086011;
-	r.ap[0].rtt = 126;
-	r.ap[0].verdict = TSC_VERDICT_BAD;
-	r.ap[1].survey_offset = 6815085000;
-	r.ap[1].rtt = 130;
-	r.ap[1].verdict = TSC_VERDICT_BAD;
-	s->stage.has_report = true;
-	s->stage.report = &r;
+	measured_behind(s, &r);
 	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "boot-warp");
 	assert_true(has_rec(&d, "enable-sync"));
@@ -175,20 +182,8 @@ static void watchdog_drop_the_stage_measured_is_the_warp(void **st)
 	struct diagnosis d;
 
 	(void)st;
-	s->stage.installed = true;
-	s->stage.has_state = true;
-	s->stage.mode = TSC_MODE_MEASURE;
-	s->stage.mode_known = true;
-	snprintf(s->stage.mode_word, sizeof(s->stage.mode_word), "measure");
+	measured_behind(s, &r);
 	r.mode = TSC_MODE_MEASURE;
-	r.ap[0].survey_offset = 6815086011;
-	r.ap[0].rtt = 126;
-	r.ap[0].verdict = TSC_VERDICT_BAD;
-	r.ap[1].survey_offset = 6815085000;
-	r.ap[1].rtt = 130;
-	r.ap[1].verdict = TSC_VERDICT_BAD;
-	s->stage.has_report = true;
-	s->stage.report = &r;
 	diagnosis_make(s, NULL, &s->rate_check, &d);
 	assert_string_equal(diagnosis_code_name(d.code), "boot-warp");
 	assert_true(has_rec(&d, "enable-sync"));
