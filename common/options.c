@@ -121,6 +121,10 @@ static bool parse_sim(struct tsc_options *o, const char *s, size_t n)
 	} else if (k == 8 && has_prefix(s, k, "sim.late")) {
 		if (!parse_late(o, v, n))
 			return false;
+	} else if (k == 13 && has_prefix(s, k, "sim.cachewait")) {
+		if (!tsc_parse_u64(v, n, &u) || u > 1)
+			return false;
+		o->sim_no_cache_wait = u == 0;
 	} else if (k == 8 && has_prefix(s, k, "sim.hang")) {
 		if (!tsc_parse_u64(v, n, &u) || u > 1)
 			return false;

@@ -7,7 +7,7 @@
  *   mode=off|measure|sync  allow=any-cpu  config=esp  next=BootXXXX
  *   guard=grub  (the GRUB block's channel: \EFI\tsctui\run\ on the ESP)
  *   sim.offset.N=C  sim.jitter=J  sim.dead=N  sim.late=N[@K]  sim.hang=1
- *   sim.overrun=N                                          (sim builds only)
+ *   sim.overrun=N  sim.runtimeout=MS  sim.cachewait=0      (sim builds only)
  *
  * Unknown or malformed tokens are collected, never fatal: a typo must not
  * stop a machine from booting.  A release build collects sim.* tokens too.
@@ -45,6 +45,11 @@ struct tsc_options {
 	/* sim.runtimeout (UEFI sim build): MP services' limit on one AP run,
 	 * milliseconds; 0: the release build's (efi/mp.c). */
 	uint32_t sim_run_timeout_ms;
+	/* sim.cachewait=0 (UEFI sim build): the stage returns without
+	 * waiting out GRUB's disk cache after its markers changed, as if
+	 * GRUB's clock had not seen that wait (grub.d/05_tsctui must not
+	 * need it for the outcomes that trip the guard; DESIGN.md 7.1). */
+	bool sim_no_cache_wait;
 
 	/* Tokens left unused, space separated (what fits). */
 	uint32_t nignored;

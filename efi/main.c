@@ -211,6 +211,8 @@ static void outlast_grub_cache(BOOLEAN ran_ok, BOOLEAN wrote, BOOLEAN tripped)
 	if (ran_ok == had_ran_ok && wrote == had_wrote &&
 	    tripped == had_tripped)
 		return;
+	if (STAGE_SIM && opts.sim_no_cache_wait)
+		return;
 	uefi_call_wrapper(BS->Stall, 1, (UINTN)CACHE_WAIT_US);
 }
 

@@ -75,9 +75,10 @@ static void sim_tokens(void **s)
 	(void)s;
 	parse("sim.offset.0=-6815086010,sim.offset.31=16 sim.jitter=20 "
 	      "sim.dead=2 sim.dead=5 sim.hang=1 sim.late=3 sim.late=4@2 "
-	      "sim.runtimeout=1000",
+	      "sim.runtimeout=1000 sim.cachewait=0",
 	      true);
 	assert_int_equal(o.sim_run_timeout_ms, 1000);
+	assert_true(o.sim_no_cache_wait);
 	assert_int_equal(o.sim_late[3], 1);
 	assert_int_equal(o.sim_late[4], 2);
 	assert_int_equal(o.sim_late[5], 0);
@@ -93,9 +94,10 @@ static void sim_tokens(void **s)
 	parse("sim.offset.256=1 sim.offset.x=1 sim.jitter=-1 sim.dead=300 "
 	      "sim.hang=2 sim.offset.1=abc sim.nothing=1 sim.late=256 "
 	      "sim.late=2@0 sim.late=2@ sim.late=@2 sim.late=2@256 "
-	      "sim.runtimeout=99 sim.runtimeout=60001",
+	      "sim.runtimeout=99 sim.runtimeout=60001 sim.cachewait=2",
 	      true);
-	assert_int_equal(o.nignored, 14);
+	assert_int_equal(o.nignored, 15);
+	assert_false(o.sim_no_cache_wait);
 	assert_int_equal(o.sim_run_timeout_ms, 0);
 	assert_false(o.sim_any);
 }
