@@ -78,7 +78,7 @@ TUI_PATHS := -DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
 # `make deps`: what building and running tsctui needs (dpkg-dev: `make
 # deb`).  `make test-deps`:
 # everything the tests and benchmarks need on top, Debian's kernel for the
-# guests (tests/e2e/fetch) and the TSC rig's QEMU (tests/rig/build).
+# guests, 6.1 and 6.12 (tests/e2e/fetch), and the TSC rig's QEMU (tests/rig/build).
 DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-dev \
 	libefiboot-dev libkmod-dev libncurses-dev sbsigntool openssl \
 	efibootmgr util-linux dpkg-dev
