@@ -42,7 +42,8 @@ struct tsc_platform {
 	bool (*settle)(void *ctx);
 	/*
 	 * Called once on the BSP before the first write of a run, never in
-	 * a run that writes nothing: whatever was written to disks before
+	 * one that cannot write (measure mode, a sync stopped before its
+	 * writes): whatever was written to disks before
 	 * the run (the hang guard's markers, GRUB's save_env, which never
 	 * flushes) is made durable, so a write that hangs the machine finds
 	 * the guard armed on the disk.  A failure is the platform's to say;
