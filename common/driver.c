@@ -1146,6 +1146,9 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 		blocked = true;
 	if (!madt_complete(&R))
 		blocked = true;
+	/* The guard's markers durable before the first write (platform.h). */
+	if (sync && !blocked && pf->flush)
+		pf->flush(pf->ctx);
 	/* No AP run may be outstanding across the BSP's move (platform.h). */
 	if (sync && !blocked && pf->settle && !pf->settle(pf->ctx)) {
 		blocked = true;

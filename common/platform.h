@@ -40,6 +40,16 @@ struct tsc_platform {
 	 * false if one still is.  NULL where there is nothing to wait for.
 	 */
 	bool (*settle)(void *ctx);
+	/*
+	 * Called once on the BSP before the first write of a run, never in
+	 * one that cannot write (measure mode, a sync stopped before its
+	 * writes): whatever was written to disks before
+	 * the run (the hang guard's markers, GRUB's save_env, which never
+	 * flushes) is made durable, so a write that hangs the machine finds
+	 * the guard armed on the disk.  A failure is the platform's to say;
+	 * the run goes on.  NULL where there is nothing to flush.
+	 */
+	void (*flush)(void *ctx);
 	/* Waits at most timeout_us for fn to return; 0 once it has. */
 	int (*join)(void *ctx, uint32_t cpu, uint64_t timeout_us);
 	/* APIC id of processor cpu (for the report). */

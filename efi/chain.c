@@ -257,58 +257,74 @@ static void option_name(UINT16 option, CHAR16 *out)
 		out[i] = (CHAR16)ascii[i];
 }
 
-EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option,
-		      void (*before_start)(void))
+/* The loaded next loader, between chain_load and chain_start: its load
+ * options point into the option's buffer, freed once it returned. */
+static struct {
+	EFI_HANDLE child;
+	CHAR16 name[16];
+	UINT8 *buf;
+} next;
+
+static void chain_forget(void)
+{
+	if (next.buf)
+		FreePool(next.buf);
+	next.buf = NULL;
+	next.child = NULL;
+}
+
+EFI_STATUS chain_load(EFI_HANDLE image, UINT16 option)
 {
 	struct load_option o;
 	EFI_LOADED_IMAGE *li;
-	EFI_HANDLE child;
-	CHAR16 name[16];
 	UINT16 *current;
 	UINTN size;
-	UINT8 *buf;
 	EFI_STATUS st;
 
-	option_name(option, name);
+	option_name(option, next.name);
 	current = LibGetVariableAndSize(L"BootCurrent", &EfiGlobalVariable,
 					&size);
 	if (current && size == sizeof(UINT16) && *current == option) {
 		FreePool(current);
 		Print(L"tsctui: next=%s is this entry; not starting it\r\n",
-		      name);
+		      next.name);
 		return EFI_INVALID_PARAMETER;
 	}
 	if (current)
 		FreePool(current);
-	buf = LibGetVariableAndSize(name, &EfiGlobalVariable, &size);
-	if (!buf) {
-		Print(L"tsctui: %s does not exist\r\n", name);
+	next.buf = LibGetVariableAndSize(next.name, &EfiGlobalVariable, &size);
+	if (!next.buf) {
+		Print(L"tsctui: %s does not exist\r\n", next.name);
 		return EFI_NOT_FOUND;
 	}
-	st = parse_option(buf, size, &o);
+	st = parse_option(next.buf, size, &o);
 	if (EFI_ERROR(st)) {
-		Print(L"tsctui: %s is not a valid load option\r\n", name);
-		goto out;
+		Print(L"tsctui: %s is not a valid load option\r\n", next.name);
+		chain_forget();
+		return st;
 	}
-	st = load(image, o.path, &child);
+	st = load(image, o.path, &next.child);
 	if (EFI_ERROR(st)) {
-		Print(L"tsctui: failed to load %s: %r\r\n", name, st);
-		goto out;
+		Print(L"tsctui: failed to load %s: %r\r\n", next.name, st);
+		chain_forget();
+		return st;
 	}
 	if (o.data_size &&
-	    !EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, child,
+	    !EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, next.child,
 					 &LoadedImageProtocol, (VOID **)&li))) {
 		li->LoadOptions = o.data;
 		li->LoadOptionsSize = (UINT32)o.data_size;
 	}
-	/* Loaded: only now is the stage's part of this boot over (the
-	 * connects above may start drivers fast-boot firmware left alone). */
-	if (before_start)
-		before_start();
-	Print(L"tsctui: starting %s\r\n", name);
-	st = uefi_call_wrapper(BS->StartImage, 3, child, NULL, NULL);
-	Print(L"tsctui: %s returned: %r\r\n", name, st);
-out:
-	FreePool(buf);
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS chain_start(void)
+{
+	EFI_STATUS st;
+
+	Print(L"tsctui: starting %s\r\n", next.name);
+	st = uefi_call_wrapper(BS->StartImage, 3, next.child, NULL, NULL);
+	Print(L"tsctui: %s returned: %r\r\n", next.name, st);
+	chain_forget();
 	return st;
 }

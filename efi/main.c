@@ -13,6 +13,7 @@
 #include "../common/cpuid.h"
 #include "../common/driver.h"
 #include "../common/fmt.h"
+#include "../common/handoff.h"
 #include "../common/report_var.h"
 #include "stage.h"
 
@@ -67,20 +68,22 @@ static BOOLEAN guard_other_os;
 /* An AP was stopped by the firmware or still runs the stage's code: its
  * state is unknown, so the guard stays armed (wait_for_aps). */
 static BOOLEAN aps_unknown;
-/* The ESP whose pending goes at release; pending must stay. */
+/* The ESP whose pending goes at release (guard_returned). */
 static EFI_FILE_HANDLE guard_esp;
-static BOOLEAN pending_keep;
 /* A resume boot (resume_guard): its guard is the variable, set. */
 static BOOLEAN resuming, resume_armed;
 
+/* The end of the run, in common/handoff.c's order: its operations are
+ * below guard_returned. */
+static struct tsc_handoff handoff;
+
 /* pending stays: the reason says so, after what it already says (the
  * guard's sentence is the shorter "pending stays..." tail then). */
-static void keep_pending(const char *why, const char *tail)
+static void say_kept(const char *why, const char *tail)
 {
 	static char both[sizeof(report.reason)];
 	struct tsc_buf b;
 
-	pending_keep = TRUE;
 	if (!report.reason[0] || report.result == TSC_RESULT_IN_SYNC) {
 		tsc_report_set_result(&report,
 				      report.result == TSC_RESULT_IN_SYNC
@@ -94,6 +97,12 @@ static void keep_pending(const char *why, const char *tail)
 	tsc_buf_puts(&b, "; ");
 	tsc_buf_puts(&b, tail);
 	tsc_report_set_result(&report, report.result, both);
+}
+
+static void keep_pending(const char *why, const char *tail)
+{
+	tsc_handoff_keep(&handoff);
+	say_kept(why, tail);
 }
 
 #define PENDING_STAYS "pending stays until Linux confirms this boot"
@@ -126,15 +135,19 @@ static void guard_note(const char *note)
 }
 static void guard_returned(EFI_FILE_HANDLE esp)
 {
-	if (report.msr_writes > 0 && esp_create(esp, L"synced") != EFI_SUCCESS)
-		keep_pending("the stage wrote but could not record synced on "
-			     "the ESP; " PENDING_STAYS,
-			     "synced not recorded: " PENDING_STAYS);
-	if (aps_unknown)
-		keep_pending("a processor was stopped by the firmware or "
-			     "still ran the stage's code; " PENDING_STAYS,
-			     PENDING_STAYS);
+	unsigned keep;
+
 	guard_esp = esp;
+	keep = tsc_handoff_returned(&handoff, report.msr_writes > 0,
+				    aps_unknown);
+	if (keep & TSC_KEEP_UNMARKED)
+		say_kept("the stage wrote but could not record synced on "
+			 "the ESP; " PENDING_STAYS,
+			 "synced not recorded: " PENDING_STAYS);
+	if (keep & TSC_KEEP_UNKNOWN_AP)
+		say_kept("a processor was stopped by the firmware or "
+			 "still ran the stage's code; " PENDING_STAYS,
+			 PENDING_STAYS);
 	if (guard_probation)
 		guard_note("the last sync boot was not confirmed by Linux "
 			   "(another system chosen, powered off, or it hung): "
@@ -148,25 +161,58 @@ static void guard_returned(EFI_FILE_HANDLE esp)
 			   "files may not be on the disk");
 }
 
-/* pending goes: when the stage returns, or on the firmware-entry path
- * right before StartImage of the next loader (chain_boot), so that the
- * connects and the load of that loader are still guarded. */
-static void guard_release(void)
+/* The operations of the run's end (common/handoff.h).  pending goes, with
+ * the resume guard's variable where it is still set (firmware-entry path),
+ * when the stage returns, or right before StartImage of the next loader,
+ * so that the connects and the load of that loader are still guarded;
+ * handoff calls this only when nothing keeps them. */
+static bool mark_synced(void *ctx)
 {
-	if (resume_armed) {
-		resume_armed = FALSE;
-		if (!pending_keep && esp_resume_clear() != EFI_SUCCESS)
-			Print(L"tsctui: could not delete the resume guard's "
-			      L"variable " TSC_RESUME_VAR_NAME L"\r\n");
-	}
-	if (!guard_esp)
-		return;
-	if (!pending_keep && esp_exists(guard_esp, L"pending") &&
+	(void)ctx;
+	return esp_create(guard_esp, L"synced") == EFI_SUCCESS;
+}
+
+static void guard_release(void *ctx)
+{
+	(void)ctx;
+	if (resume_armed && esp_resume_clear() != EFI_SUCCESS)
+		Print(L"tsctui: could not delete the resume guard's "
+		      L"variable " TSC_RESUME_VAR_NAME L"\r\n");
+	if (guard_esp && esp_exists(guard_esp, L"pending") &&
 	    esp_delete(guard_esp, L"pending") != EFI_SUCCESS)
 		Print(L"tsctui: could not delete the pending file\r\n");
-	uefi_call_wrapper(guard_esp->Close, 1, guard_esp);
+}
+
+static void guard_close(void *ctx)
+{
+	(void)ctx;
+	resume_armed = FALSE;
+	if (guard_esp)
+		uefi_call_wrapper(guard_esp->Close, 1, guard_esp);
 	guard_esp = NULL;
 }
+
+static EFI_HANDLE chain_image;
+
+static uint64_t next_load(void *ctx)
+{
+	(void)ctx;
+	return chain_load(chain_image, opts.next);
+}
+
+static uint64_t next_start(void *ctx)
+{
+	(void)ctx;
+	return chain_start();
+}
+
+static const struct tsc_handoff_ops handoff_ops = {
+	.mark_synced = mark_synced,
+	.release = guard_release,
+	.close = guard_close,
+	.load = next_load,
+	.start = next_start,
+};
 
 /*
  * The GRUB block's channel (guard=grub): GRUB's boot command reports only
@@ -591,9 +637,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_FILE_HANDLE esp;
 	BOOLEAN grub_channel = FALSE;
-	EFI_STATUS st;
 
 	InitializeLib(image, systab);
+	tsc_handoff_init(&handoff, &handoff_ops);
 	if (STAGE_SIM)
 		Print(L"tsctui %a: TEST BUILD with simulated TSC offsets; "
 		      L"not for real machines\r\n",
@@ -642,10 +688,6 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		}
 		grub_channel = TRUE;
 	}
-	/* GRUB never flushes after save_env: the block's pending must be on
-	 * the disk before the first MSR write. */
-	if (opts.mode == TSC_MODE_SYNC && esp_flush_all_disks())
-		Print(L"tsctui: FlushBlocks failed on a disk\r\n");
 	if (STAGE_SIM && opts.sim_hang) {
 		/* A hung sync boot, on purpose: the guard is armed. */
 		Print(L"tsctui: sim.hang=1: hanging now\r\n");
@@ -671,10 +713,9 @@ publish:
 	if (esp && esp != guard_esp)
 		uefi_call_wrapper(esp->Close, 1, esp);
 	if (opts.has_next && !STAGE_DRIVER) {
-		st = chain_boot(image, opts.next, guard_release);
-		guard_release(); /* nothing was started */
-		return st;
+		chain_image = image;
+		return (EFI_STATUS)tsc_handoff_chain(&handoff);
 	}
-	guard_release();
+	tsc_handoff_release(&handoff);
 	return finish(EFI_SUCCESS);
 }

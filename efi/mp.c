@@ -432,6 +432,16 @@ static bool mp_settle(void *ctx)
 	return outstanding(RESTART_WAIT_US, 100) == 0;
 }
 
+/* GRUB never flushes after save_env, and the ESP's own flushes cover only
+ * the ESP: the block's pending must be on the disk before the first MSR
+ * write too.  A failed flush is said, not fatal. */
+static void mp_flush(void *ctx)
+{
+	(void)ctx;
+	if (esp_flush_all_disks())
+		Print(L"tsctui: FlushBlocks failed on a disk\r\n");
+}
+
 static uint32_t mp_apic(void *ctx, uint32_t cpu)
 {
 	(void)ctx;
@@ -506,6 +516,7 @@ static void fill_platform(struct tsc_platform *pf)
 		.status = mp_status,
 		.enabled = mp_enabled,
 		.settle = mp_settle,
+		.flush = mp_flush,
 		.join = mp_join,
 		.apic_id = mp_apic,
 		.on_cpu = mp_on_cpu,

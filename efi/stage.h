@@ -87,10 +87,11 @@ BOOLEAN esp_last_boot_other_os(EFI_FILE_HANDLE root);
 /* sim_varmax: sim.varmax=N, a smaller variable size limit (sim build). */
 EFI_STATUS report_publish(const struct tsc_report *r, UINTN sim_varmax);
 
-/* chain.c: starts the load option Boot#### after the stage's work.
- * before_start runs once the image is loaded, right before StartImage
- * (the hang guard's pending goes there); not when nothing is started. */
-EFI_STATUS chain_boot(EFI_HANDLE image, UINT16 option,
-		      void (*before_start)(void));
+/* chain.c: the load option Boot#### after the stage's work, in two steps,
+ * so that the hang guard's pending goes between them (common/handoff.h):
+ * chain_load finds, connects and loads it (EFI_SUCCESS: loaded, its
+ * load options set); chain_start starts what chain_load loaded. */
+EFI_STATUS chain_load(EFI_HANDLE image, UINT16 option);
+EFI_STATUS chain_start(void);
 
 #endif

@@ -25,7 +25,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap()
+t = Tap(plan=83)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -243,7 +243,13 @@ subprocess.run([TSCTUI, "--root", root, "install"], check=True,
 subprocess.run([TSCTUI, "--root", root, "mode", "sync"], check=True,
                capture_output=True)
 fx.write(root, "/efi/EFI/tsctui/disabled", "")
-start(root)
+# systemd's HibernateLocation with no hibernation under way (no sleep-hook
+# marker on the ESP): stale.
+HIBVAR = ("sys/firmware/efi/efivars/HibernateLocation-"
+          "8cf2644b-4b0b-428f-9387-6d876050dc67")
+fx.efivar(root, "HibernateLocation", "8cf2644b-4b0b-428f-9387-6d876050dc67",
+          b'{"uuid":"x","offset":0}')
+start(root, w=160, h=30)
 s = wait_for("Recovery", 10)
 t.ok("hang guard disabled the stage" in s and "sync mode" in s and
      "2  back to measure mode" in s,
@@ -255,6 +261,19 @@ wait_for("hang guard cleared", 10)
 t.ok(not os.path.exists(os.path.join(root, "efi/EFI/tsctui/disabled")) and
      open(os.path.join(root, "efi/EFI/tsctui/options")).read() ==
      "mode=measure\n", "recovery: back to measure, disabled removed")
+# Back on the main screen, read from the root: the stale HibernateLocation
+# is named under the stage line, with the way to clear it; the --root line
+# follows it.
+s = wait_for("stale HibernateLocation", 5)
+lines = s.splitlines()
+at = next((i for i, x in enumerate(lines) if x.startswith("Stage:")), -1)
+t.ok(at >= 0 and len(lines) > at + 2 and
+     "stale HibernateLocation: every boot runs as a resume" in lines[at + 1]
+     and "chattr -i, then rm /sys/firmware/efi/efivars/HibernateLocation-"
+     in lines[at + 1] and lines[at + 2].startswith("Above: read from"),
+     "a stale HibernateLocation under --root: named under the stage line "
+     "with the way to clear it, the --root line below it", s)
+os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.
 keys("k")
 s = wait_for("Turn tsc=nowatchdog on", 5)
@@ -318,7 +337,16 @@ wait_for("EXIT=", 5)
 cs = "/sys/devices/system/clocksource/clocksource0/"
 fx.write(root, cs + "current_clocksource", "tsc\n")
 start(root, log="healthy-synced.dmesg", sim="sim.offset.1=0")
-wait_for("Diagnosis:", 10)
+s = wait_for("Diagnosis:", 10)
+# This boot's report measured only while the stage is set to sync: the
+# main screen says it was a probation boot, under the stage line.
+lines = s.splitlines()
+at = next((i for i, x in enumerate(lines) if x.startswith("Stage:")), -1)
+t.ok(at >= 0 and len(lines) > at + 2 and
+     "a probation boot after an unconfirmed sync: the TSC was" in
+     lines[at + 1] and lines[at + 2].startswith("Above: read from"),
+     "a probation boot under --root: said under the stage line, the --root "
+     "line below it", s)
 keys("s")
 s = wait_for("five-minute check", 5)
 t.ok("5. After the next boot: the kernel kept the TSC" in s,

@@ -88,6 +88,16 @@ static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 	inner.write(ctx, cpu, delta);
 }
 
+/* The platform's flush: how many, and the writes made before the first. */
+static int flushes, writes_at_flush = -1;
+
+static void counting_flush(void *ctx)
+{
+	(void)ctx;
+	if (!flushes++)
+		writes_at_flush = writes;
+}
+
 static int refuse_from = 1; /* refuse_cpu's starts, from this one on */
 static int starts_of_refused;
 static uint32_t claimed_cpus; /* 0, or more processors than the host has */
@@ -143,6 +153,9 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	pf.on_cpu = foreign_on_cpu;
 	pf.enabled = some_disabled;
 	pf.madt = fake_madt;
+	pf.flush = counting_flush;
+	flushes = 0;
+	writes_at_flush = -1;
 	if (claimed_cpus)
 		pf.ncpus = claimed_cpus;
 	identity_checks = 0;
@@ -174,6 +187,8 @@ static void measure_never_writes(void **s)
 	assert_int_equal(writes, 0);
 	assert_int_equal(r->msr_writes, 0);
 	assert_int_equal(r->bsp_shift, 0);
+	/* Nothing to make durable ahead of a write: no flush either. */
+	assert_int_equal(flushes, 0);
 	assert_int_equal(r->result, TSC_RESULT_OUT_OF_SYNC);
 	for (i = 0; i < r->nap; i++) {
 		assert_int_equal(r->ap[i].verdict, TSC_VERDICT_BAD);
@@ -250,6 +265,10 @@ static void sync_writes_and_converges(void **s)
 	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
 	assert_true(writes >= 1);
 	assert_int_equal(r->msr_writes, (uint32_t)writes);
+	/* The disks were flushed once, before the first write (the hang
+	 * guard's markers on the disk when a write hangs the machine). */
+	assert_int_equal(flushes, 1);
+	assert_int_equal(writes_at_flush, 0);
 	assert_true(r->bsp_shift > 6815000000LL);
 	/* The APs agree: the BSP is steered, and an AP needs a write or
 	 * none, now and then one more on this host's noise (seen: 3 on one

@@ -122,6 +122,24 @@ const char *system_probation_note(const struct sys_stage *st)
 	       "system's boot from a failed Linux one)";
 }
 
+const char *system_stage_note(const struct sys_stage *st, bool *bad)
+{
+	*bad = false;
+	if (!st->installed)
+		return NULL;
+	/* Every boot of the ESP paths then runs as a resume (its guard in
+	 * the resume variable, nothing written on the ESP): no sync is ever
+	 * confirmed, and the probation sentence cannot apply. */
+	if (st->hib == HIB_STALE) {
+		*bad = true;
+		return "stale HibernateLocation: every boot runs as a resume "
+		       "(nothing confirmed); remove it: chattr -i, then "
+		       "rm " EFIVARS_DIR
+		       "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE;
+	}
+	return system_probation_note(st);
+}
+
 static void read_stage(const char *root, struct sysinfo *s)
 {
 	struct sys_stage *st = &s->stage;

@@ -177,6 +177,11 @@ const char *system_guard_word(const struct sys_stage *st);
  * loader tell another system's boot from a failed Linux one; NULL when
  * this boot was not one. */
 const char *system_probation_note(const struct sys_stage *st);
+/* The dashboard's line under the stage line, decided from what was read
+ * (the view draws it, under --root too): a stale HibernateLocation first,
+ * with the way to clear it (*bad: a fault), else the probation sentence;
+ * NULL when there is nothing to say. */
+const char *system_stage_note(const struct sys_stage *st, bool *bad);
 
 /* The readers, one file each (clocksource.c, cpu.c, kernel_cmdline.c,
  * machine.c), for tests and the dashboard. */

@@ -13,7 +13,6 @@
 
 #include "../../common/verdict.h"
 #include "../engine/reftick.h"
-#include "../source/efivar.h"
 #include "draw.h"
 #include "screen.h"
 #include "wrap.h"
@@ -105,17 +104,21 @@ static bool other_root(const struct ui_state *s)
 	return s->root && strcmp(s->root, "/") != 0;
 }
 
-static void stage_line(const struct ui_state *s, int y)
+/* The line under the stage line (system_stage_note), or none; how many
+ * rows the stage took. */
+static int stage_line(const struct ui_state *s, int y)
 {
 	const struct sys_stage *st = &s->sys->stage;
 	char strikes[32] = "";
+	const char *note;
+	bool bad;
 
 	if (!st->installed) {
 		draw_put(y, 0, A_NORMAL, "Stage: not installed%s",
 			 s->diag->directsync ? "; this kernel syncs the TSCs "
 					       "itself (tsc=directsync)"
 					     : "");
-		return;
+		return 1;
 	}
 	if (st->strikes)
 		snprintf(strikes, sizeof(strikes), ", %d of 3 strikes",
@@ -128,19 +131,11 @@ static void stage_line(const struct ui_state *s, int y)
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report",
 		 s->diag->directsync ? "; kernel: tsc=directsync" : "");
-	/* A stale HibernateLocation makes every boot of the ESP paths a
-	 * resume boot (its guard in the tsctui_resume variable, nothing
-	 * written on the ESP, so no sync is ever confirmed): named on the
-	 * line below (the --root line's under --root: guard status says it
-	 * there), with the fix. */
-	if (system_probation_note(st) && st->hib != HIB_STALE && !other_root(s))
-		draw_put(y + 1, 2, A_NORMAL, "%s", system_probation_note(st));
-	if (st->hib == HIB_STALE && !other_root(s))
-		draw_put(y + 1, 2, draw_look(s, C_BAD),
-			 "stale HibernateLocation: every boot runs as a resume "
-			 "(nothing confirmed); remove it: chattr -i, then "
-			 "rm " EFIVARS_DIR
-			 "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE);
+	note = system_stage_note(st, &bad);
+	if (!note)
+		return 1;
+	draw_put(y + 1, 2, bad ? draw_look(s, C_BAD) : A_NORMAL, "%s", note);
+	return 2;
 }
 
 static void cores(const struct ui_state *s, int y, int rows)
@@ -331,18 +326,23 @@ static void draw(const struct ui_state *s)
 	int most = LINES - below - 1 - 6 - MAIN_MIN_PANEL;
 	int sum = need < most ? need : most > 1 ? most : 1;
 	int diag_y = LINES - below - sum;
-	int free_rows = diag_y - 6, rows, want;
-	const int top = 6;
+	int free_rows, rows, want, top;
 
 	header(s);
 	clocksource_line(s, 2);
-	stage_line(s, 4);
+	/* Under --root the line between what was read and what is measured
+	 * comes after the stage's note, and the cores one row lower. */
+	top = 4 + stage_line(s, 4);
 	if (other_root(s)) {
-		draw_put(5, 0, draw_look(s, C_DIM),
+		draw_put(top, 0, draw_look(s, C_DIM),
 			 "Above: read from %s. Below: measured on this "
 			 "machine, live.",
 			 s->root);
+		top++;
 	}
+	if (top < 6)
+		top = 6;
+	free_rows = diag_y - top;
 	want = (s->snap && s->snap->ncores ? (int)s->snap->ncores : 1) + 1;
 	rows = free_rows * 2 / 3;
 	if (want < rows)
