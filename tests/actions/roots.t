@@ -21,6 +21,7 @@ A BLS entry named with a tab, a newline and ESC goes through kernel-arg
 and uninstall and the root comes back as it was."""
 import ctypes
 import os
+import re
 import shutil
 import stat
 import struct
@@ -65,8 +66,36 @@ VECTORS = ["link", "link with ..", "link at .tsctui-new", "link at backup",
            "link loop"]
 WALK_VECTORS = ["link", "link with ..", "link at parent", "link loop"]
 
+# Every command that takes --root, run under strace on a fixture of each
+# loader (args, the exit codes it may give).
+HOST_RUNS = [
+    ("efi", ["status"], (0, 1)),
+    ("efi", ["status", "--json"], (0, 1)),
+    ("efi", ["status", "--prometheus"], (0, 1)),
+    ("efi", ["report"], (2,)),
+    ("efi", ["check", "--samples", "1", "--interval", "0"], (0, 1)),
+    ("efi", ["check", "--load-rtc", "--samples", "1"], (2,)),
+    ("efi", ["bench"], (0,)),
+    ("efi", ["history"], (0,)),
+    ("efi", ["install"], (0,)),
+    ("efi", ["guard", "status"], (0,)),
+    ("efi", ["mode", "sync"], (0,)),
+    ("efi", ["guard", "reset"], (0,)),
+    ("efi", ["kernel-arg", "nowatchdog", "on"], (0,)),
+    ("efi", ["boot-ok"], (0,)),
+    ("efi", ["kernel-arg", "nowatchdog", "off"], (0,)),
+    ("efi", ["uninstall"], (0,)),
+    ("efi", ["install", "--loader", "efi-entry"], (0,)),
+    ("efi", ["uninstall"], (0,)),
+    ("sd", ["install"], (0,)),
+    ("sd", ["kernel-arg", "nowatchdog", "on"], (0,)),
+    ("sd", ["uninstall", "--purge"], (0,)),
+]
+
 t = Tap()
-print(f"1..{len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19}")
+PLAN = (len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19 +
+        len(HOST_RUNS) + 2)
+print(f"1..{PLAN}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -262,6 +291,58 @@ def check(root, commands, nodes):
         libc.inotify_rm_watch(INOTIFY, w)
     opened()
     return wrong
+
+
+# ---- strace: the running system's own places ----------------------------
+# Under --root nothing of the machine tsctui runs on is the target's: its
+# /dev (kmsg, rtc0), /proc, /sys, /run and /var are never opened, looked
+# at or written once the root is known.  strace -f sees every path a
+# thread of tsctui names; an *at() call's path is taken from its directory
+# fd (-y).  What comes before the first access to the root is the loader's
+# and the libraries' start-up, before main: libefivar probes
+# /sys/firmware/efi/{efivars,vars} in a constructor, the sanitizers read
+# /proc/self.  /proc/self is the process itself (its own executable, which
+# install looks beside for the stage image), not the machine.  Processes a
+# tool runs in (execve'd children) are the tool's.
+HOST_DIRS = ("/dev", "/proc", "/sys", "/run", "/var")
+PLAIN_CALLS = {"open", "creat", "access", "stat", "lstat", "readlink",
+               "statfs", "mkdir", "rmdir", "unlink", "chdir", "chmod",
+               "chown", "lchown", "truncate", "chroot", "getxattr",
+               "lgetxattr", "listxattr", "llistxattr", "rename", "link",
+               "utimes", "utime"}
+AT_PATH = re.compile(r'(?:AT_FDCWD|-?\d+)<([^>]*)>, "((?:[^"\\]|\\.)*)"')
+STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)")
+
+
+def host_paths(log, root):
+    """The host paths a traced tsctui named after it first reached the
+    root, as "call path" strings."""
+    lines = open(log, encoding="utf-8", errors="replace").read().splitlines()
+    calls = [m.groups() for m in map(CALL.match, lines) if m]
+    main = calls[0][0] if calls else None
+    tools = {pid for pid, name, _ in calls
+             if name == "execve" and pid != main}
+    seen_root, found = False, []
+    for pid, name, rest in calls:
+        if pid in tools or name == "execve":
+            continue
+        paths = [os.path.join(d, p) if p else d
+                 for d, p in AT_PATH.findall(rest)]
+        if name in PLAIN_CALLS:
+            paths += [p for p in STRING.findall(rest)[:2]
+                      if p.startswith("/")]
+            if name not in ("rename", "link"):
+                paths = paths[:1]
+        for p in map(os.path.normpath, paths):
+            if p == root or p.startswith(root + "/"):
+                seen_root = True
+            elif (seen_root and p.startswith(HOST_DIRS) and
+                  any(p == d or p.startswith(d + "/") for d in HOST_DIRS)
+                  and not p.startswith(("/proc/self/", "/proc/thread-self/"))
+                  and p != "/proc/self"):
+                found.append(f"{name} {p}")
+    return found
 
 
 def repair():
@@ -463,6 +544,99 @@ try:
          "nothing recorded or changed; without it, on and uninstall work",
          f"{k and k.stderr} {d[:3]} / {k2 and k2.stderr} / "
          f"{u and u.stderr} {d2[:3]}")
+
+    # Nothing of the running system is opened for the target (see
+    # host_paths): each command that takes --root, under strace.
+    host_roots = {"efi": fx.efi_machine(os.path.join(WORK, "host-efi")),
+                  "sd": fx.systemd_boot(os.path.join(WORK, "host-sd"))}
+    log = os.path.join(WORK, "strace.log")
+    for which, args, codes in HOST_RUNS:
+        root = host_roots[which]
+        try:
+            r = subprocess.run(
+                ["strace", "-f", "-y", "-qq", "-o", log, "-e",
+                 "trace=%file,openat2", TSCTUI, "--root", root, *args],
+                cwd=CWD, capture_output=True, encoding="utf-8",
+                errors="replace", timeout=TIMEOUT * 4)
+        except subprocess.TimeoutExpired:
+            r = None
+        found = host_paths(log, os.path.realpath(root)) if r else []
+        t.ok(r is not None and r.returncode in codes and not found,
+             f"{' '.join(args)} under --root ({which}): nothing of this "
+             "machine's /dev, /proc, /sys, /run or /var is touched",
+             f"{r and (r.returncode, r.stderr)} {found[:6]}")
+
+    # A root whose path holds a quote, spaces and shell syntax: the tools
+    # get it as one argument each (an argv vector, no shell), so the quote
+    # cannot end a string and nothing in the name runs.  A sbsign ahead of
+    # the real one on PATH records the arguments it was given.
+    quoted = os.path.join(WORK, "it's a root; $(touch pwned) `touch pwned`")
+    fakebin = os.path.join(WORK, "fakebin")
+    argv_log = os.path.join(WORK, "sbsign.argv")
+    os.makedirs(fakebin)
+    with open(os.path.join(fakebin, "sbsign"), "w") as f:
+        f.write('#!/bin/sh\n: >"$SBSIGN_ARGV"\n'
+                'for a in "$@"; do printf \'%s\\0\' "$a" >>"$SBSIGN_ARGV"; '
+                f'done\nexec {shutil.which("sbsign")} "$@"\n')
+    os.chmod(os.path.join(fakebin, "sbsign"), 0o755)
+    sign_env = {**os.environ, "SBSIGN_ARGV": argv_log,
+                "PATH": fakebin + ":" + os.environ["PATH"]}
+    db_key, db_crt = os.path.join(WORK, "db.key"), os.path.join(WORK, "db.crt")
+    subprocess.run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048",
+                    "-nodes", "-days", "1", "-subj", "/CN=tsctui roots db/",
+                    "-keyout", db_key, "-out", db_crt], check=True,
+                   capture_output=True)
+    key_bytes = open(db_key, "rb").read()
+
+    def signed(root, args, want_key):
+        """install under Secure Boot: sbsign's argv (key, cert, output,
+        input), what went wrong."""
+        if os.path.exists(argv_log):
+            os.unlink(argv_log)
+        r = subprocess.run([TSCTUI, "--root", root, *args], cwd=CWD,
+                           capture_output=True, encoding="utf-8",
+                           errors="replace", timeout=TIMEOUT, env=sign_env)
+        argv = (open(argv_log, "rb").read().split(b"\0")[:-1]
+                if os.path.exists(argv_log) else [])
+        ver = subprocess.run(["sbverify", "--cert", db_crt, os.path.join(
+            root, "boot/efi/EFI/tsctui/tsctui.efi")], capture_output=True)
+        wrong = []
+        if r.returncode != 0 or ver.returncode != 0:
+            wrong.append(f"install {r.returncode} {r.stderr!r}, sbverify "
+                         f"{ver.returncode}")
+        if len(argv) != 7 or argv[0] != b"--key":
+            wrong.append(f"sbsign got {argv}")
+        elif want_key and argv[1] != want_key.encode():
+            wrong.append(f"--key {argv[1]!r}, not {want_key!r}")
+        for d in (CWD, WORK, quoted):
+            if os.path.lexists(os.path.join(d, "pwned")):
+                wrong.append(f"the name ran: {d}/pwned")
+        return wrong
+
+    shutil.rmtree(quoted, ignore_errors=True)
+    # made under a plain name (make install would run the name's $( )),
+    # then renamed
+    os.rename(fx.debian_grub(os.path.join(WORK, "quoted"), secure_boot=True),
+              quoted)
+    fx.write(quoted, "/var/lib/sbctl/keys/db/db.key", key_bytes)
+    fx.write(quoted, "/var/lib/sbctl/keys/db/db.pem",
+             open(db_crt, "rb").read())
+    wrong = signed(quoted, ["install"], None)
+    t.ok(not wrong, "Secure Boot under a root named with a quote, spaces, "
+         "$( ) and backquotes: sbctl's key found there, sbsign runs with "
+         "its own arguments, the stage is signed, nothing in the name runs",
+         "\n".join(wrong))
+    subprocess.run([TSCTUI, "--root", quoted, "uninstall"],
+                   capture_output=True)
+    given = os.path.join(quoted, "var/lib/sbctl/keys/db/db.key")
+    wrong = signed(quoted, ["install", "--key", given, "--cert",
+                            os.path.join(quoted,
+                                         "var/lib/sbctl/keys/db/db.pem")],
+                   given)
+    t.ok(not wrong, "--key and --cert inside that root: sbsign gets the "
+         "key's path intact, quote and all, as one argument",
+         "\n".join(wrong))
+    shutil.rmtree(quoted, ignore_errors=True)
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)

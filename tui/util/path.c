@@ -152,6 +152,11 @@ int path_root_set(const char *root)
 	return 0;
 }
 
+bool path_root_is_host(void)
+{
+	return root_reg.len == 0;
+}
+
 static int root_fd(void)
 {
 	if (root_reg.fd < 0 && path_root_set("/") != 0)

@@ -27,6 +27,10 @@
  * as given.
  */
 int path_root_set(const char *root);
+/* Is the registered root the running system ("/")?  Under any other root
+ * the machine's own devices (/dev/rtc0, /dev/kmsg) are not the target's
+ * and are never opened (DESIGN.md 8.1). */
+bool path_root_is_host(void);
 /* The directory holding path's last component, resolved inside the root,
  * as an O_PATH fd; the component goes to leaf ("." when path names a
  * directory by "", "." or "..").  -1 with errno: ELOOP for a link loop,
