@@ -34,7 +34,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 8)
+t = Tap(plan=len(ECHOES) + 9)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -180,6 +180,28 @@ t.ok(all(o.returncode == 2 and o.stderr.count(b"\n") == 1 and
      "while another action holds the lock: its own one line, no wait for "
      "the lock; an uninstall that would act says the lock is held",
      [o.stderr for o in outs] + [busy.stderr])
+
+# The same on the running system (no --root), where the lock is
+# /run/tsctui.lock: a refused uninstall creates no lock file.  Run in a
+# mount namespace of its own, with a fresh tmpfs as /run (as at boot), so
+# the machine's /run is never written; an existing /var/lib/tsctui is
+# covered by an empty tmpfs there too, so uninstall has no ledger to
+# replay and can only refuse (whatever else this machine holds).
+LIVE = ('mount -t tmpfs -o mode=0755 tsctui-test /run || exit 90; '
+        '[ ! -d /var/lib/tsctui ] || '
+        'mount -t tmpfs tsctui-test /var/lib/tsctui || exit 90; '
+        '"$0" "$@"; rc=$?; '
+        '[ ! -e /run/tsctui.lock ] || echo "LOCK FILE CREATED" >&2; '
+        'exit $rc')
+lives = [subprocess.run(["unshare", "-m", "--propagation", "private", "sh",
+                         "-c", LIVE, TSCTUI, "uninstall", *f],
+                        capture_output=True)
+         for f in ([], ["--force"])]
+t.ok(all(o.returncode == 2 and o.stderr.count(b"\n") == 1 and
+         b"LOCK FILE CREATED" not in o.stderr for o in lives),
+     "uninstall and uninstall --force refused on the running system: one "
+     "line, exit 2, and no /run/tsctui.lock",
+     [(o.returncode, o.stderr) for o in lives])
 
 t.done()
 shutil.rmtree(WORK, ignore_errors=True)
