@@ -92,9 +92,14 @@ HOST_RUNS = [
     ("sd", ["uninstall", "--purge"], (0,)),
 ]
 
+# A read-only subtree of the ESP where install makes a directory: (fixture,
+# the read-only directory).
+RO_SUBDIRS = [("grub", "boot/efi/EFI"), ("sd", "efi/EFI"),
+              ("sd", "efi/EFI/systemd")]
+
 t = Tap()
 PLAN = (len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19 +
-        len(HOST_RUNS) + 2)
+        len(HOST_RUNS) + 2 + 4 + len(RO_SUBDIRS))
 print(f"1..{PLAN}")
 sys.stdout.flush()
 
@@ -345,6 +350,52 @@ def host_paths(log, root):
     return found
 
 
+# ---- a name with a tab, a newline and ESC, everywhere tsctui lists -------
+# The disk names its files; tsctui lists GRUB's drop-ins, BLS entries, the
+# ESP, the journal, power supplies, /dev/disk/by-uuid and by-partuuid,
+# dpkg's lists, the efivarfs directory and kernel-install's, and the
+# force sweep walks EFI/tsctui and the backups.  Such a name is shown
+# escaped (\t, \n, \x1b), never breaks a line (no output line starts with
+# what follows its newline), is never taken for a UUID, and the actions
+# work around it and give every byte back.
+NAME = "na\tme\nFORGED\x1b[31m"
+
+
+def plant_names(root, esp):
+    fx.write(root, "/etc/default/grub.d/" + NAME + ".cfg",
+             'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT '
+             'tsc=reliable"\n')
+    fx.write(root, "/etc/default/grub.d/" + NAME + "2.cfg",
+             "GRUB_SAVEDEFAULT=true\n")
+    for d in ("/boot/loader/entries/", esp + "/loader/entries/"):
+        fx.write(root, d + NAME + ".conf",
+                 "title x\nlinux /vmlinuz\noptions root=UUID=0f quiet\n")
+    fx.write(root, esp + "/EFI/" + NAME + "/grubx64.efi", b"MZ")
+    fx.write(root, esp + "/EFI/systemd/drivers/" + NAME + ".efi", b"MZ")
+    os.makedirs(os.path.join(root, "var/log/journal", NAME))
+    fx.write(root, "/sys/class/power_supply/" + NAME + "/type", "Battery\n")
+    for d in ("dev/disk/by-uuid", "dev/disk/by-partuuid"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+        os.symlink("../../vda1", os.path.join(root, d, NAME))
+    fx.write(root, "/var/lib/dpkg/info/" + NAME + ".list", "/usr/bin/x\n")
+    fx.efivar(root, "Boot000" + NAME, fx.GLOBAL, b"\1\0\0\0")
+    fx.efivar(root, NAME, fx.GLOBAL, b"\1")
+    fx.write(root, "/etc/kernel/install.d/" + NAME + ".install", "#!/bin/sh\n")
+
+
+def shown_badly(r, cmd):
+    """What is wrong with how a command showed the name, if anything."""
+    out = r.stdout + r.stderr
+    wrong = []
+    if "\x1b" in out or any(c < " " and c not in "\n\t" for c in out):
+        wrong.append(f"{cmd}: a control character reached the output")
+    if any(ln.startswith("FORGED") for ln in out.splitlines()):
+        wrong.append(f"{cmd}: the name's newline broke a line: {out!r:.300}")
+    if "na\tme" in out:
+        wrong.append(f"{cmd}: the name's tab shown raw")
+    return wrong
+
+
 def repair():
     """Puts the victims back after a case that changed them, so the next
     case starts clean."""
@@ -545,6 +596,101 @@ try:
          f"{k and k.stderr} {d[:3]} / {k2 and k2.stderr} / "
          f"{u and u.stderr} {d2[:3]}")
 
+    # Hostile names in every directory tsctui lists (plant_names).
+    for which, make, esp in (("grub", fx.efi_machine, "/boot/efi"),
+                             ("sd", fx.systemd_boot, "/efi")):
+        root = make(os.path.join(WORK, "names-" + which))
+        plant_names(root, esp)
+        make_outside()
+        before, outside = fx.tree(root), fx.tree(OUTSIDE)
+        wrong = []
+        cycle = [(["status"], (0, 1)), (["status", "--json"], (0, 1)),
+                 (["status", "--prometheus"], (0, 1)), (["history"], (0,)),
+                 (["install"], (0,)), (["mode", "sync"], (0,)),
+                 (["guard", "reset"], (0,)), (["boot-ok"], (0,)),
+                 (["kernel-arg", "nowatchdog", "on"], (0,)),
+                 (["kernel-arg", "reliable", "off"], (0,)),
+                 (["kernel-arg", "nowatchdog", "off"], (0,)),
+                 (["uninstall", "--purge"], (0,))]
+        if which == "grub":
+            cycle += [(["install", "--loader", "efi-entry"], (0,)),
+                      (["uninstall", "--purge"], (0,))]
+        conf = None
+        for args, codes in cycle:
+            r = run(root, args)
+            cmd = " ".join(args)
+            if r is None or r.returncode not in codes:
+                wrong.append(f"{cmd}: {r and (r.returncode, r.stderr)}")
+                continue
+            wrong += shown_badly(r, cmd)
+            if args == ["install"]:
+                with open(os.path.join(root, "etc/tsctui/tsctui.conf")) as f:
+                    conf = f.read()
+        if conf is None or f"esp_uuid={fx.ESP_UUID}\n" not in conf:
+            wrong.append(f"install took another name for the ESP's UUID: "
+                         f"{conf!r:.400}")
+        d = fx.differ(before, fx.tree(root)) + fx.differ(outside,
+                                                          fx.tree(OUTSIDE))
+        if d:
+            wrong.append(f"not as before: {d[:3]}")
+        t.ok(not wrong, f"{which}: a name with a tab, a newline and ESC in "
+             "every directory tsctui lists: status, history and every "
+             "action work, show it escaped, and uninstall gives back every "
+             "byte", "\n".join(wrong))
+
+        # ... and where only tsctui writes: EFI/tsctui, the backups; with
+        # no ledger, uninstall names what is left and --force takes it.
+        wrong = []
+        run(root, ["install"])
+        fx.write(root, esp + "/EFI/tsctui/" + NAME, b"junk")
+        fx.write(root, "/var/lib/tsctui/backup/etc/" + NAME, b"orig")
+        os.unlink(os.path.join(root, "var/lib/tsctui/ledger"))
+        for args, codes in ((["uninstall"], (2,)),
+                            (["uninstall", "--force"], (0,))):
+            r = run(root, args)
+            cmd = " ".join(args)
+            if r is None or r.returncode not in codes or (
+                    r.returncode == 2 and r.stderr.count("\n") != 1):
+                wrong.append(f"{cmd}: {r and (r.returncode, r.stderr)}")
+                continue
+            wrong += shown_badly(r, cmd)
+            if args[-1] == "--force" and "\\tme\\nFORGED\\x1b" not in r.stdout:
+                wrong.append(f"{cmd} did not name it escaped: {r.stdout!r:.600}")
+        if open(os.path.join(root, "etc", NAME), "rb").read() != b"orig" or \
+                os.path.lexists(os.path.join(root, esp.lstrip("/"), "EFI/tsctui")):
+            wrong.append("--force did not restore the copy or remove "
+                         "EFI/tsctui")
+        t.ok(not wrong, f"{which}: such names in EFI/tsctui and the "
+             "backups, no ledger: uninstall refuses with one line, --force "
+             "restores and removes them, each shown escaped",
+             "\n".join(wrong))
+
+    # A read-only subtree where install makes a directory (a read-only bind
+    # mount: root writes through any mode): refused with one line, exit 2,
+    # and nothing changed, the ledger and /var/lib/tsctui included.
+    for which, sub in RO_SUBDIRS:
+        make = fx.debian_grub if which == "grub" else fx.systemd_boot
+        root = make(os.path.join(WORK, "ro-" + sub.replace("/", "-")))
+        d = os.path.join(root, sub)
+        os.makedirs(d, exist_ok=True)
+        m = subprocess.run(["mount", "--bind", d, d], capture_output=True,
+                           text=True)
+        m2 = subprocess.run(["mount", "-o", "remount,bind,ro", d],
+                            capture_output=True, text=True)
+        try:
+            before = fx.tree(root)
+            r = run(root, ["install"])
+            diff = fx.differ(before, fx.tree(root))
+        finally:
+            subprocess.run(["umount", d], capture_output=True)
+        t.ok(m.returncode == 0 and m2.returncode == 0 and r is not None and
+             r.returncode == 2 and r.stderr.count("\n") == 1 and
+             "Read-only file system" in r.stderr and not diff,
+             f"install with /{sub} read-only ({which}): one line naming it, "
+             "exit 2, every file as it was",
+             f"{m.stderr}{m2.stderr} {r and (r.returncode, r.stderr)} "
+             f"{diff[:4]}")
+
     # Nothing of the running system is opened for the target (see
     # host_paths): each command that takes --root, under strace.
     host_roots = {"efi": fx.efi_machine(os.path.join(WORK, "host-efi")),
@@ -557,7 +703,10 @@ try:
                 ["strace", "-f", "-y", "-qq", "-o", log, "-e",
                  "trace=%file,openat2", TSCTUI, "--root", root, *args],
                 cwd=CWD, capture_output=True, encoding="utf-8",
-                errors="replace", timeout=TIMEOUT * 4)
+                errors="replace", timeout=TIMEOUT * 4,
+                # LeakSanitizer cannot run under ptrace; every other run
+                # of this suite checks for leaks
+                env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
         except subprocess.TimeoutExpired:
             r = None
         found = host_paths(log, os.path.realpath(root)) if r else []
