@@ -18,7 +18,12 @@ file then run, and after each one:
   did not hang.
 
 A BLS entry named with a tab, a newline and ESC goes through kernel-arg
-and uninstall and the root comes back as it was."""
+and uninstall and the root comes back as it was; such a name in every
+other directory tsctui lists is shown escaped and never taken for a UUID.
+A read-only ESP subtree where install makes a directory is refused with
+one line.  Every command that takes --root runs once under strace: none
+touches this machine's /dev, /proc, /sys, /run or /var.  A root named
+with a quote and shell syntax reaches sbsign as one argument."""
 import ctypes
 import os
 import re
