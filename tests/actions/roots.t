@@ -18,9 +18,15 @@ file then run, and after each one:
   did not hang.
 
 A BLS entry named with a tab, a newline and ESC goes through kernel-arg
-and uninstall and the root comes back as it was."""
+and uninstall and the root comes back as it was; such a name in every
+other directory tsctui lists is shown escaped and never taken for a UUID.
+A read-only ESP subtree where install makes a directory is refused with
+one line.  Every command that takes --root runs once under strace: none
+touches this machine's /dev, /proc, /sys, /run or /var.  A root named
+with a quote and shell syntax reaches sbsign as one argument."""
 import ctypes
 import os
+import re
 import shutil
 import stat
 import struct
@@ -30,7 +36,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import fixtures as fx  # noqa: E402
-from paths import BUILD, TSCTUI  # noqa: E402
+from paths import BUILD, TOP, TSCTUI  # noqa: E402
 from tap import Tap  # noqa: E402
 
 WORK = os.path.join(BUILD, "roots-tests")
@@ -40,6 +46,10 @@ SECRET = b"victim-secret-5f1c9e: not the disk's\n"
 CWD = os.path.join(WORK, "cwd")
 LOOP_HEAD = b"LOOP-VICTIM-HEAD" * 256
 TIMEOUT = 15
+# The optimised build, for the runs under strace: the sanitizers' own
+# start-up (and LeakSanitizer, which cannot run under ptrace) only slow
+# them, and every other run here is the sanitized one.
+PLAIN = os.path.join(TOP, "tui", "tsctui")
 
 # kind: (template, the file, the commands that reach it, in order)
 KINDS = [
@@ -65,8 +75,36 @@ VECTORS = ["link", "link with ..", "link at .tsctui-new", "link at backup",
            "link loop"]
 WALK_VECTORS = ["link", "link with ..", "link at parent", "link loop"]
 
+# Every command that takes --root, run under strace on a fixture of each
+# loader (args, the exit codes it may give).
+HOST_RUNS = [
+    ("efi", ["status"], (0, 1)),
+    ("efi", ["report"], (2,)),
+    ("efi", ["check", "--samples", "1", "--interval", "0"], (0, 1)),
+    ("efi", ["check", "--load-rtc", "--samples", "1"], (2,)),
+    ("efi", ["bench"], (0,)),
+    ("efi", ["history"], (0,)),
+    ("efi", ["install"], (0,)),
+    ("efi", ["mode", "sync"], (0,)),
+    ("efi", ["guard", "reset"], (0,)),
+    ("efi", ["kernel-arg", "nowatchdog", "on"], (0,)),
+    ("efi", ["boot-ok"], (0,)),
+    ("efi", ["uninstall"], (0,)),
+    ("efi", ["install", "--loader", "efi-entry"], (0,)),
+    ("efi", ["uninstall"], (0,)),
+    ("sd", ["install"], (0,)),
+    ("sd", ["uninstall", "--purge"], (0,)),
+]
+
+# A read-only subtree of the ESP where install makes a directory: (fixture,
+# the read-only directory).
+RO_SUBDIRS = [("grub", "boot/efi/EFI"), ("sd", "efi/EFI"),
+              ("sd", "efi/EFI/systemd")]
+
 t = Tap()
-print(f"1..{len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19}")
+PLAN = (len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19 +
+        len(HOST_RUNS) + 2 + 4 + len(RO_SUBDIRS))
+print(f"1..{PLAN}")
 sys.stdout.flush()
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -140,6 +178,8 @@ TEMPLATES["plain"] = fx.debian_grub(os.path.join(WORK, "tpl-plain"))
 TEMPLATES["installed"] = fx.debian_grub(os.path.join(WORK, "tpl-installed"))
 r = subprocess.run([TSCTUI, "--root", TEMPLATES["installed"], "install"],
                    capture_output=True, text=True)
+TEMPLATES["efi"] = fx.efi_machine(os.path.join(WORK, "tpl-efi"))
+TEMPLATES["sd"] = fx.systemd_boot(os.path.join(WORK, "tpl-sd-plain"))
 TEMPLATES["bls"] = fx.systemd_boot(os.path.join(WORK, "tpl-bls"))
 k = subprocess.run([TSCTUI, "--root", TEMPLATES["bls"], "kernel-arg",
                     "nowatchdog", "on"], capture_output=True, text=True)
@@ -261,6 +301,104 @@ def check(root, commands, nodes):
     for w in wds:
         libc.inotify_rm_watch(INOTIFY, w)
     opened()
+    return wrong
+
+
+# ---- strace: the running system's own places ----------------------------
+# Under --root nothing of the machine tsctui runs on is the target's: its
+# /dev (kmsg, rtc0), /proc, /sys, /run and /var are never opened, looked
+# at or written once the root is known.  strace -f sees every path a
+# thread of tsctui names; an *at() call's path is taken from its directory
+# fd (-y).  What comes before the first access to the root is the loader's
+# and the libraries' start-up, before main: libefivar probes
+# /sys/firmware/efi/{efivars,vars} in a constructor, the sanitizers read
+# /proc/self.  /proc/self is the process itself (its own executable, which
+# install looks beside for the stage image), not the machine.  Processes a
+# tool runs in (execve'd children) are the tool's.
+HOST_DIRS = ("/dev", "/proc", "/sys", "/run", "/var")
+PLAIN_CALLS = {"open", "creat", "access", "stat", "lstat", "readlink",
+               "statfs", "mkdir", "rmdir", "unlink", "chdir", "chmod",
+               "chown", "lchown", "truncate", "chroot", "getxattr",
+               "lgetxattr", "listxattr", "llistxattr", "rename", "link",
+               "utimes", "utime"}
+AT_PATH = re.compile(r'(?:AT_FDCWD|-?\d+)<([^>]*)>, "((?:[^"\\]|\\.)*)"')
+STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)")
+
+
+def host_paths(log, root):
+    """The host paths a traced tsctui named after it first reached the
+    root, as "call path" strings."""
+    lines = open(log, encoding="utf-8", errors="replace").read().splitlines()
+    calls = [m.groups() for m in map(CALL.match, lines) if m]
+    main = calls[0][0] if calls else None
+    tools = {pid for pid, name, _ in calls
+             if name == "execve" and pid != main}
+    seen_root, found = False, []
+    for pid, name, rest in calls:
+        if pid in tools or name == "execve":
+            continue
+        paths = [os.path.join(d, p) if p else d
+                 for d, p in AT_PATH.findall(rest)]
+        if name in PLAIN_CALLS:
+            paths += [p for p in STRING.findall(rest)[:2]
+                      if p.startswith("/")]
+            if name not in ("rename", "link"):
+                paths = paths[:1]
+        for p in map(os.path.normpath, paths):
+            if p == root or p.startswith(root + "/"):
+                seen_root = True
+            elif (seen_root and p.startswith(HOST_DIRS) and
+                  any(p == d or p.startswith(d + "/") for d in HOST_DIRS)
+                  and not p.startswith(("/proc/self/", "/proc/thread-self/"))
+                  and p != "/proc/self"):
+                found.append(f"{name} {p}")
+    return found
+
+
+# ---- a name with a tab, a newline and ESC, everywhere tsctui lists -------
+# The disk names its files; tsctui lists GRUB's drop-ins, BLS entries, the
+# ESP, the journal, power supplies, /dev/disk/by-uuid and by-partuuid,
+# dpkg's lists, the efivarfs directory and kernel-install's, and the
+# force sweep walks EFI/tsctui and the backups.  Such a name is shown
+# escaped (\t, \n, \x1b), never breaks a line (no output line starts with
+# what follows its newline), is never taken for a UUID, and the actions
+# work around it and give every byte back.
+NAME = "na\tme\nFORGED\x1b[31m"
+
+
+def plant_names(root, esp):
+    fx.write(root, "/etc/default/grub.d/" + NAME + ".cfg",
+             'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT '
+             'tsc=reliable"\n')
+    fx.write(root, "/etc/default/grub.d/" + NAME + "2.cfg",
+             "GRUB_SAVEDEFAULT=true\n")
+    for d in ("/boot/loader/entries/", esp + "/loader/entries/"):
+        fx.write(root, d + NAME + ".conf",
+                 "title x\nlinux /vmlinuz\noptions root=UUID=0f quiet\n")
+    fx.write(root, esp + "/EFI/" + NAME + "/grubx64.efi", b"MZ")
+    fx.write(root, esp + "/EFI/systemd/drivers/" + NAME + ".efi", b"MZ")
+    os.makedirs(os.path.join(root, "var/log/journal", NAME))
+    fx.write(root, "/sys/class/power_supply/" + NAME + "/type", "Battery\n")
+    for d in ("dev/disk/by-uuid", "dev/disk/by-partuuid"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+        os.symlink("../../vda1", os.path.join(root, d, NAME))
+    fx.write(root, "/var/lib/dpkg/info/" + NAME + ".list", "/usr/bin/x\n")
+    fx.efivar(root, "Boot000" + NAME, fx.GLOBAL, b"\1\0\0\0")
+    fx.efivar(root, NAME, fx.GLOBAL, b"\1")
+    fx.write(root, "/etc/kernel/install.d/" + NAME + ".install", "#!/bin/sh\n")
+
+
+def shown_badly(r, cmd):
+    """What is wrong with how a command showed the name, if anything."""
+    out = r.stdout + r.stderr
+    wrong = []
+    if "\x1b" in out or any(c < " " and c not in "\n\t" for c in out):
+        wrong.append(f"{cmd}: a control character reached the output")
+    if any(ln.startswith("FORGED") for ln in out.splitlines()):
+        wrong.append(f"{cmd}: the name's newline broke a line: {out!r:.300}")
+    if "na\tme" in out:
+        wrong.append(f"{cmd}: the name's tab shown raw")
     return wrong
 
 
@@ -463,6 +601,193 @@ try:
          "nothing recorded or changed; without it, on and uninstall work",
          f"{k and k.stderr} {d[:3]} / {k2 and k2.stderr} / "
          f"{u and u.stderr} {d2[:3]}")
+
+    # Hostile names in every directory tsctui lists (plant_names).
+    for which, template, esp in (("grub", "efi", "/boot/efi"),
+                                 ("sd", "sd", "/efi")):
+        root = new_root(template, "names-" + which)
+        plant_names(root, esp)
+        make_outside()
+        before, outside = fx.tree(root), fx.tree(OUTSIDE)
+        wrong = []
+        cycle = [(["status"], (0, 1)),
+                 (["status", "--prometheus"], (0, 1)), (["history"], (0,)),
+                 (["install"], (0,)), (["mode", "sync"], (0,)),
+                 (["guard", "reset"], (0,)), (["boot-ok"], (0,)),
+                 (["kernel-arg", "nowatchdog", "on"], (0,)),
+                 (["kernel-arg", "reliable", "off"], (0,)),
+                 (["kernel-arg", "nowatchdog", "off"], (0,)),
+                 (["uninstall", "--purge"], (0,))]
+        if which == "grub":
+            cycle += [(["install", "--loader", "efi-entry"], (0,)),
+                      (["uninstall", "--purge"], (0,))]
+        conf = None
+        for args, codes in cycle:
+            r = run(root, args)
+            cmd = " ".join(args)
+            if r is None or r.returncode not in codes:
+                wrong.append(f"{cmd}: {r and (r.returncode, r.stderr)}")
+                continue
+            wrong += shown_badly(r, cmd)
+            if args == ["install"]:
+                with open(os.path.join(root, "etc/tsctui/tsctui.conf")) as f:
+                    conf = f.read()
+        if conf is None or f"esp_uuid={fx.ESP_UUID}\n" not in conf:
+            wrong.append(f"install took another name for the ESP's UUID: "
+                         f"{conf!r:.400}")
+        d = fx.differ(before, fx.tree(root)) + fx.differ(outside,
+                                                          fx.tree(OUTSIDE))
+        if d:
+            wrong.append(f"not as before: {d[:3]}")
+        t.ok(not wrong, f"{which}: a name with a tab, a newline and ESC in "
+             "every directory tsctui lists: status, history and every "
+             "action work, show it escaped, and uninstall gives back every "
+             "byte", "\n".join(wrong))
+
+        # ... and where only tsctui writes: EFI/tsctui, the backups; with
+        # no ledger, uninstall names what is left and --force takes it.
+        wrong = []
+        run(root, ["install"])
+        fx.write(root, esp + "/EFI/tsctui/" + NAME, b"junk")
+        fx.write(root, "/var/lib/tsctui/backup/etc/" + NAME, b"orig")
+        os.unlink(os.path.join(root, "var/lib/tsctui/ledger"))
+        for args, codes in ((["uninstall"], (2,)),
+                            (["uninstall", "--force"], (0,))):
+            r = run(root, args)
+            cmd = " ".join(args)
+            if r is None or r.returncode not in codes or (
+                    r.returncode == 2 and r.stderr.count("\n") != 1):
+                wrong.append(f"{cmd}: {r and (r.returncode, r.stderr)}")
+                continue
+            wrong += shown_badly(r, cmd)
+            if args[-1] == "--force" and "\\tme\\nFORGED\\x1b" not in r.stdout:
+                wrong.append(f"{cmd} did not name it escaped: {r.stdout!r:.600}")
+        if open(os.path.join(root, "etc", NAME), "rb").read() != b"orig" or \
+                os.path.lexists(os.path.join(root, esp.lstrip("/"), "EFI/tsctui")):
+            wrong.append("--force did not restore the copy or remove "
+                         "EFI/tsctui")
+        t.ok(not wrong, f"{which}: such names in EFI/tsctui and the "
+             "backups, no ledger: uninstall refuses with one line, --force "
+             "restores and removes them, each shown escaped",
+             "\n".join(wrong))
+
+    # A read-only subtree where install makes a directory (a read-only bind
+    # mount: root writes through any mode): refused with one line, exit 2,
+    # and nothing changed, the ledger and /var/lib/tsctui included.
+    for which, sub in RO_SUBDIRS:
+        root = new_root("plain" if which == "grub" else "sd",
+                        "ro-" + sub.replace("/", "-"))
+        d = os.path.join(root, sub)
+        os.makedirs(d, exist_ok=True)
+        m = subprocess.run(["mount", "--bind", d, d], capture_output=True,
+                           text=True)
+        m2 = subprocess.run(["mount", "-o", "remount,bind,ro", d],
+                            capture_output=True, text=True)
+        try:
+            before = fx.tree(root)
+            r = run(root, ["install"])
+            diff = fx.differ(before, fx.tree(root))
+        finally:
+            subprocess.run(["umount", d], capture_output=True)
+        t.ok(m.returncode == 0 and m2.returncode == 0 and r is not None and
+             r.returncode == 2 and r.stderr.count("\n") == 1 and
+             "Read-only file system" in r.stderr and not diff,
+             f"install with /{sub} read-only ({which}): one line naming it, "
+             "exit 2, every file as it was",
+             f"{m.stderr}{m2.stderr} {r and (r.returncode, r.stderr)} "
+             f"{diff[:4]}")
+
+    # Nothing of the running system is opened for the target (see
+    # host_paths): each command that takes --root, under strace.
+    host_roots = {"efi": new_root("efi", "host-efi"),
+                  "sd": new_root("sd", "host-sd")}
+    log = os.path.join(WORK, "strace.log")
+    for which, args, codes in HOST_RUNS:
+        root = host_roots[which]
+        try:
+            r = subprocess.run(
+                ["strace", "-f", "-y", "-qq", "-o", log, "-e",
+                 "trace=%file,openat2", PLAIN, "--root", root, *args],
+                cwd=CWD, capture_output=True, encoding="utf-8",
+                errors="replace", timeout=TIMEOUT * 4)
+        except subprocess.TimeoutExpired:
+            r = None
+        found = host_paths(log, os.path.realpath(root)) if r else []
+        t.ok(r is not None and r.returncode in codes and not found,
+             f"{' '.join(args)} under --root ({which}): nothing of this "
+             "machine's /dev, /proc, /sys, /run or /var is touched",
+             f"{r and (r.returncode, r.stderr)} {found[:6]}")
+
+    # A root whose path holds a quote, spaces and shell syntax: the tools
+    # get it as one argument each (an argv vector, no shell), so the quote
+    # cannot end a string and nothing in the name runs.  A sbsign ahead of
+    # the real one on PATH records the arguments it was given.
+    quoted = os.path.join(WORK, "it's a root; $(touch pwned) `touch pwned`")
+    fakebin = os.path.join(WORK, "fakebin")
+    argv_log = os.path.join(WORK, "sbsign.argv")
+    os.makedirs(fakebin)
+    with open(os.path.join(fakebin, "sbsign"), "w") as f:
+        f.write('#!/bin/sh\n: >"$SBSIGN_ARGV"\n'
+                'for a in "$@"; do printf \'%s\\0\' "$a" >>"$SBSIGN_ARGV"; '
+                f'done\nexec {shutil.which("sbsign")} "$@"\n')
+    os.chmod(os.path.join(fakebin, "sbsign"), 0o755)
+    sign_env = {**os.environ, "SBSIGN_ARGV": argv_log,
+                "PATH": fakebin + ":" + os.environ["PATH"]}
+    db_key, db_crt = os.path.join(WORK, "db.key"), os.path.join(WORK, "db.crt")
+    subprocess.run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048",
+                    "-nodes", "-days", "1", "-subj", "/CN=tsctui roots db/",
+                    "-keyout", db_key, "-out", db_crt], check=True,
+                   capture_output=True)
+    key_bytes = open(db_key, "rb").read()
+
+    def signed(root, args, want_key):
+        """install under Secure Boot: sbsign's argv (key, cert, output,
+        input), what went wrong."""
+        if os.path.exists(argv_log):
+            os.unlink(argv_log)
+        r = subprocess.run([TSCTUI, "--root", root, *args], cwd=CWD,
+                           capture_output=True, encoding="utf-8",
+                           errors="replace", timeout=TIMEOUT, env=sign_env)
+        argv = (open(argv_log, "rb").read().split(b"\0")[:-1]
+                if os.path.exists(argv_log) else [])
+        ver = subprocess.run(["sbverify", "--cert", db_crt, os.path.join(
+            root, "boot/efi/EFI/tsctui/tsctui.efi")], capture_output=True)
+        wrong = []
+        if r.returncode != 0 or ver.returncode != 0:
+            wrong.append(f"install {r.returncode} {r.stderr!r}, sbverify "
+                         f"{ver.returncode}")
+        if len(argv) != 7 or argv[0] != b"--key":
+            wrong.append(f"sbsign got {argv}")
+        elif want_key and argv[1] != want_key.encode():
+            wrong.append(f"--key {argv[1]!r}, not {want_key!r}")
+        for d in (CWD, WORK, quoted):
+            if os.path.lexists(os.path.join(d, "pwned")):
+                wrong.append(f"the name ran: {d}/pwned")
+        return wrong
+
+    shutil.rmtree(quoted, ignore_errors=True)
+    # copied under a plain name, then renamed
+    os.rename(new_root("plain", "quoted"), quoted)
+    fx.efivar(quoted, "SecureBoot", fx.GLOBAL, b"\1")
+    fx.write(quoted, "/var/lib/sbctl/keys/db/db.key", key_bytes)
+    fx.write(quoted, "/var/lib/sbctl/keys/db/db.pem",
+             open(db_crt, "rb").read())
+    wrong = signed(quoted, ["install"], None)
+    t.ok(not wrong, "Secure Boot under a root named with a quote, spaces, "
+         "$( ) and backquotes: sbctl's key found there, sbsign runs with "
+         "its own arguments, the stage is signed, nothing in the name runs",
+         "\n".join(wrong))
+    subprocess.run([TSCTUI, "--root", quoted, "uninstall"],
+                   capture_output=True)
+    given = os.path.join(quoted, "var/lib/sbctl/keys/db/db.key")
+    wrong = signed(quoted, ["install", "--key", given, "--cert",
+                            os.path.join(quoted,
+                                         "var/lib/sbctl/keys/db/db.pem")],
+                   given)
+    t.ok(not wrong, "--key and --cert inside that root: sbsign gets the "
+         "key's path intact, quote and all, as one argument",
+         "\n".join(wrong))
+    shutil.rmtree(quoted, ignore_errors=True)
 finally:
     subprocess.run(["losetup", "-d", LOOP], capture_output=True)
     os.close(INOTIFY)

@@ -6,7 +6,7 @@
 # would do (-n, -q, -W): nothing is built or touched.
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
-plan 15
+plan 18
 
 plan=$(make -n -B tui/tsctui efi/tsctui.efi "CFLAGS=-O0 -DPACKAGER_CFLAGS" \
 	CPPFLAGS=-DPACKAGER_CPPFLAGS LDFLAGS=-Wl,-z,now 2>&1 |
@@ -107,6 +107,58 @@ else
 	not_ok "make uninstall: $(find "$dest" -mindepth 1)"
 fi
 rm -rf "$dest"
+
+# make install's side of the package check: onto the running system (no
+# DESTDIR) it refuses while the tsctui package is installed, and writes
+# nothing.  A dpkg-query ahead on PATH says the package is installed; the
+# run is in a mount namespace of its own whose /etc and /usr are overlays
+# on a tmpfs, so whatever install would write lands there and the
+# machine's own /etc and /usr are never touched.  The same run without
+# the package shows the overlay sees install's writes.
+scratch=$(mktemp -d)
+mkdir -p "$scratch/fake" "$scratch/ns"
+cat >"$scratch/fake/dpkg-query" <<'EOF2'
+#!/bin/sh
+case "$*" in *tsctui*) printf 'install ok installed' ;; *) exit 1 ;; esac
+EOF2
+chmod +x "$scratch/fake/dpkg-query"
+live_install() { # PATH prefix, DESTDIR; prints make's stderr, rc=, and what was written
+	unshare -m --propagation private sh -c '
+	s=$1 top=$2 pre=$3 dest=$4
+	mount -t tmpfs tsctui-test "$s/ns" || exit 90
+	for d in etc usr; do
+		mkdir -p "$s/ns/up/$d" "$s/ns/wk/$d"
+		mount -t overlay overlay -o "lowerdir=/$d,upperdir=$s/ns/up/$d,workdir=$s/ns/wk/$d" "/$d" || exit 91
+	done
+	PATH="$pre$PATH" make -s -C "$top" install DESTDIR="$dest" >/dev/null 2>"$s/ns/err"
+	echo "rc=$?"; cat "$s/ns/err"
+	cd "$s/ns/up" && find . -mindepth 2 | sed "s/^/wrote /"' \
+		sh "$scratch" "$PWD" "$1" "$2" 2>&1
+}
+with=$(live_install "$scratch/fake:" "")
+if grep -q '^rc=[1-9]' <<<"$with" &&
+	grep -q '^make install: the tsctui package is installed; remove it first (apt remove tsctui)' <<<"$with" &&
+	! grep -q '^wrote ' <<<"$with"; then
+	ok "make install onto this system with the tsctui package installed: refused, named, nothing written"
+else
+	not_ok "make install beside the package: $with"
+fi
+without=$(live_install "" "")
+if grep -q '^rc=0' <<<"$without" && grep -q '^wrote ./etc/grub.d/05_tsctui' <<<"$without" &&
+	grep -q '^wrote ./usr/local/sbin/tsctui' <<<"$without"; then
+	ok "... and without the package the same run installs (the overlay sees every write)"
+else
+	not_ok "make install without the package: $without"
+fi
+dest=$(mktemp -d)
+with=$(live_install "$scratch/fake:" "$dest")
+if grep -q '^rc=0' <<<"$with" && [ -x "$dest/usr/local/sbin/tsctui" ] &&
+	! grep -q '^wrote ' <<<"$with"; then
+	ok "make install DESTDIR= (make deb's way) is not refused when the package is installed"
+else
+	not_ok "make install DESTDIR= beside the package: $with"
+fi
+rm -rf "$scratch" "$dest"
 
 # The package archive: `make deps` only what building and running needs,
 # `make test-deps` the rest; `make check` and `make bench` never reach it.

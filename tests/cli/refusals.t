@@ -6,12 +6,16 @@ refusal; status names a corrupt grubenv, or a state file on the ESP that
 is not a file, and the way out, instead of empty mode and guard fields;
 an action whose file is a FIFO or a directory names it and the way out;
 under --root, an ESP that the target's fstab names and that is not
-mounted under the root is named with the command that mounts it; a
+mounted under the root is named with the command that mounts it, and one
+mounted there is found by its UUID for a firmware entry (or, when the
+root has no /dev/disk to say which partition it is, named with the
+commands that give it one); a
 refused uninstall takes no lock (it refuses even while another action
 holds it)."""
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +38,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 8)
+t = Tap(plan=len(ECHOES) + 11)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -144,6 +148,60 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "under the root: one line naming it and the mount command, exit 2, "
      "nothing changed", err)
 
+# ... and mounted under the root: install --loader efi-entry finds the
+# ESP's partition from the UUID= through the root's /dev/disk/by-uuid
+# (the partition's number, start and size from its /sys/class/block, its
+# GUID from by-partuuid); without that link it says what to run.
+def fstab_machine(name):
+    r = fx.efi_machine(os.path.join(WORK, name))
+    os.unlink(os.path.join(r, "proc/self/mounts"))
+    fx.write(r, "/etc/fstab", f"UUID={fx.ROOT_UUID} / ext4 defaults 0 1\n"
+             f"UUID={fx.ESP_UUID} /boot/efi vfat umask=0077 0 1\n")
+    esp = os.path.join(r, "boot/efi")
+    subprocess.run(["mount", "-t", "tmpfs", "tsctui-test", esp], check=True)
+    fx.write(r, "/boot/efi/EFI/debian/grubx64.efi", b"MZ not really grub")
+    return r, esp
+
+
+def hd_of(root, var):
+    with open(os.path.join(root, "sys/firmware/efi/efivars",
+                           f"{var}-{fx.GLOBAL}"), "rb") as f:
+        nodes = fx.parse_load_option(f.read()[4:])[2]
+    return [n for n in nodes if n[:2] == (4, 1)]
+
+
+root, esp = fstab_machine("fstab-efi-entry")
+try:
+    r = run("install", "--loader", "efi-entry", root=root)
+    conf = open(os.path.join(root, "etc/tsctui/tsctui.conf")).read() \
+        if r.returncode == 0 else ""
+    entry = re.search(r"^efi_entry=(Boot[0-9A-F]{4})$", conf, re.M)
+    got = hd_of(root, entry.group(1)) if entry else None
+    u = run("uninstall", root=root)
+finally:
+    subprocess.run(["umount", esp], capture_output=True)
+t.ok(r.returncode == 0 and got and got == hd_of(root, "Boot0001") and
+     u.returncode == 0,
+     "install --loader efi-entry under --root, the ESP UUID= in the target's "
+     "fstab and mounted under the root: the entry's HD node is the ESP's "
+     "partition (found through the root's /dev/disk/by-uuid)",
+     f"{r.stderr} {got} {u.stderr}")
+root, esp = fstab_machine("fstab-no-by-uuid")
+os.unlink(os.path.join(root, "dev/disk/by-uuid", fx.ESP_UUID))
+try:
+    before = fx.tree_digest(root)
+    r = run("install", "--loader", "efi-entry", root=root)
+    after = fx.tree_digest(root)
+finally:
+    subprocess.run(["umount", esp], capture_output=True)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and
+     f"UUID={fx.ESP_UUID}" in err and f"mount --rbind /dev {root}/dev" in err
+     and before == after,
+     "... and with no such link under the root: one line naming the UUID "
+     "and the commands that give the root /dev and /sys, exit 2, nothing "
+     "changed", err)
+
 # ---- a refused uninstall takes no lock -------------------------------------
 # Another action holds the root's lock (under --root, a lock on the root
 # directory itself): a refusal that needs no lock still refuses for its
@@ -180,6 +238,28 @@ t.ok(all(o.returncode == 2 and o.stderr.count(b"\n") == 1 and
      "while another action holds the lock: its own one line, no wait for "
      "the lock; an uninstall that would act says the lock is held",
      [o.stderr for o in outs] + [busy.stderr])
+
+# The same on the running system (no --root), where the lock is
+# /run/tsctui.lock: a refused uninstall creates no lock file.  Run in a
+# mount namespace of its own, with a fresh tmpfs as /run (as at boot), so
+# the machine's /run is never written; an existing /var/lib/tsctui is
+# covered by an empty tmpfs there too, so uninstall has no ledger to
+# replay and can only refuse (whatever else this machine holds).
+LIVE = ('mount -t tmpfs -o mode=0755 tsctui-test /run || exit 90; '
+        '[ ! -d /var/lib/tsctui ] || '
+        'mount -t tmpfs tsctui-test /var/lib/tsctui || exit 90; '
+        '"$0" "$@"; rc=$?; '
+        '[ ! -e /run/tsctui.lock ] || echo "LOCK FILE CREATED" >&2; '
+        'exit $rc')
+lives = [subprocess.run(["unshare", "-m", "--propagation", "private", "sh",
+                         "-c", LIVE, TSCTUI, "uninstall", *f],
+                        capture_output=True)
+         for f in ([], ["--force"])]
+t.ok(all(o.returncode == 2 and o.stderr.count(b"\n") == 1 and
+         b"LOCK FILE CREATED" not in o.stderr for o in lives),
+     "uninstall and uninstall --force refused on the running system: one "
+     "line, exit 2, and no /run/tsctui.lock",
+     [(o.returncode, o.stderr) for o in lives])
 
 t.done()
 shutil.rmtree(WORK, ignore_errors=True)

@@ -245,6 +245,45 @@ static void clean_paths(void **s)
 	assert_true(path_is_clean("/boot/..efi"));
 }
 
+/* Every byte 1-255 escapes to one line without a control character and
+ * reads back as it was; path_shown writes what path_put_escaped does,
+ * cut to fit; an escape the writer never makes is refused. */
+static void escaped_paths(void **s)
+{
+	char name[256], shown[1100], back[1100], *mem = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int c;
+
+	(void)s;
+	for (c = 1; c < 256; c++)
+		name[c - 1] = (char)c;
+	name[255] = '\0';
+	f = open_memstream(&mem, &len);
+	assert_non_null(f);
+	path_put_escaped(f, name);
+	fclose(f);
+	path_shown(name, shown, sizeof(shown));
+	assert_string_equal(shown, mem);
+	for (i = 0; shown[i]; i++)
+		assert_false((unsigned char)shown[i] < 0x20 ||
+			     shown[i] == 0x7f);
+	snprintf(back, sizeof(back), "%s", shown);
+	assert_true(path_unescape(back));
+	assert_string_equal(back, name);
+	free(mem);
+	assert_string_equal(path_shown("a\tb\nc\x1b[31m", shown, sizeof(shown)),
+			    "a\\tb\\nc\\x1b[31m");
+	/* cut to fit, never inside an escape */
+	assert_string_equal(path_shown("ab\tc", shown, 4), "ab");
+	snprintf(back, sizeof(back), "%s", "a\\x2fb");
+	assert_false(path_unescape(back));
+	snprintf(back, sizeof(back), "%s", "a\\x00");
+	assert_false(path_unescape(back));
+	snprintf(back, sizeof(back), "%s", "a\\q");
+	assert_false(path_unescape(back));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +294,7 @@ int main(void)
 		cmocka_unit_test(resolver_openat2),
 		cmocka_unit_test(resolver_walk),
 		cmocka_unit_test(clean_paths),
+		cmocka_unit_test(escaped_paths),
 	};
 
 	return cmocka_run_group_tests_name("path", tests, NULL, NULL);

@@ -60,73 +60,10 @@ static bool entry_valid(enum ledger_kind k, const char *p)
 
 /*
  * A ledger line is "KIND PATH".  The path is the disk's (a BLS entry's
- * name may hold any byte but '/' and NUL), so a control character, DEL or
- * a backslash in it is written C-style: \\, \t, \n, else \xHH.  Then a
- * line is one line whatever the name, and every path reads back as it was
- * written.
+ * name may hold any byte but '/' and NUL), so it is written escaped
+ * (path_put_escaped: \\, \t, \n, else \xHH).  Then a line is one line
+ * whatever the name, and every path reads back as it was written.
  */
-static void put_escaped(FILE *f, const char *p)
-{
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '\\')
-			fputs("\\\\", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
-
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* put_escaped's reverse, in place.  An escape it never writes is damage:
- * so no escape can make a '/', a '.' or a NUL, and a line that passed
- * path_is_clean before unescaping has the same components after. */
-static bool unescape(char *s)
-{
-	char *w = s;
-	int hi, lo, v;
-
-	for (; *s; s++) {
-		if (*s != '\\') {
-			*w++ = *s;
-			continue;
-		}
-		s++;
-		if (*s == '\\') {
-			*w++ = '\\';
-		} else if (*s == 't') {
-			*w++ = '\t';
-		} else if (*s == 'n') {
-			*w++ = '\n';
-		} else if (*s == 'x' && (hi = hex(s[1])) >= 0 &&
-			   (lo = hex(s[2])) >= 0) {
-			v = hi << 4 | lo;
-			if (v == 0 || v == '\t' || v == '\n' ||
-			    (v >= 0x20 && v != 0x7f))
-				return false;
-			*w++ = (char)v;
-			s += 2;
-		} else {
-			return false;
-		}
-	}
-	*w = '\0';
-	return true;
-}
 
 int act_ledger_load(struct act *a)
 {
@@ -155,7 +92,7 @@ int act_ledger_load(struct act *a)
 			*sp = '\0';
 		if (!sp || a->nledger == ACT_MAX_LEDGER ||
 		    !ledger_kind_from(line, &k) || !entry_valid(k, sp + 1) ||
-		    !unescape(sp + 1)) {
+		    !path_unescape(sp + 1)) {
 			free(data);
 			return act_fail(a,
 					"%s is damaged; not touching "
@@ -196,7 +133,7 @@ int act_ledger_salvage(struct act *a)
 			continue;
 		*sp = '\0';
 		if (!ledger_kind_from(line, &k) || k == L_BEGIN ||
-		    !entry_valid(k, sp + 1) || !unescape(sp + 1))
+		    !entry_valid(k, sp + 1) || !path_unescape(sp + 1))
 			continue;
 		if (!act_ledger_has(a, k, sp + 1)) {
 			rc = act_ledger_add(a, k, sp + 1);
@@ -256,7 +193,7 @@ int act_ledger_save(struct act *a)
 		return act_fail(a, "out of memory");
 	for (i = 0; i < a->nledger; i++) {
 		fprintf(f, "%s ", ledger_kind_name(a->ledger[i].kind));
-		put_escaped(f, a->ledger[i].path);
+		path_put_escaped(f, a->ledger[i].path);
 		fputc('\n', f);
 	}
 	fclose(f);

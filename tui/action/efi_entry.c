@@ -84,7 +84,7 @@ static bool starts_a_loader(struct act *a, uint16_t num)
 static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			 uint64_t *start, uint64_t *size, efi_guid_t *guid)
 {
-	char sys[512], v[300];
+	char sys[512], v[300], real[300];
 	const char *dev, *base;
 	struct mount_info m;
 	bool found;
@@ -94,6 +94,22 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 	if (!detect_mount_of(a->root, esp, &m))
 		return act_fail(a, "%s is not a mounted file system", esp);
 	dev = m.dev;
+	/* A root mounted from a live system has no mount table: its fstab
+	 * names the ESP by UUID, and the root's own /dev/disk says which
+	 * partition that is (the running system's is not read). */
+	if (!strncmp(dev, "UUID=", 5) || !strncmp(dev, "PARTUUID=", 9)) {
+		if (!detect_dev_by_uuid(a->root, dev, real, sizeof(real)))
+			return act_fail(
+				a,
+				"the ESP is %s in the target's /etc/fstab, "
+				"and %s/dev/disk has no link that says which "
+				"partition that is: give the root the running "
+				"system's /dev and /sys (mount --rbind /dev "
+				"%s/dev; mount --rbind /sys %s/sys), then run "
+				"install again",
+				dev, a->root, a->root, a->root);
+		dev = real;
+	}
 	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
 	snprintf(sys, sizeof(sys), "/sys/class/block/%s/", base);
 	{

@@ -468,7 +468,7 @@ int uninstall_force(struct act *a, bool purge)
  */
 void uninstall_left_by_failure(struct act *a)
 {
-	char b[PATH_UNDER_MAX];
+	char b[PATH_UNDER_MAX], shown[PATH_UNDER_MAX], shown_b[PATH_UNDER_MAX];
 	struct stat st;
 	size_t i, n = 0, len;
 
@@ -484,7 +484,8 @@ void uninstall_left_by_failure(struct act *a)
 		case L_VAR:
 			if (fsx_lstat(act_path_nofollow(a, e->path), &st) != 0)
 				continue;
-			act_note(a, "left: %s (created)", e->path);
+			act_note(a, "left: %s (created)",
+				 path_shown(e->path, shown, sizeof(shown)));
 			break;
 		case L_BACKUP:
 		case L_VARBACKUP:
@@ -492,7 +493,8 @@ void uninstall_left_by_failure(struct act *a)
 			if (!fsx_exists(act_path_nofollow(a, b)))
 				continue;
 			act_note(a, "left: %s (changed; its original is %s)",
-				 e->path, b);
+				 path_shown(e->path, shown, sizeof(shown)),
+				 path_shown(b, shown_b, sizeof(shown_b)));
 			break;
 		default:
 			continue;

@@ -10,16 +10,22 @@
 #include <string.h>
 
 #include "../action/actions.h"
+#include "../util/path.h"
 #include "cli.h"
+
+/* A path shown escaped (path_shown): at most 4 bytes for each of its. */
+#define SHOWN_MAX (4 * PATH_UNDER_MAX + 1)
 
 /* The plan, one line per change and per tool, then the notes. */
 static void plan_print(const struct act *a)
 {
+	char shown[SHOWN_MAX];
 	size_t i;
 
 	for (i = 0; i < a->nchanges; i++)
 		printf("%-8s %s%s%s\n", act_verb(a->changes[i].what),
-		       a->changes[i].path, a->changes[i].detail[0] ? ": " : "",
+		       path_shown(a->changes[i].path, shown, sizeof(shown)),
+		       a->changes[i].detail[0] ? ": " : "",
 		       a->changes[i].detail);
 	for (i = 0; i < a->nruns; i++)
 		printf("%-8s %s\n", "run", a->runs[i]);
@@ -41,6 +47,7 @@ static void plan_json(struct json *j, const struct act *a)
 
 int actions_finish(struct act *a, bool json, int rc)
 {
+	char shown[SHOWN_MAX];
 	size_t i;
 
 	if (rc != 0)
@@ -74,7 +81,8 @@ int actions_finish(struct act *a, bool json, int rc)
 		for (i = 0; i < a->nchanges; i++)
 			printf("%-8s %s\n",
 			       change_kind_name(a->changes[i].what),
-			       a->changes[i].path);
+			       path_shown(a->changes[i].path, shown,
+					  sizeof(shown)));
 		if (a->message[0])
 			printf("%s\n", a->message);
 	}

@@ -19,6 +19,7 @@
 #include "../engine/survey.h"
 #include "../model/assess.h"
 #include "../source/system.h"
+#include "../util/path.h"
 #include "cli.h"
 #include "metrics.h"
 
@@ -287,6 +288,12 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	if (json && prom)
 		return app_fail("check: --json and --prometheus exclude each "
 				"other");
+	/* Loading a module changes the kernel running here, and the RTC it
+	 * brings is this machine's, not the target's (DESIGN.md 8.1). */
+	if (load_rtc && !path_root_is_host())
+		return app_fail(
+			"check: --load-rtc loads rtc_cmos into the "
+			"running kernel; it does not apply under --root");
 	clocksource_read(g->root, &cs);
 	if (load_rtc && prepare_rtc() != 0)
 		return EXIT_USAGE;

@@ -12,6 +12,7 @@
 
 #include "../../common/string_table.h"
 #include "../../common/tsc.h"
+#include "../util/path.h"
 #include "reftick.h"
 
 static const char *const ref_names[] = {
@@ -54,6 +55,18 @@ static bool rtc_seconds(int fd, double *t)
 void reftick_open(struct reftick *r, const char *clocksource)
 {
 	memset(r, 0, sizeof(*r));
+	/* Under --root the RTC (and the clocksource) at hand are this
+	 * machine's, and the TSC calibration they would be held against is
+	 * the target's log: nothing to measure, and /dev/rtc0 is not the
+	 * target's to open. */
+	if (!path_root_is_host()) {
+		r->fd = -1;
+		r->kind = REF_NONE;
+		snprintf(r->why, sizeof(r->why),
+			 "under --root this machine's RTC is not opened (it is "
+			 "not the target's): no independent reference");
+		return;
+	}
 	r->fd = open("/dev/rtc0", O_RDONLY | O_CLOEXEC);
 	/* TSCTUI_TEST_RTC_POLLED=1: as on a machine whose RTC sends no
 	 * update interrupts (tests/rig/which-clock.t). */

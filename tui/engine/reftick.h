@@ -3,7 +3,8 @@
  * A reference clock independent of the TSC: the RTC (/dev/rtc0), or
  * CLOCK_MONOTONIC_RAW while the clocksource is not tsc (when it is tsc,
  * that clock is built from the TSC and comparing the two measures
- * nothing).  Otherwise: none, said so.
+ * nothing).  Otherwise: none, said so.  Under --root: none, and the RTC is
+ * not opened (it is this machine's, not the target's).
  *
  * The RTC's second edges are found by reading its time until the second
  * changes, as util-linux's hwclock does, from just before each edge is due;

@@ -7,6 +7,7 @@
 #include "../util/fsx.h"
 #include "../util/path.h"
 #include "config.h"
+#include "detect.h"
 
 struct key {
 	const char *name;
@@ -88,9 +89,12 @@ int config_read(const char *root, struct tsctui_conf *c, const char **why)
 	if ((c->esp[0] && !path_is_clean(c->esp)) ||
 	    (c->grubenv[0] && !path_is_clean(c->grubenv)) ||
 	    (c->grubenv_in_fs[0] && !path_is_clean(c->grubenv_in_fs)) ||
-	    !boot_entry_ok(c->efi_entry) || !boot_entry_ok(c->efi_next)) {
+	    !boot_entry_ok(c->efi_entry) || !boot_entry_ok(c->efi_next) ||
+	    (c->esp_uuid[0] && !detect_uuid_is_clean(c->esp_uuid)) ||
+	    (c->grubenv_fs_uuid[0] &&
+	     !detect_uuid_is_clean(c->grubenv_fs_uuid))) {
 		*why = TSCTUI_CONF
-			" has a path or boot entry that is not "
+			" has a path, UUID or boot entry that is not "
 			"valid (a path must be absolute, without . or ..)";
 		return -1;
 	}

@@ -140,6 +140,18 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The longest UUID GRUB's `search --fs-uuid` and by-partuuid give is 36
+ * characters; 63 leaves room, and a longer name is no UUID. */
+#define UUID_NAME_MAX 63
+
+bool detect_uuid_is_clean(const char *u)
+{
+	size_t n = strspn(u, "0123456789abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+
+	return n > 0 && n <= UUID_NAME_MAX && u[n] == '\0';
+}
+
 bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 		    char *name, size_t cap)
 {
@@ -154,7 +166,7 @@ bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 	if (!d)
 		return false;
 	while (!found && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
+		if (!detect_uuid_is_clean(e->d_name))
 			continue;
 		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
 		n = fsx_readlink(link, target, sizeof(target) - 1);
@@ -170,10 +182,42 @@ bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 	return found;
 }
 
+bool detect_dev_by_uuid(const char *root, const char *spec, char *dev,
+			size_t cap)
+{
+	char sys[128], link[PATH_UNDER_MAX], target[PATH_UNDER_MAX];
+	const char *dir, *uuid;
+	ssize_t n;
+
+	if (!strncmp(spec, "UUID=", 5)) {
+		dir = "/dev/disk/by-uuid";
+		uuid = spec + 5;
+	} else if (!strncmp(spec, "PARTUUID=", 9)) {
+		dir = "/dev/disk/by-partuuid";
+		uuid = spec + 9;
+	} else {
+		return false;
+	}
+	if (!detect_uuid_is_clean(uuid))
+		return false;
+	snprintf(sys, sizeof(sys), "%s/%s", dir, uuid);
+	if (!path_under_nofollow(root, sys, link, sizeof(link)))
+		return false;
+	n = fsx_readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	/* the kernel's name of the device: one component, never . or .. */
+	if (!base(target)[0] || !strcmp(base(target), ".") ||
+	    !strcmp(base(target), ".."))
+		return false;
+	return snprintf(dev, cap, "/dev/%s", base(target)) < (int)cap;
+}
+
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap)
 {
 	/* an fstab names it by its UUID already */
-	if (!strncmp(dev, "UUID=", 5) && dev[5]) {
+	if (!strncmp(dev, "UUID=", 5) && detect_uuid_is_clean(dev + 5)) {
 		snprintf(uuid, cap, "%s", dev + 5);
 		return true;
 	}

@@ -18,10 +18,21 @@ struct mount_info {
 
 /* The mount holding sys (longest prefix); false if unknown. */
 bool detect_mount_of(const char *root, const char *sys, struct mount_info *m);
-/* The name of the link in dirsys (/dev/disk/by-uuid, by-partuuid, ...)
- * that points at dev; false if none. */
+/* Is u a UUID as /dev/disk/by-uuid and by-partuuid name one, and as the
+ * GRUB generator takes it (grub.d/05_tsctui): 1 to 63 of [0-9A-Za-z-]?
+ * Names in those directories are the disk's: anything else (a newline
+ * would break tsctui.conf's lines) is not a UUID. */
+bool detect_uuid_is_clean(const char *u);
+/* The name of the link in dirsys (/dev/disk/by-uuid, by-partuuid) that
+ * points at dev, a clean UUID (above); false if none. */
 bool detect_link_to(const char *root, const char *dirsys, const char *dev,
 		    char *name, size_t cap);
+/* The device an fstab names as UUID=x (or PARTUUID=x), from the link x in
+ * /dev/disk/by-uuid (by-partuuid) under the root: "/dev/" and the link's
+ * last component into dev.  False when spec is neither, x is not a clean
+ * UUID, or there is no such link. */
+bool detect_dev_by_uuid(const char *root, const char *spec, char *dev,
+			size_t cap);
 /* The file system UUID of a device from /dev/disk/by-uuid; false if none. */
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
 /* LOADER_SDBOOT, LOADER_GRUB, or LOADER_NONE (then *why says what was

@@ -152,6 +152,11 @@ int path_root_set(const char *root)
 	return 0;
 }
 
+bool path_root_is_host(void)
+{
+	return root_reg.len == 0;
+}
+
 static int root_fd(void)
 {
 	if (root_reg.fd < 0 && path_root_set("/") != 0)
@@ -371,4 +376,98 @@ bool path_is_clean(const char *p)
 		if (!c[len])
 			return true;
 	}
+}
+
+/* The escape of one byte of a path ("" when it stands as it is). */
+static const char *escape_of(unsigned char c, char buf[5])
+{
+	if (c == '\\')
+		return "\\\\";
+	if (c == '\t')
+		return "\\t";
+	if (c == '\n')
+		return "\\n";
+	if (c < 0x20 || c == 0x7f) {
+		snprintf(buf, 5, "\\x%02x", c);
+		return buf;
+	}
+	return "";
+}
+
+void path_put_escaped(FILE *f, const char *p)
+{
+	char buf[5];
+	const char *e;
+
+	for (; *p; p++) {
+		e = escape_of((unsigned char)*p, buf);
+		if (e[0])
+			fputs(e, f);
+		else
+			fputc(*p, f);
+	}
+}
+
+char *path_shown(const char *p, char *out, size_t cap)
+{
+	char buf[5], one[2] = "";
+	const char *e;
+	size_t n = 0, l;
+
+	out[0] = '\0';
+	for (; *p; p++) {
+		e = escape_of((unsigned char)*p, buf);
+		if (!e[0]) {
+			one[0] = *p;
+			e = one;
+		}
+		l = strlen(e);
+		if (n + l >= cap)
+			break;
+		memcpy(out + n, e, l + 1);
+		n += l;
+	}
+	return out;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+bool path_unescape(char *s)
+{
+	char *w = s;
+	int hi, lo, v;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*w++ = *s;
+			continue;
+		}
+		s++;
+		if (*s == '\\') {
+			*w++ = '\\';
+		} else if (*s == 't') {
+			*w++ = '\t';
+		} else if (*s == 'n') {
+			*w++ = '\n';
+		} else if (*s == 'x' && (hi = hex_digit(s[1])) >= 0 &&
+			   (lo = hex_digit(s[2])) >= 0) {
+			v = hi << 4 | lo;
+			if (v == 0 || v == '\t' || v == '\n' ||
+			    (v >= 0x20 && v != 0x7f))
+				return false;
+			*w++ = (char)v;
+			s += 2;
+		} else {
+			return false;
+		}
+	}
+	*w = '\0';
+	return true;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Room for any path tsctui builds: Linux's PATH_MAX, the longest path the
  * kernel accepts in one call. */
@@ -27,6 +28,10 @@
  * as given.
  */
 int path_root_set(const char *root);
+/* Is the registered root the running system ("/")?  Under any other root
+ * the machine's own devices (/dev/rtc0, /dev/kmsg) are not the target's
+ * and are never opened (DESIGN.md 8.1). */
+bool path_root_is_host(void);
 /* The directory holding path's last component, resolved inside the root,
  * as an O_PATH fd; the component goes to leaf ("." when path names a
  * directory by "", "." or "..").  -1 with errno: ELOOP for a link loop,
@@ -54,5 +59,21 @@ char *path_join(const char *dir, const char *rel, char *out, size_t cap);
  * "." or ".." component, no control character, shorter than
  * PATH_UNDER_MAX / 2?  ("/" itself is clean.) */
 bool path_is_clean(const char *p);
+
+/*
+ * A path as one line: a name on the disk may hold any byte but '/' and
+ * NUL, so a backslash, a control character or DEL is written C-style
+ * (\\, \t, \n, else \xHH) and every other byte as it is.  The ledger's
+ * format (DESIGN.md 8.1), and how a path is shown in text output, so that
+ * a name cannot break a line or reach a terminal as a control character.
+ */
+void path_put_escaped(FILE *f, const char *p);
+/* The same into out; returns out, cut to fit (cap >= 1). */
+char *path_shown(const char *p, char *out, size_t cap);
+/* path_put_escaped's reverse, in place.  An escape it never writes is
+ * damage (false): so no escape can make a '/', a '.' or a NUL, and a line
+ * that passed path_is_clean before unescaping has the same components
+ * after. */
+bool path_unescape(char *s);
 
 #endif

@@ -22,7 +22,8 @@ static const char help_text[][UI_LINE] = {
 	"Rate: the TSC against the RTC; late ticks cancel in pairs, drift "
 	"does not.",
 	"With --root: the clocksource, stage and diagnosis are the target's "
-	"files; cores, rate and clock cost are measured live on this machine.",
+	"files; cores and clock cost are measured live on this machine; the "
+	"rate is not (this machine's RTC is not the target's).",
 	"Diagnosis: the next step. tsctui never offers tsc=reliable: it skips "
 	"the boot-time warp test and hides a real offset,",
 	"so the clock can jump back when a task moves between cores. "
