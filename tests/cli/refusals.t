@@ -34,7 +34,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 8)
+t = Tap(plan=len(ECHOES) + 9)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -143,6 +143,20 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "install under --root, the ESP in the target's fstab and not mounted "
      "under the root: one line naming it and the mount command, exit 2, "
      "nothing changed", err)
+
+# ---- check --load-rtc under another root ----------------------------------
+# rtc_cmos would go into the running kernel, which the target's modules do
+# not describe: refused before anything is read or loaded (it read the
+# host's modules outside the root and, as root, tried to load it).
+before = fx.tree_digest(live)
+r = run("check", "--load-rtc", "--samples", "1", root=live)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and r.stdout == b"" and
+     "--load-rtc" in err and "without --root" in err and
+     fx.tree_digest(live) == before,
+     "check --load-rtc under --root: one line saying to run it without "
+     "--root, exit 2, nothing sampled", f"{r.returncode} {err!r} "
+     f"{r.stdout[:200]!r}")
 
 # ---- a refused uninstall takes no lock -------------------------------------
 # Another action holds the root's lock (under --root, a lock on the root
