@@ -99,9 +99,12 @@ const char *act_path_nofollow(struct act *a, const char *sys)
  * undo failing after it) do not overwrite it.  false when one was set. */
 static bool first_error(struct act *a, const char *fmt, va_list ap)
 {
+	int e = errno;
+
 	if (a->error[0])
 		return false;
 	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	a->error_errno = e;
 	return true;
 }
 
@@ -204,14 +207,6 @@ void act_change(struct act *a, const char *sys, enum change_kind what)
 	if (a->nchanges < ACT_MAX_CHANGES)
 		a->changes[a->nchanges++] =
 			(struct change){ strdup(sys), what, "" };
-}
-
-void act_changed(struct act *a, const char *sys, const char *what)
-{
-	enum change_kind k;
-
-	if (change_kind_from(what, &k))
-		act_change(a, sys, k);
 }
 
 bool act_have_tool(const char *name)
