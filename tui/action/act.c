@@ -132,13 +132,9 @@ int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	if (!set)
 		return -1;
 	n = strlen(a->error);
-	if (n >= w && !strcmp(a->error + n - w, words)) {
-		n -= w;
-	} else if (n + w < sizeof(a->error)) {
-		memcpy(a->error + n, words, w + 1);
-	} else {
+	if (n + w >= sizeof(a->error))
 		return -1; /* no room for the words: no way out marked */
-	}
+	memcpy(a->error + n, words, w + 1);
 	a->hint = h;
 	a->hint_at = n;
 	a->hint_end = n + w;

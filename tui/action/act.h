@@ -141,9 +141,9 @@ const char *act_path(struct act *a, const char *sys);
 /* Records an error (first one wins); returns -1. */
 int act_fail(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* act_fail with a way out: the sentence, then h's command-line words
- * (left as they are where the sentence, a reader's, already ends with
- * them), marked for the front ends to word. */
+/* act_fail with a way out: the sentence, then h's command-line words,
+ * marked for the front ends to word (the sentence ends where they
+ * follow: a reader's never holds them). */
 int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void act_note(struct act *a, const char *fmt, ...)
