@@ -22,7 +22,6 @@ static const char *const change_kind_table[] = {
 	[CHANGE_REMOVED] = "removed",
 };
 STRING_TABLE_TO(change_kind_name, enum change_kind, change_kind_table, "?")
-STRING_TABLE_FROM(change_kind_from, enum change_kind, change_kind_table, 0)
 
 /* The plan's verb for each kind (a dry run's "create /boot/..."). */
 static const char *const change_verb_table[] = {

@@ -72,7 +72,6 @@ bool ledger_kind_from(const char *s, enum ledger_kind *out);
 enum change_kind { CHANGE_CREATED, CHANGE_MODIFIED, CHANGE_REMOVED };
 /* "created", "modified", "removed". */
 const char *change_kind_name(enum change_kind k);
-bool change_kind_from(const char *s, enum change_kind *out);
 
 struct ledger_entry {
 	enum ledger_kind kind;
