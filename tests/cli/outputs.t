@@ -20,7 +20,7 @@ from tap import Tap  # noqa: E402
 
 from paths import BUILD, TOP, TSCTUI  # noqa: E402
 WORK = os.path.join(BUILD, "cli-outputs")
-t = Tap(plan=18)
+t = Tap(plan=20)
 if os.path.exists(WORK):
     shutil.rmtree(WORK)
 os.makedirs(WORK)
@@ -166,6 +166,36 @@ p.wait()
 t.ok(first.startswith(b'{"sample":0') and still and rest == b"",
      "check --interval 4295: no second sample 2 s after the first",
      f"first {first[:60]!r}, running {still}, then {rest[:80]!r}")
+
+# ---- check under --root: the target's clocksource, read every sample ------
+# The survey and the rate measure this machine; the clocksource printed
+# and judged is the root's, read again for each sample (the watchdog may
+# switch it between two), and never chosen as this machine's reference:
+# hpet there says nothing of CLOCK_MONOTONIC_RAW here (it picked
+# monotonic_raw on a machine without /dev/rtc0).
+croot = fx.debian_grub(os.path.join(WORK, "check-root"))
+CS = "/sys/devices/system/clocksource/clocksource0/"
+fx.write(croot, CS + "current_clocksource", "hpet\n")
+fx.write(croot, CS + "available_clocksource", "tsc hpet acpi_pm\n")
+p = subprocess.Popen([TSCTUI, "--root", croot, "--kernel-log", KLOG,
+                      "check", "--json", "--samples", "2", "--interval",
+                      "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+first = p.stdout.readline()
+fx.write(croot, CS + "current_clocksource", "tsc\n")
+rest, err = p.communicate(timeout=60)
+docs = [strict_json(b)[0] for b in (first, rest)]
+ok = all(docs)
+t.ok(ok and docs[0]["clocksource"] == "hpet" and
+     docs[1]["clocksource"] == "tsc" and not docs[0]["healthy"],
+     "check --root: the target's clocksource, read again for each sample "
+     "(hpet, then tsc after it changed)", f"{first!r} {rest[:300]!r} {err!r}")
+rate = docs[0]["rate"] if ok else {}
+t.ok(ok and rate.get("reference") != "monotonic_raw" and
+     (rate.get("reference") != "none" or
+      "under --root" in rate.get("why", "")),
+     "check --root: the target's clocksource (hpet) never makes this "
+     "machine's CLOCK_MONOTONIC_RAW the rate's reference",
+     json.dumps(rate))
 
 # ---- JSON is UTF-8, text is terminal-safe --------------------------------
 root = os.path.join(WORK, "nasty")

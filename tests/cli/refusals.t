@@ -38,7 +38,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 11)
+t = Tap(plan=len(ECHOES) + 12)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -201,6 +201,20 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "... and with no such link under the root: one line naming the UUID "
      "and the commands that give the root /dev and /sys, exit 2, nothing "
      "changed", err)
+
+# ---- check --load-rtc under another root ----------------------------------
+# rtc_cmos would go into the running kernel, which the target's modules do
+# not describe: refused before anything is read or loaded (it read the
+# host's modules outside the root and, as root, tried to load it).
+before = fx.tree_digest(live)
+r = run("check", "--load-rtc", "--samples", "1", root=live)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and r.stdout == b"" and
+     "--load-rtc" in err and "without --root" in err and
+     fx.tree_digest(live) == before,
+     "check --load-rtc under --root: one line saying to run it without "
+     "--root, exit 2, nothing sampled", f"{r.returncode} {err!r} "
+     f"{r.stdout[:200]!r}")
 
 # ---- a refused uninstall takes no lock -------------------------------------
 # Another action holds the root's lock (under --root, a lock on the root

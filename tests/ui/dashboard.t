@@ -25,7 +25,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=83)
+t = Tap(plan=89)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -164,6 +164,15 @@ wait_for("Diagnosis:", 5)
 shutil.rmtree(os.path.join(root, "var/lib/tsctui"))
 
 # ---- menu actions on the fixture root: confirmation, then the files ------
+# What install will say, from the command line on a copy of the root: the
+# status line must hold all of it at 80 columns.
+ref = os.path.join(WORK, "e595-cli")
+shutil.rmtree(ref, ignore_errors=True)
+shutil.copytree(root, ref, symlinks=True)
+cli = subprocess.run([TSCTUI, "--root", ref, "install", "--loader", "grub",
+                      "--json"], capture_output=True, text=True)
+want = " ".join("; ".join(json.loads(cli.stdout)["message"].split("\n"))
+                .split())
 keys("i")
 s = wait_for("Install the stage for which boot path?", 5)
 keys("1")
@@ -175,6 +184,16 @@ t.ok("create /boot/efi/EFI/tsctui/tsctui.efi" in s and
      "install: the confirmation lists what changes", s)
 keys("y")
 s = wait_for("installed for grub", 10)
+# The status line's rows sit on the key bar: joined at single spaces they
+# are the message itself, so nothing is cut (the one step left, "run:
+# update-grub", is in its middle) and no word is split across rows.
+lines = s.split("\n")
+bar = max(i for i, ln in enumerate(lines) if "q Quit" in ln)
+got = [" ".join(" ".join(lines[bar - k:bar]).split()) for k in (1, 2, 3)]
+t.ok("run: update-grub" in want and want in got,
+     "80x24: after install the status line holds the action's whole "
+     "message (run: update-grub), wrapped between words",
+     f"want: {want}\n{s}")
 t.ok(os.path.exists(os.path.join(root, "etc/tsctui/tsctui.conf")) and
      genv(root).get("tsctui_mode") == "measure" and
      "Stage: grub, mode measure" in wait_for("Stage: grub", 10),
@@ -655,6 +674,31 @@ s = screen()
 t.ok("Guided setup" in s and not os.path.exists(
     os.path.join(root, "etc/tsctui")), "Enter there does nothing", s)
 keys("Escape")
+wait_for("Diagnosis:", 5)
+# g and u act on an installed stage: on a guest they say it needs none;
+# i says there is nothing to install before it offers a boot path.
+before = fx.tree_digest(root)
+for key, title in (("g", "Reset the hang guard"), ("u", "Uninstall tsctui")):
+    keys(key)
+    s = wait_for("virtual machine needs none", 3)
+    t.ok("the stage is not installed, and a virtual machine needs none "
+         "(the host makes its TSC; s: Setup)" in " ".join(s.split()) and
+         title not in s and fx.tree_digest(root) == before,
+         f"{key} on a guest: refused with the reason, nothing changed", s)
+    # A view and back: the message goes with the screen that said it.
+    keys("h")
+    wait_for("tsc=reliable", 3)
+    keys("Escape")
+    wait_for("Diagnosis:", 3)
+keys("i")
+s = wait_for("nothing to install", 3)
+keys("Escape")
+time.sleep(0.3)
+t.ok("A virtual machine: nothing to install (the host makes its TSC; s: "
+     "Setup)" in " ".join(s.split()) and "Diagnosis:" in screen() and
+     fx.tree_digest(root) == before,
+     "i on a guest: the menu says there is nothing to install; Esc leaves "
+     "it, nothing changed", s)
 keys("q")
 
 # ---- empty facts ----------------------------------------------------------
@@ -704,9 +748,52 @@ advice = ("On the host: run tsctui there (its clocksource should be tsc; a "
           "boot warp there is what to fix); check the guest is given an "
           "invariant TSC (QEMU/KVM: -cpu host or +invtsc) and uses "
           "kvm-clock or tsc.")
+RATE_UNDER_ROOT = ("Rate: under --root this machine's RTC is not opened "
+                   "(it is not the target's): no independent reference")
+
+
+def guest_main_screen(summary):
+    """The guest's main screen at 80x24: the clocksource named once above
+    the diagnosis (its line, not again as the kernel's verdict), the
+    diagnosis whole with the clocksource once in its evidence, and the
+    live Rate line never explained by the target's clocksource."""
+    if not os.path.exists("/dev/rtc0"):
+        wait_for("independent reference", 10)
+    else:
+        wait_for("Rate", 10)
+    s = screen()
+    lines = s.split("\n")
+    d = next((i for i, ln in enumerate(lines)
+              if ln.startswith("Diagnosis:")), len(lines))
+    above = "\n".join(lines[:d])
+    diag = " ".join(" ".join(lines[d + 1:]).split())
+    t.ok(above.count("kvm-clock") == 1 and
+         "Clocksource kvm-clock (also available: tsc hpet)" in above and
+         summary in diag and diag.count("clocksource: kvm-clock") == 1 and
+         "clocksource kvm-clock;" not in diag,
+         "80x24 on a guest: the clocksource once above the diagnosis, the "
+         "diagnosis whole, naming it once as evidence", s)
+    r = next((i for i, ln in enumerate(lines) if ln.startswith("Rate")), d)
+    p = next((i for i, ln in enumerate(lines) if ln.startswith("Power:")),
+             d)
+    rate = " ".join(" ".join(lines[r:p]).split())
+    # Under --root neither this machine's RTC nor its clocksource is read
+    # (nothing outside the root): no reference, said so, and never
+    # CLOCK_MONOTONIC_RAW chosen from the target's kvm-clock.  (The panels
+    # below may leave the reason fewer rows than it takes: its start, with
+    # the reason, is what must be there.)
+    good = (RATE_UNDER_ROOT.startswith(rate) and "under --root" in rate and
+            "monotonic" not in rate.lower())
+    t.ok(good, "--root: the live Rate line says this machine's RTC is not "
+         "opened, no reference, never one chosen from the target's "
+         "clocksource", rate)
+
+
 for w, h in ((60, 15), (80, 24)):
     start(guest, log="kvm-guest.dmesg", w=w, h=h)
     wait_for("Diagnosis: virtual-machine", 10)
+    if w == 80:
+        guest_main_screen(summary)
     keys("s")
     s = wait_for("Guided setup", 5)
     rows = []

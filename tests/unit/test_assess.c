@@ -25,7 +25,6 @@ static struct sysinfo *laptop(const char *cs, const char *log)
 	snprintf(s->cs.current, sizeof(s->cs.current), "%s", cs);
 	s->cpu.vendor_id = TSC_VENDOR_AMD;
 	s->cpu.vendor_known = true;
-	snprintf(s->cpu.vendor, sizeof(s->cpu.vendor), "amd");
 	s->cpu.family = 0x17;
 	s->cpu.invariant_tsc = true;
 	snprintf(s->machine.bios_version, sizeof(s->machine.bios_version),

@@ -22,7 +22,6 @@ static const char *const change_kind_table[] = {
 	[CHANGE_REMOVED] = "removed",
 };
 STRING_TABLE_TO(change_kind_name, enum change_kind, change_kind_table, "?")
-STRING_TABLE_FROM(change_kind_from, enum change_kind, change_kind_table, 0)
 
 /* The plan's verb for each kind (a dry run's "create /boot/..."). */
 static const char *const change_verb_table[] = {
@@ -99,9 +98,12 @@ const char *act_path_nofollow(struct act *a, const char *sys)
  * undo failing after it) do not overwrite it.  false when one was set. */
 static bool first_error(struct act *a, const char *fmt, va_list ap)
 {
+	int e = errno;
+
 	if (a->error[0])
 		return false;
 	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	a->error_errno = e;
 	return true;
 }
 
@@ -129,13 +131,9 @@ int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	if (!set)
 		return -1;
 	n = strlen(a->error);
-	if (n >= w && !strcmp(a->error + n - w, words)) {
-		n -= w;
-	} else if (n + w < sizeof(a->error)) {
-		memcpy(a->error + n, words, w + 1);
-	} else {
+	if (n + w >= sizeof(a->error))
 		return -1; /* no room for the words: no way out marked */
-	}
+	memcpy(a->error + n, words, w + 1);
 	a->hint = h;
 	a->hint_at = n;
 	a->hint_end = n + w;
@@ -204,14 +202,6 @@ void act_change(struct act *a, const char *sys, enum change_kind what)
 	if (a->nchanges < ACT_MAX_CHANGES)
 		a->changes[a->nchanges++] =
 			(struct change){ strdup(sys), what, "" };
-}
-
-void act_changed(struct act *a, const char *sys, const char *what)
-{
-	enum change_kind k;
-
-	if (change_kind_from(what, &k))
-		act_change(a, sys, k);
 }
 
 bool act_have_tool(const char *name)

@@ -72,7 +72,6 @@ bool ledger_kind_from(const char *s, enum ledger_kind *out);
 enum change_kind { CHANGE_CREATED, CHANGE_MODIFIED, CHANGE_REMOVED };
 /* "created", "modified", "removed". */
 const char *change_kind_name(enum change_kind k);
-bool change_kind_from(const char *s, enum change_kind *out);
 
 struct ledger_entry {
 	enum ledger_kind kind;
@@ -126,6 +125,10 @@ struct act {
 	char *gone[ACT_MAX_GONE];
 	char message[2048];
 	char error[1024];
+	/* errno when the error was recorded (right after the call that
+	 * failed): what is asked of a failure (was the disk full?) is asked
+	 * of this code, never of the error's words. */
+	int error_errno;
 	enum act_hint hint; /* the error's way out, if it has one */
 	size_t hint_at, hint_end;
 };
@@ -137,9 +140,9 @@ const char *act_path(struct act *a, const char *sys);
 /* Records an error (first one wins); returns -1. */
 int act_fail(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* act_fail with a way out: the sentence, then h's command-line words
- * (left as they are where the sentence, a reader's, already ends with
- * them), marked for the front ends to word. */
+/* act_fail with a way out: the sentence, then h's command-line words,
+ * marked for the front ends to word (the sentence ends where they
+ * follow: a reader's never holds them). */
 int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void act_note(struct act *a, const char *fmt, ...)
@@ -149,15 +152,18 @@ void act_note(struct act *a, const char *fmt, ...)
 void act_done(struct act *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void act_change(struct act *a, const char *sys, enum change_kind what);
-/* The same by the kind's word (change_kind_name); kept for callers that
- * hold the word.  A word not in the table records nothing. */
-void act_changed(struct act *a, const char *sys, const char *what);
 /* Says what changes inside sys, when the change list has it. */
 void act_detail(struct act *a, const char *sys, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "create", "modify" or "remove" for a change's what: the plan's verb. */
 const char *act_verb(enum change_kind what);
 
+/* The ledger file's entries added to a's: 0 (a missing file has none);
+ * -1 with why when it cannot be read, or is damaged (then *damaged), a
+ * reason without a way out, nothing recorded in a->error. */
+int act_ledger_read(struct act *a, bool *damaged, char *why, size_t cap);
+/* act_ledger_read, its reason the action's error (a damaged ledger:
+ * "not touching anything"). */
 int act_ledger_load(struct act *a);
 int act_ledger_save(struct act *a);
 bool act_ledger_has(const struct act *a, enum ledger_kind k, const char *sys);

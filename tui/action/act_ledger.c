@@ -65,25 +65,27 @@ static bool entry_valid(enum ledger_kind k, const char *p)
  * whatever the name, and every path reads back as it was written.
  */
 
-int act_ledger_load(struct act *a)
+int act_ledger_read(struct act *a, bool *damaged, char *why, size_t cap)
 {
 	char *data, *line, *save = NULL, *sp;
 	enum ledger_kind k;
 	size_t len;
 
+	*damaged = false;
 	data = fsx_read_own(act_path_nofollow(a, TSCTUI_LEDGER), &len);
-	if (!data)
-		return errno == ENOENT
-			       ? 0
-			       : act_fail(a, "cannot read %s: %s",
-					  TSCTUI_LEDGER, strerror(errno));
+	if (!data) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, cap, "cannot read %s: %s", TSCTUI_LEDGER,
+			 strerror(errno));
+		return -1;
+	}
+	*damaged = true;
 	/* A NUL would end the text early and drop every line after it. */
 	if (memchr(data, '\0', len)) {
 		free(data);
-		return act_fail(a,
-				"%s is damaged (a NUL byte); not touching "
-				"anything",
-				TSCTUI_LEDGER);
+		snprintf(why, cap, "%s is damaged (a NUL byte)", TSCTUI_LEDGER);
+		return -1;
 	}
 	for (line = strtok_r(data, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -94,16 +96,26 @@ int act_ledger_load(struct act *a)
 		    !ledger_kind_from(line, &k) || !entry_valid(k, sp + 1) ||
 		    !path_unescape(sp + 1)) {
 			free(data);
-			return act_fail(a,
-					"%s is damaged; not touching "
-					"anything",
-					TSCTUI_LEDGER);
+			snprintf(why, cap, "%s is damaged", TSCTUI_LEDGER);
+			return -1;
 		}
 		a->ledger[a->nledger++] =
 			(struct ledger_entry){ k, strdup(sp + 1) };
 	}
 	free(data);
+	*damaged = false;
 	return 0;
+}
+
+int act_ledger_load(struct act *a)
+{
+	char why[PATH_UNDER_MAX + 64];
+	bool damaged;
+
+	if (act_ledger_read(a, &damaged, why, sizeof(why)) == 0)
+		return 0;
+	return damaged ? act_fail(a, "%s; not touching anything", why)
+		       : act_fail(a, "%s", why);
 }
 
 /*

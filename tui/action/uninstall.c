@@ -45,6 +45,7 @@ enum ledger_state {
 static enum ledger_state ledger_state(struct act *a, char *why, size_t cap)
 {
 	enum ledger_state s = LEDGER_NONE;
+	bool damaged;
 	struct act *t;
 	size_t len, i;
 	char *d = fsx_read_own(act_path_nofollow(a, TSCTUI_LEDGER), &len);
@@ -64,16 +65,9 @@ static enum ledger_state ledger_state(struct act *a, char *why, size_t cap)
 		return LEDGER_DAMAGED;
 	}
 	act_init(t, a->root, "uninstall");
-	if (act_ledger_load(t) != 0) {
-		char *cut;
-
-		/* act_begin's refusal; here it is a reason, not the end */
-		snprintf(why, cap, "%s", t->error);
-		cut = strstr(why, "; not touching anything");
-		if (cut)
-			*cut = '\0';
+	/* act_begin's reading, whose refusal is here a reason, not the end */
+	if (act_ledger_read(t, &damaged, why, cap) != 0)
 		s = LEDGER_DAMAGED;
-	}
 	for (i = 0; s == LEDGER_NONE && i < t->nledger; i++)
 		if (t->ledger[i].kind != L_BEGIN)
 			s = LEDGER_ENTRIES;
@@ -287,7 +281,7 @@ static void remove_run_dir(struct act *a, const struct tsctui_conf *c)
 		return;
 	if (!a->dry_run && fsx_rmdir(act_path_nofollow(a, sys)) != 0)
 		return; /* the check after the undo names what is left */
-	act_changed(a, sys, "removed");
+	act_change(a, sys, CHANGE_REMOVED);
 }
 
 /* The one line when something of tsctui's is still here; its list is on
@@ -513,7 +507,6 @@ void uninstall_left_by_failure(struct act *a)
 			 fsx_exists(act_path_nofollow(a, TSCTUI_LEDGER))
 				 ? ", and in " TSCTUI_LEDGER
 				 : "",
-			 strstr(a->error, strerror(ENOSPC))
-				 ? " once there is free space"
-				 : "");
+			 a->error_errno == ENOSPC ? " once there is free space"
+						  : "");
 }

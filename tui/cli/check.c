@@ -26,19 +26,6 @@
 #define CHECK_INTERVAL_MAX 86400
 #define CHECK_SAMPLES_MAX 1000000
 
-/* The kernel's TSC calibration, or 0 when no kernel log says it. */
-static double kernel_mhz(const struct globals *g)
-{
-	struct sysinfo s;
-	double mhz = 0;
-
-	system_read(g->root, g->kernel_log, &s);
-	if (s.have_klog)
-		mhz = kernlog_tsc_mhz(s.klog);
-	system_free(&s);
-	return mhz;
-}
-
 /* Did the survey see this CPU at all?  One that did not answer has no
  * offset and no warps, and is never exported as if at 0. */
 static bool measured(const struct tsc_report_cpu *c)
@@ -208,14 +195,14 @@ static void sample_prometheus(const struct tsc_report *r,
 	}
 }
 
-/* --load-rtc: the rate needs the RTC; load rtc_cmos if it is missing. */
-static int prepare_rtc(void)
+/* --load-rtc: the rate needs the RTC; load rtc_cmos if it is missing.
+ * m is the snapshot's, of the running machine (cmd_check refuses
+ * --load-rtc under another root). */
+static int prepare_rtc(const struct sys_modules *m)
 {
-	struct sys_modules m;
 	const char *err;
 
-	modules_read("/", &m);
-	switch (rtc_plan(&m, access("/dev/rtc0", F_OK) == 0, geteuid() == 0,
+	switch (rtc_plan(m, access("/dev/rtc0", F_OK) == 0, geteuid() == 0,
 			 true)) {
 	case RTC_LOAD:
 		if (module_load("rtc_cmos", &err) != 0)
@@ -225,8 +212,8 @@ static int prepare_rtc(void)
 		return app_fail("check: loading rtc_cmos needs root");
 	case RTC_UNSUPPORTED:
 		fprintf(stderr, "tsctui: check: no RTC, and %s\n",
-			m.supported ? "rtc_cmos is loaded without one"
-				    : "this kernel cannot load modules");
+			m->supported ? "rtc_cmos is loaded without one"
+				     : "this kernel cannot load modules");
 		return 0;
 	default:
 		return 0;
@@ -248,7 +235,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	uint64_t samples = 1, i, total_warps = 0;
 	bool json = g->json, prom = false, unhealthy = false;
 	struct tsc_report *r = NULL;
-	struct sys_clocksource cs;
+	struct sysinfo s;
 	struct sampler sm;
 	const char *err;
 	int c, rc = EXIT_OK;
@@ -288,21 +275,31 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	if (json && prom)
 		return app_fail("check: --json and --prometheus exclude each "
 				"other");
-	/* Loading a module changes the kernel running here, and the RTC it
-	 * brings is this machine's, not the target's (DESIGN.md 8.1). */
+	/* rtc_cmos would go into the running kernel, which another root's
+	 * modules do not describe, and the RTC it brings is this machine's,
+	 * not the target's (DESIGN.md 8.1). */
 	if (load_rtc && !path_root_is_host())
-		return app_fail(
-			"check: --load-rtc loads rtc_cmos into the "
-			"running kernel; it does not apply under --root");
-	clocksource_read(g->root, &cs);
-	if (load_rtc && prepare_rtc() != 0)
+		return app_fail("check: --load-rtc loads rtc_cmos into the "
+				"running kernel, not into %s: run it without "
+				"--root",
+				g->root);
+	/* The one read (source/system.h): the clocksource, the modules and
+	 * the kernel's calibration come from it. */
+	system_read(g->root, g->kernel_log, &s);
+	if (load_rtc && prepare_rtc(&s.modules) != 0) {
+		system_free(&s);
 		return EXIT_USAGE;
+	}
 	/* The one allocation, after every usage error: the one exit below
 	 * frees it. */
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		system_free(&s);
 		return app_fail("check: out of memory");
-	sampler_open(&sm, g->simulate, kernel_mhz(g), cs.current, r);
+	}
+	sampler_open(&sm, g->simulate,
+		     s.have_klog ? kernlog_tsc_mhz(s.klog) : 0,
+		     system_live_clocksource(g->root, &s), r);
 	for (i = 0; i < samples; i++) {
 		struct timespec t0, next;
 		bool healthy;
@@ -312,8 +309,9 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 			rc = app_fail("check: %s", err);
 			break;
 		}
-		clocksource_read(g->root, &cs);
-		healthy = assess_sample_healthy(sm.warps, cs.current);
+		/* The watchdog may have switched it since the last sample. */
+		system_reread_clocksource(g->root, &s);
+		healthy = assess_sample_healthy(sm.warps, s.cs.current);
 		unhealthy |= !healthy;
 		total_warps += sm.warps;
 		/* Prometheus: one exposition, after the last sample (a
@@ -324,10 +322,10 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 						  sm.warps, samples,
 						  total_warps);
 		} else if (json) {
-			sample_json((unsigned)i, cs.current, r, &sm.ref,
+			sample_json((unsigned)i, s.cs.current, r, &sm.ref,
 				    &sm.rate, sm.warps, healthy);
 		} else {
-			sample_text((unsigned)i, cs.current, r, &sm.ref,
+			sample_text((unsigned)i, s.cs.current, r, &sm.ref,
 				    &sm.rate);
 		}
 		/* Until the next sample is due, S seconds after this one
@@ -342,6 +340,7 @@ int cmd_check(const struct globals *g, int argc, char **argv)
 	}
 	sampler_close(&sm);
 	free(r);
+	system_free(&s);
 	if (rc == EXIT_OK && unhealthy)
 		rc = EXIT_UNHEALTHY;
 	return rc;

@@ -212,7 +212,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 		json_null(&j, "bootloader_launch_ns");
 	json_obj_end(&j);
 	json_obj(&j, "cpu");
-	json_str(&j, "vendor", s->cpu.vendor[0] ? s->cpu.vendor : NULL);
+	json_str(&j, "vendor", cpu_vendor_word(&s->cpu, NULL));
 	json_u64(&j, "family", s->cpu.family);
 	json_u64(&j, "model", s->cpu.model);
 	json_str(&j, "model_name", s->cpu.model_name);
@@ -453,7 +453,7 @@ static void status_text(const struct sysinfo *s, const struct diagnosis *d,
 						  : "unknown");
 	printf("cpu:         %s family %xh, %u thread%s, invariant TSC %s, "
 	       "TSC_ADJUST %s%s\n",
-	       s->cpu.vendor[0] ? s->cpu.vendor : "unknown", s->cpu.family,
+	       cpu_vendor_word(&s->cpu, "unknown"), s->cpu.family,
 	       s->cpu.threads, s->cpu.threads == 1 ? "" : "s",
 	       s->cpu.invariant_tsc ? "yes" : "no",
 	       s->cpu.tsc_adjust ? "yes" : "no",

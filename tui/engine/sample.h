@@ -26,7 +26,8 @@ struct sampler {
 	uint32_t warps; /* the last survey's, every core, both directions */
 };
 
-/* clocksource: the system's current one (reftick_open's choice). */
+/* clocksource: the running machine's current one (reftick_open's
+ * choice), NULL when not known (system_live_clocksource). */
 void sampler_open(struct sampler *s, const char *simulate, double kernel_mhz,
 		  const char *clocksource, struct tsc_report *report);
 /* The survey half: 0, or -1 with *err. */

@@ -72,8 +72,6 @@ void cpu_parse(const char *text, struct sys_cpu *cpu)
 		cpu->vendor_id = TSC_VENDOR_INTEL;
 	else
 		cpu->vendor_id = TSC_VENDOR_OTHER;
-	snprintf(cpu->vendor, sizeof(cpu->vendor), "%s",
-		 cpu_vendor_word(cpu, ""));
 	if ((p = field(text, "cpu family")))
 		sscanf(p, "%u", &cpu->family);
 	if ((p = field(text, "model")))

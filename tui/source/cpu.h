@@ -15,10 +15,6 @@ struct sys_cpu {
 	 * be read). */
 	enum tsc_vendor vendor_id;
 	bool vendor_known;
-	/* Its word for printing (tsc_vendor_name: "amd", "hygon", "intel",
-	 * "other"), "" when unknown: what status and the main screen print
-	 * as they are. */
-	char vendor[16];
 	unsigned family, model;
 	char model_name[96];
 	unsigned threads;
@@ -32,7 +28,8 @@ char *cpu_read_cpuinfo(const char *root, size_t *len);
 /* Reads and parses it; false (and *cpu zeroed) when it cannot be read. */
 bool cpu_read(const char *root, struct sys_cpu *cpu);
 void cpu_parse(const char *text, struct sys_cpu *cpu);
-/* The vendor's word ("amd", ...), or unknown when it is not known. */
+/* The vendor's word ("amd", "hygon", "intel", "other": tsc_vendor_name),
+ * or unknown when it is not known: the one place a front end gets it. */
 const char *cpu_vendor_word(const struct sys_cpu *cpu, const char *unknown);
 /* AMD or Hygon: the CPUs whose boot warp the stage is made for. */
 bool cpu_is_amd(const struct sys_cpu *cpu);

@@ -244,7 +244,7 @@ enum loader detect_loader(const char *root, const char **why)
 	if (fsx_exists(p1) || fsx_exists(p2))
 		return LOADER_GRUB;
 	*why = "no LoaderInfo variable from systemd-boot and no "
-	       "/boot/grub/grub.cfg or /boot/grub2/grub.cfg; give --loader";
+	       "/boot/grub/grub.cfg or /boot/grub2/grub.cfg";
 	return LOADER_NONE;
 }
 
@@ -333,13 +333,12 @@ bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 		snprintf(esp_why, sizeof(esp_why),
 			 "the ESP (%s in the target's /etc/fstab, at %s) is "
 			 "not mounted under %s (mount -o nodev,nosuid %s "
-			 "%s%s): mount the ESP or give --esp",
+			 "%s%s): ",
 			 m.dev, m.dir, root, m.dev, root, m.dir);
 		*why = esp_why;
 		return false;
 	}
-	*why = "no vfat file system mounted at /boot/efi, /efi or /boot; "
-	       "mount the ESP or give --esp";
+	*why = "no vfat file system mounted at /boot/efi, /efi or /boot; ";
 	return false;
 }
 

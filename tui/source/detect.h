@@ -36,9 +36,12 @@ bool detect_dev_by_uuid(const char *root, const char *spec, char *dev,
 /* The file system UUID of a device from /dev/disk/by-uuid; false if none. */
 bool detect_uuid_of(const char *root, const char *dev, char *uuid, size_t cap);
 /* LOADER_SDBOOT, LOADER_GRUB, or LOADER_NONE (then *why says what was
- * looked at). */
+ * looked at, and the way out, ACT_HINT_LOADER's "; give --loader" in
+ * words of each front end, follows it). */
 enum loader detect_loader(const char *root, const char **why);
-/* The ESP's mount point on the system (e.g. "/boot/efi"); false if none. */
+/* The ESP's mount point on the system (e.g. "/boot/efi"); false if none,
+ * with *why ending where the way out (ACT_HINT_ESP: "mount the ESP or
+ * give --esp" on the command line) follows, its separator included. */
 bool detect_esp(const char *root, char *esp, size_t cap, const char **why);
 /* Every vfat mount in the root's mount table (ESP candidates, when none
  * is at the usual places), up to max; how many. */

@@ -300,6 +300,16 @@ int system_read(const char *root, const char *kernel_log, struct sysinfo *s)
 	return system_read_parts(root, kernel_log, SYS_KLOG, s);
 }
 
+void system_reread_clocksource(const char *root, struct sysinfo *s)
+{
+	clocksource_read(root, &s->cs);
+}
+
+const char *system_live_clocksource(const char *root, const struct sysinfo *s)
+{
+	return strcmp(root, "/") ? NULL : s->cs.current;
+}
+
 void system_free(struct sysinfo *s)
 {
 	free(s->klog);

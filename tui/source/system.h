@@ -161,6 +161,15 @@ int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 		      struct sysinfo *s);
 /* The snapshot with the kernel log (status, check, boot-ok). */
 int system_read(const char *root, const char *kernel_log, struct sysinfo *s);
+/* The one part of a snapshot that changes under a front end between two
+ * samples, read again: the clocksource (the watchdog may switch it while
+ * `check` runs). */
+void system_reread_clocksource(const char *root, struct sysinfo *s);
+/* The clocksource of the machine tsctui runs on, for the live engine's
+ * reference (engine/reftick.c): the snapshot's, or NULL under another
+ * root, whose clocksource says nothing of this machine (the rate would be
+ * explained with the target's clock). */
+const char *system_live_clocksource(const char *root, const struct sysinfo *s);
 /* --kernel-log reads files under 64 MiB (a note says "File too large"
  * otherwise); /dev/kmsg is read up to 1 MiB (kernlog.c). */
 #define KERNLOG_FILE_MAX (64u << 20)
@@ -183,8 +192,9 @@ const char *system_probation_note(const struct sys_stage *st);
  * NULL when there is nothing to say. */
 const char *system_stage_note(const struct sys_stage *st, bool *bad);
 
-/* The readers, one file each (clocksource.c, cpu.c, kernel_cmdline.c,
- * machine.c), for tests and the dashboard. */
+/* The readers, one file each (clocksource.c, machine.c), for
+ * system_read_parts and tests: cli/ and ui/ call none of them
+ * (tests/build/rooms.t). */
 /* First line of a small file under root, trailing blanks trimmed. */
 bool system_read_line(const char *root, const char *sys, char *out, size_t cap);
 void clocksource_read(const char *root, struct sys_clocksource *cs);

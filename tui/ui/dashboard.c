@@ -192,9 +192,7 @@ static void start_engine(struct dash *d)
 	ec.simulate = d->simulate;
 	ec.interval_s = 2;
 	ec.kernel_mhz = d->sys.have_klog ? kernlog_tsc_mhz(d->sys.klog) : 0;
-	/* The engine measures this machine: another root's clocksource
-	 * would explain its rate with the target's clock. */
-	ec.clocksource = strcmp(d->root, "/") ? NULL : d->sys.cs.current;
+	ec.clocksource = system_live_clocksource(d->root, &d->sys);
 	ec.extra_ms = d->engine_extra_ms;
 	d->engine = engine_start(&ec);
 }

@@ -53,7 +53,7 @@ static void header(const struct ui_state *s)
 	draw_put(1, 0, A_NORMAL,
 		 "CPU %s family %xh, %u thread%s | %s | invariant %s "
 		 "| TSC_ADJUST %s%s",
-		 or_unknown(y->cpu.vendor, "unknown"), y->cpu.family,
+		 cpu_vendor_word(&y->cpu, "unknown"), y->cpu.family,
 		 y->cpu.threads, y->cpu.threads == 1 ? "" : "s", rate,
 		 y->cpu.invariant_tsc ? "yes" : "no",
 		 y->cpu.tsc_adjust ? "yes" : "no",
