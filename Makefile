@@ -85,7 +85,7 @@ DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-d
 TEST_PACKAGES := libcmocka-dev python3 tmux systemd-journal-remote \
 	qemu-system-x86 ovmf mtools dosfstools fdisk grub-efi-amd64-bin \
 	grub-common systemd-boot-efi prometheus prometheus-node-exporter man-db \
-	python3-yaml e2fsprogs cpio kmod strace \
+	python3-yaml e2fsprogs cpio kmod xz-utils strace \
 	systemd udev cppcheck clang-format \
 	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 

@@ -49,6 +49,11 @@ ESP_SERIAL, CTL_SERIAL = 0x1A2B3C4D, 0x0E2E0E2E
 ESP_UUID = "1A2B-3C4D"
 ROOT_UUID = fx.ROOT_UUID
 ESP_MB, ROOT_MB, CTL_MB = 40, 96, 8
+# The line of Debian's kernel the guest boots (rig.KERNELS).  6.12, not
+# Debian 12's default 6.1: its image is ZSTD-compressed where 6.1's is XZ,
+# which TCG takes 3.5 to 4.5 s longer to unpack at every boot (issue 23's
+# budget, DESIGN 11).  6.1 still judges on the rig (judge.t, which-clock.t).
+LINE = "6.12"
 # The E595's firmware fault, on the TSC rig.
 RIG_E595 = rig.E595
 CMDLINE = f"root=UUID={ROOT_UUID} rw console=ttyS0,115200 panic=-1"
@@ -173,8 +178,13 @@ def start(name):
     return work, Tap()
 
 
+def kernel_dir():
+    """Where the guest's kernel line is unpacked (tests/e2e/fetch)."""
+    return os.path.join(DIST, rig.KERNELS[LINE])
+
+
 def kernel_version():
-    p = os.path.join(DIST, "kernel-version")
+    p = kernel_dir() + "-version"
     if not os.path.exists(p):
         raise SystemExit(f"Bail out! no kernel in {DIST}: run `make test-deps`")
     return open(p).read().strip()
@@ -187,7 +197,7 @@ def run(*cmd, **kw):
 def module_files(ver):
     """The .ko files for MODULES and their dependencies, in load order."""
     out, seen = [], set()
-    kdir = os.path.join(DIST, "kernel")
+    kdir = kernel_dir()
     for m in MODULES:
         r = run("modprobe", "-d", kdir, "-S", ver, "--show-depends", m,
                 text=True)
@@ -222,8 +232,15 @@ def initramfs(path):
     busybox_links(d, "/bin")
     load = []
     for ko in module_files(ver):
+        # 6.12 ships its modules xz-compressed; busybox's insmod takes
+        # them plain, so they are unpacked here, not in the guest.
         dest = os.path.join("/modules", os.path.basename(ko))
-        shutil.copy(ko, os.path.join(d, dest.lstrip("/")))
+        if ko.endswith(".xz"):
+            dest = dest[:-len(".xz")]
+            with open(os.path.join(d, dest.lstrip("/")), "wb") as f:
+                subprocess.run(["xz", "-dc", ko], stdout=f, check=True)
+        else:
+            shutil.copy(ko, os.path.join(d, dest.lstrip("/")))
         load.append(dest)
     with open(os.path.join(d, "modules.load"), "w") as f:
         f.write("\n".join(load) + "\n")
@@ -339,7 +356,7 @@ def staging(root, loader="grub"):
               "/usr/sbin/blkid"):
         copy_with_libs(root, b, dest="/usr/local/sbin/tsctui"
                        if b.endswith("tui/tsctui") else None)
-    kdir = os.path.join(DIST, "kernel", "boot")
+    kdir = os.path.join(kernel_dir(), "boot")
     shutil.copy(os.path.join(kdir, f"vmlinuz-{ver}"),
                 os.path.join(root, "boot", f"vmlinuz-{ver}"))
     initramfs(os.path.join(root, "boot", f"initrd.img-{ver}"))
@@ -470,25 +487,9 @@ def make_disk(path, root_dir, esp_dir):
 
 
 def seasoned_vars(path):
-    """An OVMF variable store that has been through one boot of a disk on
-    the same AHCI port (the firmware's own first-boot entries made), so
-    that a scenario's NVRAM comparison covers its first boot too."""
-    st = os.stat(qemu.OVMF_CODE)
-    cache = os.path.join(BUILD, "e2e", "cache",
-                         f"vars-ahci-{st.st_size}-{int(st.st_mtime)}.fd")
-    if not os.path.exists(cache):
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        d = qemu.Disk(cache + ".img", size_mb=40)
-        d.put(os.path.join(BUILD, "tests", "efi", "shutdown.efi"),
-              "EFI/BOOT/BOOTX64.EFI")
-        qemu.fresh_vars(cache + ".tmp")
-        res = qemu.boot(d, cache + ".tmp", timeout=120, bus="ahci")
-        os.remove(d.path)
-        if res.timed_out or b"shutdown" not in res.log:
-            raise SystemExit("Bail out! the seasoning boot did not power off")
-        os.rename(cache + ".tmp", cache)
-    shutil.copyfile(cache, path)
-    return path
+    """An OVMF variable store seasoned on the guest's AHCI port
+    (qemu.seasoned_vars)."""
+    return qemu.seasoned_vars(path, "ahci")
 
 
 class Guest:

@@ -372,7 +372,7 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
          timeout=300, memory=512, extra_files=(), tsc_rate=None,
          hpet_rate=None, commands=None, wait_s=0, smbios=True, env=None,
          linux=True, reboot=False, until=b"rig: done",
-         stop_signal=qemu.signal.SIGTERM, kernel="6.1"):
+         stop_signal=qemu.signal.SIGTERM, kernel="6.12"):
     """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
@@ -392,7 +392,8 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
     disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
     disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
-    disk.put(kernel_image(kernel), "vmlinuz")
+    if linux:
+        disk.put(kernel_image(kernel), "vmlinuz")
     # Made once per version of INIT.
     if commands is None:
         tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
@@ -410,7 +411,8 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
         [rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"] if linux else
         ["reset -s"])
     disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines))
-    vars_path = qemu.fresh_vars(os.path.join(work, f"{name}.vars"))
+    vars_path = qemu.seasoned_vars(os.path.join(work, f"{name}.vars"),
+                                   "virtio")
     log = os.path.join(work, f"{name}.log")
     env = dict(env or {}, **{SKEW_ENV: skew_spec(skew or {})})
     for var, fault in ((TSC_RATE_ENV, tsc_rate), (HPET_RATE_ENV, hpet_rate)):

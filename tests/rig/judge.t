@@ -12,8 +12,10 @@ hypervisor sync is refused and nothing is written.  Then sync boots, where
 the kernel must keep the TSC and the stage must never have said in-sync
 for a boot the kernel rejected, and measure boots with small offsets
 injected, where every CPU the kernel catches must be `bad` in the report.
-A measure boot and one E595 sync boot run Debian's 6.12 kernel line, the
-second judge (the rest 6.1, Debian 12's own).
+Both of Debian's kernel lines judge a measure boot and an E595 sync boot:
+6.1 (Debian 12's own) the first of each and the small offsets, 6.12 the
+second and the other boots (its ZSTD image boots 5 to 9 s sooner under
+TCG than 6.1's XZ).
 The acceptance rate over many boots is `make bench` (tests/bench/rig)."""
 import json
 import os
@@ -33,7 +35,7 @@ APP = r"fs0:\EFI\tsctui\tsctui.efi"
 
 
 def boot(name, mode, skew=rig.E595, smp=4, cpu=rig.LAPTOP_CPU,
-         commands=None, linux=True, kernel="6.1"):
+         commands=None, linux=True, kernel="6.12"):
     lines = [f"{APP} mode={mode}"] if mode else []
     b = rig.boot(WORK, name, lines, skew=skew, smp=smp, cpu=cpu,
                  commands=commands, linux=linux,
@@ -92,7 +94,7 @@ def metrics(b):
 # counters Linux starts with are the firmware's, as the oracle reads them
 # from Linux; the kernel must warp on them (the rig reproduces the fault).
 # A boot without the stage would show nothing more (it was one boot more).
-b = boot("measure", "measure", commands=METRICS)
+b = boot("measure", "measure", commands=METRICS, kernel="6.1")
 r = report(b)
 lag = b.in_linux or {}
 # The rig's counters differ by constant offsets, so the oracle gives the
@@ -165,7 +167,7 @@ for name, skew, smp, runs in (("E595", rig.E595, 4, 2),
     accepted = 0
     for i in range(runs):
         first = name == "E595" and i == 0
-        kernel = "6.12" if name == "E595" and i == 1 else "6.1"
+        kernel = "6.1" if first else "6.12"
         b = boot(f"sync-{name.lower()}-{i}", "sync", skew=skew, smp=smp,
                  commands=METRICS + [SURVEY] if first else None,
                  kernel=kernel)
@@ -221,7 +223,9 @@ STEADY = 40
 # AP as unsure (-261) once, 7 vCPUs on 2 host CPUs being noisier.
 for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
                           {1: -160, 2: 200, 3: -320})):
-    b = boot(f"sensitivity-{i}", "measure", skew=skew)
+    # On 6.1, the stricter judge here: 6.12 kept the TSC with these
+    # offsets of the first set in one boot where 6.1 caught them.
+    b = boot(f"sensitivity-{i}", "measure", skew=skew, kernel="6.1")
     r = report(b)
     ok, why = judged_consistently(b, r)
     t.ok(ok and r["msr_writes"] == 0,

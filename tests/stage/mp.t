@@ -49,8 +49,10 @@ def shell_boot(name, double, lines):
         script = [rf"load fs0:\EFI\tools\{double}.efi"] + script
     disk.write("startup.nsh", "".join(f"{x}\r\n" for x in script))
     log = os.path.join(WORK, f"{name}.log")
-    res = qemu.boot(disk, qemu.fresh_vars(os.path.join(WORK, f"{name}.vars")),
-                    timeout=240, log_path=log, **rig.one_counter())
+    vars_path = qemu.seasoned_vars(os.path.join(WORK, f"{name}.vars"),
+                                   "virtio")
+    res = qemu.boot(disk, vars_path, timeout=240, log_path=log,
+                    **rig.one_counter())
     t.diag(f"{name}: {res.seconds:.1f} s"
            f"{', TIMED OUT' if res.timed_out else ''}")
     return res, reports(log), res.console()

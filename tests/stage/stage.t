@@ -52,7 +52,8 @@ def shell_boot(name, lines, cpu="EPYC", smp=4, vars_path=None, timeout=240):
     script = "".join(f"{line}\r\n" for line in lines) + "reset -s\r\n"
     disk.write("startup.nsh", script)
     if vars_path is None:
-        vars_path = qemu.fresh_vars(os.path.join(WORK, f"{name}.vars"))
+        vars_path = qemu.seasoned_vars(os.path.join(WORK, f"{name}.vars"),
+                                       "virtio")
     log = os.path.join(WORK, f"{name}.log")
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, **rig.one_counter())
@@ -75,7 +76,7 @@ APP = r"fs0:\EFI\tsctui\tsctui.efi"
 SIM = r"fs0:\EFI\tsctui\sim.efi"
 
 # ---- Boot A: EPYC, 4 vCPUs, seven runs through the UEFI Shell ----------
-vars_a = qemu.fresh_vars(os.path.join(WORK, "shell-epyc.vars"))
+vars_a = qemu.seasoned_vars(os.path.join(WORK, "shell-epyc.vars"), "virtio")
 res, reps, _ = shell_boot("shell-epyc", [
     f"{APP} mode=measure foo=bar",
     f"{APP} mode=sync",
