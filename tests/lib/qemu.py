@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import time
 
+import ovmfvars
 from paths import BUILD
 
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
@@ -209,12 +210,23 @@ def fresh_vars(path):
     return path
 
 
+# The Shell's startup options (ShellPkg reads this variable as its command
+# line when BDS starts it with none): no countdown before startup.nsh, which
+# otherwise costs a whole second even with a key pressed (it polls once a
+# second).
+SHELL_OPT_GUID = "158DEF5A-F656-419C-B027-7A3192C079D2"
+SHELL_OPT = "Shell -delay 0"
+
+
 def seasoned_vars(path, bus):
     """An OVMF variable store that has been through one boot of a disk on
     this bus (the firmware's own first-boot variables made, about 0.8 s of
     TCG a boot), copied to path.  Made once per OVMF build and bus, under
-    BUILD/ovmf-vars, by a boot of shutdown.efi; also what a scenario's
-    NVRAM comparison wants, its first boot included."""
+    BUILD/ovmf-vars; also what a scenario's NVRAM comparison wants, its
+    first boot included.  On virtio (the Shell's disk in the stage and rig
+    suites) the seasoning boot is the Shell's, which sets SHELL_OPT, so
+    that later Shell boots run startup.nsh at once; on AHCI (the e2e
+    guests' port) it boots shutdown.efi."""
     cache_dir = os.path.join(BUILD, "ovmf-vars")
     st = os.stat(OVMF_CODE)
     cache = os.path.join(cache_dir,
@@ -222,13 +234,22 @@ def seasoned_vars(path, bus):
     if not os.path.exists(cache):
         os.makedirs(cache_dir, exist_ok=True)
         d = Disk(cache + ".img", size_mb=40)
-        d.put(os.path.join(BUILD, "tests", "efi", "shutdown.efi"),
-              "EFI/BOOT/BOOTX64.EFI")
+        if bus == "virtio":
+            d.write("startup.nsh",
+                    f"setvar ShellOpt -guid {SHELL_OPT_GUID} -bs -nv "
+                    f"=L\"{SHELL_OPT}\" =0000\r\n"
+                    "echo tsctui-test: shutdown\r\nreset -s\r\n")
+        else:
+            d.put(os.path.join(BUILD, "tests", "efi", "shutdown.efi"),
+                  "EFI/BOOT/BOOTX64.EFI")
         fresh_vars(cache + ".tmp")
         res = boot(d, cache + ".tmp", timeout=120, bus=bus)
         os.remove(d.path)
-        if res.timed_out or b"shutdown" not in res.log:
+        if res.timed_out or b"tsctui-test: shutdown" not in res.log:
             raise SystemExit("Bail out! the seasoning boot did not power off")
+        if bus == "virtio" and (SHELL_OPT_GUID.lower(), "ShellOpt") not in \
+                ovmfvars.parse(cache + ".tmp"):
+            raise SystemExit("Bail out! the seasoning boot set no ShellOpt")
         os.rename(cache + ".tmp", cache)
     shutil.copyfile(cache, path)
     return path
