@@ -46,6 +46,10 @@ SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
 # (negative: slow) from SECONDS of the guest's virtual time on.
 TSC_RATE_ENV = "TSCTUI_RIG_TSC_RATE"
 HPET_RATE_ENV = "TSCTUI_RIG_HPET_RATE"
+# A rate fault's start (boot's tsc_rate, hpet_rate): seconds of QEMU's
+# virtual time, or this: when the guest writes the oracle's port, which
+# the rig's init does once the kernel has its refined TSC calibration.
+FAULT_ON_PORT = "port"
 # APs that also disagree among themselves, besides the BSP's lag.
 AP_DISAGREE = {0: -6815086010, 1: 2600, 2: -450, 3: 18000}
 # When a write to MSR 0x10 lands (docs/DESIGN.md 11.2): "L:J" cycles after
@@ -145,6 +149,9 @@ while [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
+# A rate fault armed on the port ("PPM@port") starts now, after the
+# calibration it would otherwise be absorbed into.
+printf F | dd of=/dev/port bs=1 seek=@PORT@ count=1 conv=notrunc 2>/dev/null
 i=0
 while [ $i -lt @WAIT@ ]; do
 	dmesg | grep -q 'Marking TSC unstable' && break
@@ -377,7 +384,8 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
     every reset.  tsc_rate, hpet_rate: (ppm, seconds), a rate fault of
-    that clock from then on.  commands: shell lines run in the guest with
+    that clock from then on (seconds = FAULT_ON_PORT: from the guest's
+    write of the oracle's port, once Linux has calibrated).  commands: shell lines run in the guest with
     tsctui on its PATH once the kernel has judged the TSC and, for up to
     wait_s seconds more, until the watchdog dropped it (Boot.outputs).
     smbios=False: QEMU's own SMBIOS strings instead of the laptop's.
@@ -417,7 +425,9 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     env = dict(env or {}, **{SKEW_ENV: skew_spec(skew or {})})
     for var, fault in ((TSC_RATE_ENV, tsc_rate), (HPET_RATE_ENV, hpet_rate)):
         if fault:
-            env[var] = f"{int(fault[0])}@{fault[1]:g}"
+            start = fault[1] if fault[1] == FAULT_ON_PORT else \
+                f"{fault[1]:g}"
+            env[var] = f"{int(fault[0])}@{start}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
                     extra=FIRMWARE + (SMBIOS if smbios else []), env=env,
