@@ -42,8 +42,9 @@ LAPTOP_CPU = "EPYC,+invtsc,-hypervisor"
 E595 = {0: -6815086010}
 LEGION = {0: -5690270744}
 SKEW_ENV = "TSCTUI_RIG_TSC_SKEW"
-# Rate faults, "PPM@SECONDS": that clock runs PPM parts per million fast
-# (negative: slow) from SECONDS of the guest's virtual time on.
+# Rate faults, "PPM@SECONDS" or "PPM@port": that clock runs PPM parts per
+# million fast (negative: slow) from SECONDS of the guest's virtual time
+# on, or from the guest's first write of the oracle's port.
 TSC_RATE_ENV = "TSCTUI_RIG_TSC_RATE"
 HPET_RATE_ENV = "TSCTUI_RIG_HPET_RATE"
 # A rate fault's start (boot's tsc_rate, hpet_rate): seconds of QEMU's

@@ -46,6 +46,8 @@ BAD = [
     ({rig.TCG_WRITES_ENV: "yes"}, "TCG_WRITES neither 0 nor 1"),
     ({rig.SKEW_ENV: "0=-68x"}, "a skew that is not a number"),
     ({rig.TSC_RATE_ENV: "100"}, "a rate fault without its time"),
+    ({rig.HPET_RATE_ENV: "100@ports"}, "a rate fault's start neither a "
+     "time nor the port"),
 ]
 bad = []
 for env, why in BAD:
@@ -59,7 +61,9 @@ good = []
 for env in ({rig.WRITE_LATENCY_ENV: "20:4"},
             {rig.WRITE_LATENCY_ENV: "0=150:30,3=20:0", rig.SEED_ENV: "7"},
             {rig.TCG_WRITES_ENV: "1", rig.SKEW_ENV: rig.skew_spec(
-                rig.AP_DISAGREE)}, {rig.SKEW_ENV: ""}):
+                rig.AP_DISAGREE)}, {rig.SKEW_ENV: ""},
+            {rig.TSC_RATE_ENV: f"-1500@{rig.FAULT_ON_PORT}",
+             rig.HPET_RATE_ENV: "1500@24.5"}):
     rc, err = refused(env)
     if rc != 0 or err:
         good.append(f"{env}: rc {rc}, {err!r}")
