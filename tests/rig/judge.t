@@ -13,9 +13,9 @@ the kernel must keep the TSC and the stage must never have said in-sync
 for a boot the kernel rejected, and measure boots with small offsets
 injected, where every CPU the kernel catches must be `bad` in the report.
 Both of Debian's kernel lines judge a measure boot and an E595 sync boot:
-6.1 (Debian 12's own) the first of each and the small offsets, 6.12 the
-second and the other boots (its ZSTD image boots 5 to 9 s sooner under
-TCG than 6.1's XZ).
+6.1 (Debian 12's own) the first of each, the small offsets and Legion's
+6 vCPUs, 6.12 the second and the other boots (its ZSTD image boots 5 to
+9 s sooner under TCG than 6.1's XZ).
 The acceptance rate over many boots is `make bench` (tests/bench/rig)."""
 import json
 import os
@@ -167,7 +167,9 @@ for name, skew, smp, runs in (("E595", rig.E595, 4, 2),
     accepted = 0
     for i in range(runs):
         first = name == "E595" and i == 0
-        kernel = "6.1" if first else "6.12"
+        # Legion's 6 vCPUs on 6.1: 6.12 oopsed once there under TCG (an
+        # int3 of its own code patching, seen after the patch: DESIGN 11.2).
+        kernel = "6.12" if name == "E595" and not first else "6.1"
         b = boot(f"sync-{name.lower()}-{i}", "sync", skew=skew, smp=smp,
                  commands=METRICS + [SURVEY] if first else None,
                  kernel=kernel)
