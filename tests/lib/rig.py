@@ -221,6 +221,46 @@ def _cpio(d, path):
     shutil.rmtree(d)
 
 
+# A kernel-style test whose windows lie within this many cycles of each
+# other is steady: the rig's handoffs differ by up to about 30 cycles each
+# way in such a test (docs/DESIGN.md 11).  Under TCG a handoff's two
+# directions can differ by 200 cycles through all of the stage's retests
+# (about one boot in 13): no two-way test can see through that, and its
+# windows then lie apart.
+STEADY = 40
+# Where the kernel's check catches an offset on the rig (DESIGN 11.2).
+FAR = 250
+
+
+def estimate_bound(c):
+    """How far a CPU's final estimate (a report's cpu entry) may lie from
+    the truth: its kernel-style test's window spread plus STEADY, or, for a
+    starved test (no spread), half the ping-pong estimate's round trip."""
+    return (c["warp_spread"] if c["warp_spread"] is not None
+            else c["rtt"] // 2) + STEADY
+
+
+def verdict_wrong(c, truth):
+    """Why a CPU's verdict and estimate (a report's cpu entry) disagree with
+    its true offset, or None.  The estimate lies within estimate_bound of
+    the truth; a CPU FAR or more off is never ok, and bad wherever its test
+    was steady; a CPU nearer is bad only where its test was not steady (an
+    asymmetry the stage could not see, within its stated error)."""
+    if truth is None:
+        return "no truth"
+    steady = c["warp_spread"] is not None and c["warp_spread"] <= STEADY
+    if abs(c["final_offset"] - truth) > estimate_bound(c):
+        return "estimate beyond its stated error"
+    if abs(truth) >= FAR:
+        if c["verdict"] == "ok":
+            return "far, called ok"
+        if steady and c["verdict"] != "bad":
+            return "far, steady test, not bad"
+    elif c["verdict"] == "bad" and steady:
+        return "near, steady test, called bad"
+    return None
+
+
 def skew_spec(skew):
     """{cpu: cycles} as the rig's environment variable."""
     return ",".join(f"{cpu}={cycles}" for cpu, cycles in sorted(skew.items()))

@@ -218,9 +218,6 @@ for name, skew, smp, runs in (("E595", rig.E595, 4, 2),
          "; the rate over 20 boots is make bench)")
 
 # ---- sensitivity: small offsets, measure mode ---------------------------
-# The rig's handoffs differ by up to about 30 cycles each way in a steady
-# test (docs/DESIGN.md 11): windows this close are steady.
-STEADY = 40
 # Two 4-vCPU boots: one 7-vCPU boot with all six offsets read the -250
 # AP as unsure (-261) once, 7 vCPUs on 2 host CPUs being noisier.
 for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
@@ -233,28 +230,18 @@ for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
     t.ok(ok and r["msr_writes"] == 0,
          f"offsets {skew}: every CPU the kernel catches is bad in the "
          "report", why)
-    # The rig's truth: each far CPU is never ok, and bad wherever the
-    # stage's test was steady (its windows within STEADY cycles of each
-    # other); its estimate lies within that spread plus STEADY of the
-    # oracle's offset.  Under TCG a handoff's two directions can differ
-    # by 200 cycles through the stage's retests: about one boot in 13
-    # read the -250 AP as -137 to -145 (windows 137 apart), `unsure` or
-    # `bad`; against that asymmetry no test can say more.
+    # The rig's truth (rig.verdict_wrong): each far CPU is never ok, and
+    # bad wherever the stage's test was steady; its estimate lies within
+    # its windows' spread plus rig.STEADY of the oracle's offset.  About
+    # one boot in 13 read the -250 AP as -137 to -145 (windows 137 apart),
+    # `unsure` or `bad`: against that asymmetry no test can say more.
     truth = b.after_stage or {}
     far = [c for c in (r["cpus"] if r else [])
-           if abs(skew.get(c["apic_id"], 0)) >= 250]
-    # A CPU whose kernel-style test was starved has no spread: its
-    # estimate is the ping-pong one, good to half its round trip.
-    def error_bound(c):
-        return (c["warp_spread"] if c["warp_spread"] is not None
-                else c["rtt"] // 2) + STEADY
-
+           if abs(skew.get(c["apic_id"], 0)) >= rig.FAR]
     wrong = [(c["index"], truth.get(c["apic_id"]), c["final_offset"],
-              c["warp_spread"], c["rtt"], c["verdict"]) for c in far
-             if c["verdict"] == "ok" or c["apic_id"] not in truth or
-             (c["warp_spread"] is not None and c["warp_spread"] <= STEADY
-              and c["verdict"] != "bad") or
-             abs(c["final_offset"] - truth[c["apic_id"]]) > error_bound(c)]
+              c["warp_spread"], c["rtt"], c["verdict"],
+              rig.verdict_wrong(c, truth.get(c["apic_id"]))) for c in far
+             if rig.verdict_wrong(c, truth.get(c["apic_id"]))]
     t.ok(r is not None and far and not wrong,
          f"offsets {skew}: CPUs 250 cycles or more off are never ok, bad "
          "where the stage's test was steady, and estimated within its "
