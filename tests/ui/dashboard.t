@@ -56,13 +56,20 @@ def keys(*k):
 
 
 def wait_for(text, timeout=20.0):
-    """Waits (bounded) until the screen shows text; returns the screen."""
+    """Waits (bounded) until the screen shows text and has stopped changing;
+    returns the screen.  curses sends a screen in several writes, and a
+    capture between them shows half of it: once a CI run read a
+    confirmation whose title was drawn and whose keys line was not yet."""
     end = time.monotonic() + timeout
     s = ""
     while time.monotonic() < end:
         s = screen()
         if text in s:
-            return s
+            time.sleep(0.03)
+            settled = screen()
+            if settled == s:
+                return s
+            continue
         time.sleep(0.05)
     return s
 
