@@ -96,7 +96,8 @@ static const char usage[] =
 	"\n"
 	"Global options:\n"
 	"  --root DIR   resolve every system path under DIR (default /;\n"
-	"               every command but simulate)\n"
+	"               every command but simulate; this system's own /,\n"
+	"               however spelled, is the running system)\n"
 	"  --kernel-log FILE\n"
 	"               a dmesg or journalctl -k text file (under 64 MiB)\n"
 	"               instead of the live kernel log (status, check,\n"
@@ -194,8 +195,9 @@ static int take_global(struct globals *g, unsigned *given, int argc,
 	return 1;
 }
 
-/* The global options given fit the command, and their values are good. */
-static int check_globals(const struct globals *g, unsigned given,
+/* The global options given fit the command, and their values are good
+ * (--root made "/" where it names the running system). */
+static int check_globals(struct globals *g, unsigned given,
 			 const struct command *c)
 {
 	size_t k;
@@ -207,7 +209,7 @@ static int check_globals(const struct globals *g, unsigned given,
 					"%s)",
 					global_names[k].name, c->name,
 					global_names[k].used_by);
-	if ((given & G_ROOT) && cli_check_root(g->root))
+	if ((given & G_ROOT) && cli_check_root(&g->root))
 		return EXIT_USAGE;
 	if ((given & G_KLOG) && cli_check_kernel_log(g->kernel_log))
 		return EXIT_USAGE;

@@ -540,6 +540,9 @@ class Guest:
             outs.append((int(rc.decode().strip() or -1),
                          (ctl.read(f"out/{i}.out") or b"").decode(),
                          (ctl.read(f"out/{i}.err") or b"").decode()))
+        if until is None and None in outs:
+            self.t.diag(f"boot {name}: the guest did not run every "
+                        f"command: {res.ending()}")
         return outs, text, res
 
     def ext4_read(self, path):

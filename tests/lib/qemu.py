@@ -176,6 +176,22 @@ class Result:
         return re.sub(r"\x1b\[[0-9;=?]*[A-Za-z]", "",
                       self.text()).replace("\r", "")
 
+    def ending(self, lines=12):
+        """How the guest ended, for a test's diagnostics when it stopped
+        short of what the test waited for: QEMU's exit (status, timeout),
+        any oops or panic lines of the kernel, and the console's last
+        lines.  A CI log is all that reaches the people who read a failed
+        run, so it must say whether the guest died and where."""
+        text = self.console()
+        alarms = [ln for ln in text.splitlines() if re.search(
+            r"Oops|BUG:|Kernel panic|RIP: |general protection|"
+            r"Call Trace|end trace|watchdog: .*stuck|rcu: .*stall", ln)]
+        tail = [ln for ln in text.splitlines() if ln.strip()][-lines:]
+        return (f"qemu {'timed out' if self.timed_out else 'exited'} "
+                f"after {self.seconds:.1f} s (status {self.exit_code}); "
+                f"kernel alarms: {alarms[:20]}; console's last lines: "
+                f"{tail}")
+
 
 # How long a stopped QEMU gets to exit by itself before it is killed: it
 # prints the rig's oracle lines on its way out.

@@ -347,9 +347,10 @@ class Boot:
     line after the stage read the oracle's port; in_linux, when the guest's
     init read it after the kernel's judgement; at_exit, as QEMU ended."""
 
-    def __init__(self, res, log_path):
+    def __init__(self, res, log_path, linux=True):
         self.res = res
         self.log_path = log_path
+        self.linux = linux
         self.oracle = Oracle(res.stderr)
         ports = self.oracle.groups("port")
         self.after_stage = ports[0] if ports else None
@@ -391,9 +392,13 @@ class Boot:
         return bool(self.warps) and self.clocksource not in (None, "tsc")
 
     def summary(self):
-        return (f"{self.res.seconds:.0f} s, clocksource {self.clocksource}, "
-                f"warps {self.warps}, unstable {self.unstable}, oracle "
-                f"after the stage {self.after_stage}")
+        s = (f"{self.res.seconds:.0f} s, clocksource {self.clocksource}, "
+             f"warps {self.warps}, unstable {self.unstable}, oracle "
+             f"after the stage {self.after_stage}")
+        if self.linux and "rig: done" not in self.res.console():
+            # Linux never finished: say how the guest ended.
+            s += "; " + self.res.ending()
+        return s
 
     def estimate_errors(self, report=None):
         """{APIC ID: the stage's final offset - the oracle's} for each AP
@@ -475,4 +480,4 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
                     until=until, reboot=reboot, stop_signal=stop_signal,
                     pin=pinning(smp))
     os.unlink(disk.path)
-    return Boot(res, log)
+    return Boot(res, log, linux)

@@ -479,4 +479,26 @@ t.ok("machine:     unknown (no DMI), BIOS unknown" in r.stdout and
      "status with no DMI and no clocksource: unknown, and why; 1 thread",
      r.stdout + r.stderr)
 
+# The running system named another way (`--root /.`, `--root //tmp/..`) is
+# the running system: its kernel log, /proc and the clocksource are read as
+# without --root, not as a disk's files (the kernel log was lost).
+def live(*root):
+    r = subprocess.run([TSCTUI, *root, "status", "--json"],
+                       capture_output=True, text=True)
+    try:
+        j = json.loads(r.stdout)
+    except ValueError:
+        return r.returncode, r.stderr
+    return r.returncode, {k: j.get(k) for k in ("machine", "clocksource")} | {
+        "log": j["kernel"].get("log"),
+        "events": [e["kind"] for e in j["kernel"]["events"]]}
+
+
+plain = live()
+t.ok(plain[0] in (0, 1) and plain[1]["log"] and
+     all(live("--root", r) == plain for r in ("/.", "//tmp/..", "///")),
+     "--root naming the running system (/., //tmp/.., ///) reads it as the "
+     "running system: the same machine, clocksource and kernel log",
+     (plain, [live("--root", r) for r in ("/.", "//tmp/..")]))
+
 sys.exit(t.done())

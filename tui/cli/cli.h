@@ -45,7 +45,9 @@ bool cli_parse_seconds(const char *s, double max, double *out);
  * sums of a few offsets leave int64_t).  ntokens, when given, counts. */
 #define CLI_KERNEL_LOG_MAX (64u << 20)
 #define CLI_SIM_OFFSET_MAX (INT64_C(1) << 59)
-int cli_check_root(const char *root);
+/* --root names a directory; one that is the running system's "/" by
+ * another spelling becomes "/". */
+int cli_check_root(const char **root);
 int cli_check_kernel_log(const char *path);
 int cli_check_spec(const char *who, const char *spec, int *ntokens);
 

@@ -35,9 +35,10 @@ static const char *kind(mode_t m)
 	return "not a regular file";
 }
 
-int cli_check_root(const char *root)
+int cli_check_root(const char **rootp)
 {
-	struct stat st;
+	const char *root = *rootp;
+	struct stat st, host;
 
 	if (!root[0])
 		return app_fail("--root is empty (give a directory, / for "
@@ -47,6 +48,13 @@ int cli_check_root(const char *root)
 	if (!S_ISDIR(st.st_mode))
 		return app_fail("--root %s is %s, not a directory", root,
 				kind(st.st_mode));
+	/* The running system by another name ("//", "/.", "/tmp/.."): the
+	 * root is "/", so every rule that asks "is this the running
+	 * system?" (its kernel log, /proc, efivarfs, the locks in /run)
+	 * gets one answer however the user spelled it. */
+	if (stat("/", &host) == 0 && st.st_dev == host.st_dev &&
+	    st.st_ino == host.st_ino)
+		*rootp = root = "/";
 	/* From here on every file under the root goes through the
 	 * resolver, which starts at this directory's fd (DESIGN.md 8.1);
 	 * without --root it is "/". */
