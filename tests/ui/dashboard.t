@@ -25,7 +25,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=89)
+t = Tap(plan=90)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -291,14 +291,39 @@ t.ok(not os.path.exists(os.path.join(root, "efi/EFI/tsctui/disabled")) and
 # is named under the stage line, with the way to clear it; the --root line
 # follows it.
 s = wait_for("stale HibernateLocation", 5)
-lines = s.splitlines()
-at = next((i for i, x in enumerate(lines) if x.startswith("Stage:")), -1)
-t.ok(at >= 0 and len(lines) > at + 2 and
-     "stale HibernateLocation: every boot runs as a resume" in lines[at + 1]
-     and "chattr -i, then rm /sys/firmware/efi/efivars/HibernateLocation-"
-     in lines[at + 1] and lines[at + 2].startswith("Above: read from"),
+
+
+def stage_note(s):
+    """The note under the stage line, its rows joined (it wraps), and
+    whether the --root line follows it."""
+    lines = s.splitlines()
+    at = next((i for i, x in enumerate(lines) if x.startswith("Stage:")), -1)
+    end = next((i for i in range(at + 1, len(lines))
+                if lines[i].startswith("Above: read from")), -1)
+    if at < 0 or end < 0:
+        return "", False
+    return " ".join(x.strip() for x in lines[at + 1:end]), True
+
+
+note, above = stage_note(s)
+t.ok(above and note.startswith("stale HibernateLocation: every boot runs as "
+                               "a resume") and
+     note.endswith("remove it: cd /sys/firmware/efi/efivars; chattr -i "
+                   "HibernateLocation-*; rm HibernateLocation-*"),
      "a stale HibernateLocation under --root: named under the stage line "
      "with the way to clear it, the --root line below it", s)
+# At 80x24 the note wraps and ends with the whole command, not cut at the
+# screen's edge.
+tmux("resize-window", "-t", "ui", "-x", "80", "-y", "24")
+time.sleep(0.3)
+s = wait_for("Diagnosis:", 5)
+note, above = stage_note(s)
+t.ok(above and note.endswith("remove it: cd /sys/firmware/efi/efivars; "
+                             "chattr -i HibernateLocation-*; rm "
+                             "HibernateLocation-*"),
+     "80x24: the stale HibernateLocation's note wraps and ends with the "
+     "whole way to remove it", s)
+tmux("resize-window", "-t", "ui", "-x", "160", "-y", "30")
 os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.
 keys("k")
@@ -366,13 +391,12 @@ start(root, log="healthy-synced.dmesg", sim="sim.offset.1=0")
 s = wait_for("Diagnosis:", 10)
 # This boot's report measured only while the stage is set to sync: the
 # main screen says it was a probation boot, under the stage line.
-lines = s.splitlines()
-at = next((i for i, x in enumerate(lines) if x.startswith("Stage:")), -1)
-t.ok(at >= 0 and len(lines) > at + 2 and
-     "a probation boot after an unconfirmed sync: the TSC was" in
-     lines[at + 1] and lines[at + 2].startswith("Above: read from"),
-     "a probation boot under --root: said under the stage line, the --root "
-     "line below it", s)
+note, above = stage_note(s)
+t.ok(above and note.startswith("a probation boot after an unconfirmed sync: "
+                               "the TSC was not synced this boot") and
+     note.endswith(")"),
+     "a probation boot under --root: said whole under the stage line (80x24), "
+     "the --root line below it", s)
 keys("s")
 s = wait_for("five-minute check", 5)
 t.ok("5. After the next boot: the kernel kept the TSC" in s,

@@ -132,10 +132,12 @@ const char *system_stage_note(const struct sys_stage *st, bool *bad)
 	 * confirmed, and the probation sentence cannot apply. */
 	if (st->hib == HIB_STALE) {
 		*bad = true;
+		/* Words a row can hold: the variable's full path is wider
+		 * than 80 columns; there is only one HibernateLocation. */
 		return "stale HibernateLocation: every boot runs as a resume "
-		       "(nothing confirmed); remove it: chattr -i, then "
-		       "rm " EFIVARS_DIR
-		       "/HibernateLocation-" GUID_SYSTEMD_HIBERNATE;
+		       "(nothing confirmed); remove it: cd " EFIVARS_DIR
+		       "; chattr -i HibernateLocation-*; rm "
+		       "HibernateLocation-*";
 	}
 	return system_probation_note(st);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The main screen.  Rows: 0-1 header, 2-3 clocksource and the kernel's
- * verdict, 4 stage, 6.. cores (as many as there are, up to two thirds of
+ * verdict, 4 stage (and its note, up to STAGE_NOTE_ROWS more), 6.. cores
+ * (as many as there are, up to two thirds of
  * what is left), then rate, the power source with whether programs can
  * trust the TSC, cost and events (newest first, so that a short screen
  * cuts the oldest), then the diagnosis (as many
@@ -20,6 +21,8 @@
 /* The cores' title and one core, and the rate: what the diagnosis never
  * takes from the panels above it. */
 #define MAIN_MIN_PANEL 3
+/* The stage's note under its line, at most (24 rows or more). */
+#define STAGE_NOTE_ROWS 3
 
 /* A fact the system did not give: "unknown", and why where it is known. */
 static const char *or_unknown(const char *v, const char *why)
@@ -112,6 +115,7 @@ static int stage_line(const struct ui_state *s, int y)
 	char strikes[32] = "";
 	const char *note;
 	bool bad;
+	int rows;
 
 	if (!st->installed) {
 		draw_put(y, 0, A_NORMAL, "Stage: not installed%s",
@@ -134,8 +138,15 @@ static int stage_line(const struct ui_state *s, int y)
 	note = system_stage_note(st, &bad);
 	if (!note)
 		return 1;
-	draw_put(y + 1, 2, bad ? draw_look(s, C_BAD) : A_NORMAL, "%s", note);
-	return 2;
+	/* Whole where the screen has the rows (a note's last words are often
+	 * the way out: the command that removes a stale variable); one row
+	 * on a short screen, where the cores need them. */
+	rows = wrap_rows(note, COLS - 2);
+	if (rows > (LINES >= 24 ? STAGE_NOTE_ROWS : 1))
+		rows = LINES >= 24 ? STAGE_NOTE_ROWS : 1;
+	draw_wrapped(y + 1, 2, rows, bad ? draw_look(s, C_BAD) : A_NORMAL,
+		     note);
+	return 1 + rows;
 }
 
 static void cores(const struct ui_state *s, int y, int rows)
