@@ -271,6 +271,7 @@ bench: all $(BUILD)/bench/kernlog_parse
 	@BUILD=$(BUILD) tests/bench/stage
 	@BUILD=$(BUILD) tests/bench/engine
 	@BUILD=$(BUILD) tests/bench/textfile
+	@BUILD=$(BUILD) tests/bench/text-poke
 
 # Where each tool looks: systemd reads PREFIX/lib/systemd/system for /usr
 # and /usr/local; GRUB's generators and drop-ins live in /etc whatever the
