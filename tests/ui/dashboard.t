@@ -25,7 +25,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=90)
+t = Tap(plan=94)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -305,24 +305,27 @@ def stage_note(s):
     return " ".join(x.strip() for x in lines[at + 1:end]), True
 
 
-note, above = stage_note(s)
-t.ok(above and note.startswith("stale HibernateLocation: every boot runs as "
-                               "a resume") and
-     note.endswith("remove it: cd /sys/firmware/efi/efivars; chattr -i "
-                   "HibernateLocation-*; rm HibernateLocation-*"),
-     "a stale HibernateLocation under --root: named under the stage line "
-     "with the way to clear it, the --root line below it", s)
+def note_ok(s, head, tail, name, inside=""):
+    """The note under the stage line is whole: it starts with head, holds
+    inside, ends with tail, and the --root line follows it."""
+    note, above = stage_note(s)
+    t.ok(above and note.startswith(head) and inside in note and
+         note.endswith(tail), name, s)
+
+
+STALE_WAY = ("remove it: cd /sys/firmware/efi/efivars; chattr -i "
+             "HibernateLocation-*; rm HibernateLocation-*")
+note_ok(s, "stale HibernateLocation: every boot runs as a resume", STALE_WAY,
+        "a stale HibernateLocation under --root: named under the stage line "
+        "with the way to clear it, the --root line below it")
 # At 80x24 the note wraps and ends with the whole command, not cut at the
 # screen's edge.
 tmux("resize-window", "-t", "ui", "-x", "80", "-y", "24")
 time.sleep(0.3)
 s = wait_for("Diagnosis:", 5)
-note, above = stage_note(s)
-t.ok(above and note.endswith("remove it: cd /sys/firmware/efi/efivars; "
-                             "chattr -i HibernateLocation-*; rm "
-                             "HibernateLocation-*"),
-     "80x24: the stale HibernateLocation's note wraps and ends with the "
-     "whole way to remove it", s)
+note_ok(s, "stale HibernateLocation", STALE_WAY, "80x24: the stale "
+        "HibernateLocation's note wraps and ends with the whole way to "
+        "remove it")
 tmux("resize-window", "-t", "ui", "-x", "160", "-y", "30")
 os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.
@@ -391,12 +394,9 @@ start(root, log="healthy-synced.dmesg", sim="sim.offset.1=0")
 s = wait_for("Diagnosis:", 10)
 # This boot's report measured only while the stage is set to sync: the
 # main screen says it was a probation boot, under the stage line.
-note, above = stage_note(s)
-t.ok(above and note.startswith("a probation boot after an unconfirmed sync: "
-                               "the TSC was not synced this boot") and
-     note.endswith(")"),
-     "a probation boot under --root: said whole under the stage line (80x24), "
-     "the --root line below it", s)
+note_ok(s, "a probation boot after an unconfirmed sync: the TSC was not "
+        "synced this boot", ")", "a probation boot under --root: said whole "
+        "under the stage line (80x24), the --root line below it")
 keys("s")
 s = wait_for("five-minute check", 5)
 t.ok("5. After the next boot: the kernel kept the TSC" in s,
@@ -760,6 +760,45 @@ t.ok("0.000 MHz" not in s and
 keys("q")
 shutil.rmtree(nobody_dir, ignore_errors=True)
 
+# ---- another fixer on the system ------------------------------------------
+# Zanasin/tscsync's GRUB block (the stage not installed): named under the
+# stage line, whole at 80x24; the setup says what it means and the way to
+# tsctui (install --migrate).
+root = fx.tscsync_grub(os.path.join(WORK, "zanasin"))
+start(root)
+s = wait_for("Another TSC fixer", 10)
+note_ok(s, "Another TSC fixer: Zanasin/tscsync (/boot/grub/custom.cfg)",
+        "what it means and the way to tsctui: s (Setup)", "80x24: "
+        "Zanasin/tscsync named under the stage line, whole, pointing to the "
+        "setup")
+keys("s")
+s = wait_for("Guided setup", 5)
+flat = " ".join(s.split())
+t.ok("Another TSC fixer: Zanasin/tscsync (/boot/grub/custom.cfg): its stage "
+     "runs before Linux" in flat and "`tsctui install --migrate` takes over "
+     "its job" in flat, "the setup: what Zanasin/tscsync means, and install "
+     "--migrate", s)
+keys("Escape")
+keys("q")
+wait_for("EXIT=", 5)
+# limenode/tscsync: the fixer and its units; the setup names kernel-arg
+# reliable off.
+root = fx.limenode(os.path.join(WORK, "limenode"))
+start(root, w=100, h=30)
+s = wait_for("Another TSC fixer", 10)
+note_ok(s, "Another TSC fixer: limenode/tscsync (units tscsync.service "
+        "(enabled)", "s (Setup)", "100x30: limenode/tscsync and its units "
+        "under the stage line", "tscsync-resume.service (not enabled)")
+keys("s")
+s = wait_for("Guided setup", 5)
+flat = " ".join(s.split())
+t.ok("Another TSC fixer: limenode/tscsync" in flat and
+     "`tsctui kernel-arg reliable off`" in flat,
+     "the setup: what limenode/tscsync means, and kernel-arg reliable off",
+     s)
+keys("Escape")
+keys("q")
+wait_for("EXIT=", 5)
 # ---- every word on the screen, at the smallest size and at 80x24 ------------
 # A guest: the guided setup's longest messages (the diagnosis, the advice
 # for the host).  Scrolled a row at a time, the setup screen's rows are

@@ -14,6 +14,7 @@
 
 #include "../../common/verdict.h"
 #include "../engine/reftick.h"
+#include "../model/fixers.h"
 #include "draw.h"
 #include "screen.h"
 #include "wrap.h"
@@ -107,22 +108,58 @@ static bool other_root(const struct ui_state *s)
 	return s->root && strcmp(s->root, "/") != 0;
 }
 
-/* The line under the stage line (system_stage_note), or none; how many
- * rows the stage took. */
+/* Another TSC fixer found on the system (model/fixers.h), named in the
+ * note under the stage line: it matters more than the stage's own note,
+ * since two fixers would fight.  What it means and the way to tsctui take
+ * more rows than a note has: the setup says them.  NULL when none. */
+static const char *fixer_note(const struct ui_state *s, char *out,
+			      size_t cap)
+{
+	struct fixers_out fo;
+
+	fixers_explain(s->sys, &fo);
+	if (fo.n == 0)
+		return NULL;
+	snprintf(out, cap,
+		 "Another TSC fixer: %s (%s)%s; what it means and the way to "
+		 "tsctui: s (Setup)",
+		 fo.f[0].name, fo.f[0].found,
+		 fo.n > 1 ? ", and one more" : "");
+	return out;
+}
+
+/* The note under the stage line (drawn at y + 1), wrapped; how many rows
+ * it took. */
+static int stage_note(const struct ui_state *s, int y, const char *note,
+		      bool bad)
+{
+	/* Whole where the screen has the rows (a note's last words are often
+	 * the way out: the command that removes a stale variable); one row
+	 * on a short screen, where the cores need them. */
+	int rows = wrap_rows(note, COLS - 2);
+
+	if (rows > (LINES >= 24 ? STAGE_NOTE_ROWS : 1))
+		rows = LINES >= 24 ? STAGE_NOTE_ROWS : 1;
+	draw_wrapped(y + 1, 2, rows, bad ? draw_look(s, C_BAD) : A_NORMAL,
+		     note);
+	return rows;
+}
+
+/* The stage line, and the note under it (another fixer, else
+ * system_stage_note), or none; how many rows the stage took. */
 static int stage_line(const struct ui_state *s, int y)
 {
 	const struct sys_stage *st = &s->sys->stage;
-	char strikes[32] = "";
-	const char *note;
-	bool bad;
-	int rows;
+	char strikes[32] = "", fixer[256];
+	const char *note = fixer_note(s, fixer, sizeof(fixer));
+	bool bad = note != NULL;
 
 	if (!st->installed) {
 		draw_put(y, 0, A_NORMAL, "Stage: not installed%s",
 			 s->diag->directsync ? "; this kernel syncs the TSCs "
 					       "itself (tsc=directsync)"
 					     : "");
-		return 1;
+		return note ? 1 + stage_note(s, y, note, bad) : 1;
 	}
 	if (st->strikes)
 		snprintf(strikes, sizeof(strikes), ", %d of 3 strikes",
@@ -135,18 +172,9 @@ static int stage_line(const struct ui_state *s, int y)
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report",
 		 s->diag->directsync ? "; kernel: tsc=directsync" : "");
-	note = system_stage_note(st, &bad);
 	if (!note)
-		return 1;
-	/* Whole where the screen has the rows (a note's last words are often
-	 * the way out: the command that removes a stale variable); one row
-	 * on a short screen, where the cores need them. */
-	rows = wrap_rows(note, COLS - 2);
-	if (rows > (LINES >= 24 ? STAGE_NOTE_ROWS : 1))
-		rows = LINES >= 24 ? STAGE_NOTE_ROWS : 1;
-	draw_wrapped(y + 1, 2, rows, bad ? draw_look(s, C_BAD) : A_NORMAL,
-		     note);
-	return 1 + rows;
+		note = system_stage_note(st, &bad);
+	return note ? 1 + stage_note(s, y, note, bad) : 1;
 }
 
 static void cores(const struct ui_state *s, int y, int rows)

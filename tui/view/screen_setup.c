@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../engine/reftick.h"
+#include "../model/fixers.h"
 #include "draw.h"
 #include "screen.h"
 
@@ -119,6 +120,22 @@ static void step(const struct ui_state *s, lines_t l, int *n)
 	}
 }
 
+/* Other TSC fixers on the system (model/fixers.h): what each means and
+ * the way to tsctui, before the step, since two fixers would fight. */
+static void fixers(const struct ui_state *s, lines_t l, int *n)
+{
+	struct fixers_out fo;
+	char line[UI_LINE];
+	int i;
+
+	fixers_explain(s->sys, &fo);
+	for (i = 0; i < fo.n; i++) {
+		snprintf(line, sizeof(line), "Another TSC fixer: %s (%s): %s",
+			 fo.f[i].name, fo.f[i].found, fo.f[i].advice);
+		draw_addtext(l, n, "   ", line);
+	}
+}
+
 static void draw(const struct ui_state *s)
 {
 	const struct sysinfo *y = s->sys;
@@ -135,6 +152,7 @@ static void draw(const struct ui_state *s)
 		  cpu_vendor_word(&y->cpu, "unknown"), y->cpu.family,
 		  y->cpu.tsc_adjust ? "yes" : "no");
 	draw_addtext(l, &n, "   ", s->diag->summary);
+	fixers(s, l, &n);
 	step(s, l, &n);
 	/* A probation boot the loader cannot tell from another system's
 	 * boot: the setting that lets it (the model's sentence). */
