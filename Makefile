@@ -78,7 +78,8 @@ TUI_PATHS := -DTSCTUI_LIBDIR='"$(PREFIX)/lib/tsctui"' \
 # `make deps`: what building and running tsctui needs (dpkg-dev: `make
 # deb`).  `make test-deps`:
 # everything the tests and benchmarks need on top, Debian's kernel for the
-# guests, 6.1 and 6.12 (tests/e2e/fetch), and the TSC rig's QEMU (tests/rig/build).
+# guests, 6.1 and 6.12 (tests/e2e/fetch), and the tests' two QEMUs, the
+# TSC rig's and Debian's with a TCG race closed (tests/rig/build).
 DEBIAN_PACKAGES := build-essential pkg-config gnu-efi libsystemd-dev libefivar-dev \
 	libefiboot-dev libkmod-dev libncurses-dev sbsigntool openssl \
 	efibootmgr util-linux dpkg-dev
@@ -133,7 +134,7 @@ test-deps: deps
 	$(APT_INSTALL) $(TEST_PACKAGES) >/dev/null
 	@echo "test-deps: installed $(TEST_PACKAGES)"
 	tests/e2e/fetch $(BUILD)/e2e/dist
-	tests/rig/build $(BUILD)/rig/qemu-system-x86_64
+	tests/rig/build $(BUILD)/rig/qemu-system-x86_64 $(BUILD)/rig/qemu-tcg
 
 $(BUILD)/linux/common/%.o: common/%.c
 	@mkdir -p $(@D)

@@ -521,7 +521,7 @@ class Guest:
         log = os.path.join(self.work, f"{self.n}-{name}.log")
         on_rig = {}
         if self.skew is not None:
-            on_rig = {"binary": rig.QEMU, "extra": rig.FIRMWARE + rig.SMBIOS,
+            on_rig = {"binary": rig.QEMU, "extra": rig.SMBIOS,
                       "env": {rig.SKEW_ENV: rig.skew_spec(self.skew)},
                       "pin": rig.pinning()}
         res = qemu.boot(self.disk, self.vars, cpu=cpu or self.cpu,

@@ -23,6 +23,22 @@ SHELL_PROMPT = b"any other key to continue"
 
 
 LINUX_TYPE = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
+# The QEMU every boot runs unless it names another (the TSC rig's):
+# Debian's own, rebuilt by `make test-deps` with multi-threaded TCG's race
+# between translating guest code and writing it closed (tests/rig/build,
+# docs/DESIGN.md 11.2 item 10).  The installed binary oopses a guest now
+# and then when Linux patches its code live, so it is never used instead.
+QEMU_TCG = os.path.join(BUILD, "rig", "qemu-tcg")
+# A QEMU built from source installs no firmware blobs: QEMU's and
+# SeaBIOS's option ROMs come from Debian's packages.
+FIRMWARE = ["-L", "/usr/share/qemu", "-L", "/usr/share/seabios"]
+
+
+def default_binary():
+    if not os.access(QEMU_TCG, os.X_OK):
+        raise SystemExit(f"Bail out! no {QEMU_TCG}: run `make test-deps` "
+                         "(tests/rig/build builds it)")
+    return QEMU_TCG
 
 
 class Ext4:
@@ -303,7 +319,7 @@ def pin_vcpus(pid, host_cpu_of, count, wait_s=10.0):
 
 def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
          log_path=None, memory=256, reboot=False, bus="virtio",
-         binary="qemu-system-x86_64", extra=(), env=None, pin=None,
+         binary=None, extra=(), env=None, pin=None,
          readonly=False, stop_signal=signal.SIGTERM):
     """Boots OVMF from disk; returns when QEMU exits, when `until` (bytes)
     appears in the serial output (the VM is then stopped: SIGTERM, so QEMU
@@ -313,16 +329,16 @@ def boot(disk, vars_path, cpu="EPYC", smp=4, timeout=120, until=None,
     the raw serial output there and a timestamped copy beside it.  With
     reboot, a guest reset restarts the firmware instead of ending QEMU.
     bus: virtio (virtio-blk) or ahci (a SATA disk on the q35 chipset's
-    AHCI controller, as on a laptop).  binary, extra (more arguments), env
-    (more environment) and pin (vCPU index -> set of host CPUs) are for the
-    TSC rig (tests/lib/rig.py).  readonly: the disk is write-protected
+    AHCI controller, as on a laptop).  binary (default: QEMU_TCG), extra
+    (more arguments), env (more environment) and pin (vCPU index -> set of
+    host CPUs) are for the TSC rig (tests/lib/rig.py).  readonly: the disk is write-protected
     (the firmware's Block I/O refuses writes, as GRUB's save_env sees on a
     medium it cannot write).  stop_signal: how the VM is stopped."""
     if bus == "ahci":
         dev = ["-device", "ide-hd,drive=esp,bus=ide.0,bootindex=1"]
     else:
         dev = ["-device", "virtio-blk-pci,drive=esp,bootindex=1"]
-    cmd = [binary, "-machine", "q35",
+    cmd = [binary or default_binary(), *FIRMWARE, "-machine", "q35",
            "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", str(smp),
            "-m", str(memory), "-display", "none", "-vga", "none",
            "-monitor", "none",

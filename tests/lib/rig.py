@@ -30,9 +30,6 @@ from paths import BUILD, TOP, TSCTUI  # noqa: E402
 
 QEMU = os.path.join(BUILD, "rig", "qemu-system-x86_64")
 DIST = os.path.join(BUILD, "e2e", "dist")
-# The rig's build installs no firmware blobs: QEMU's and SeaBIOS's option
-# ROMs come from Debian's packages.
-FIRMWARE = ["-L", "/usr/share/qemu", "-L", "/usr/share/seabios"]
 # A ThinkPad E595 as its firmware describes itself.
 SMBIOS = ["-smbios", "type=0,vendor=LENOVO,version=R11ET51W (1.30)",
           "-smbios", "type=1,manufacturer=LENOVO,product=20NFCTO1WW,"
@@ -96,7 +93,7 @@ def one_counter():
     if not available():
         raise SystemExit(f"Bail out! no TSC rig at {QEMU}: run "
                          "`make test-deps`")
-    return {"binary": QEMU, "extra": FIRMWARE}
+    return {"binary": QEMU}
 
 
 def available():
@@ -476,7 +473,7 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
             env[var] = f"{int(fault[0])}@{start}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
-                    extra=FIRMWARE + (SMBIOS if smbios else []), env=env,
+                    extra=SMBIOS if smbios else [], env=env,
                     until=until, reboot=reboot, stop_signal=stop_signal,
                     pin=pinning(smp))
     os.unlink(disk.path)
