@@ -38,7 +38,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 12)
+t = Tap(plan=len(ECHOES) + 13)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -201,6 +201,24 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "... and with no such link under the root: one line naming the UUID "
      "and the commands that give the root /dev and /sys, exit 2, nothing "
      "changed", err)
+# A hostile fstab's device (an escape sequence inside the field) is shown
+# escaped, as every path from the disk is, not passed on to the terminal
+# or merely masked.
+root, esp = fstab_machine("fstab-hostile-dev")
+fx.write(root, "/etc/fstab", f"UUID={fx.ROOT_UUID} / ext4 defaults 0 1\n"
+         "UUID=1A2B\x1b[2J3C4D /boot/efi vfat umask=0077 0 1\n")
+try:
+    before = fx.tree_digest(root)
+    r = run("install", "--loader", "efi-entry", root=root)
+    after = fx.tree_digest(root)
+finally:
+    subprocess.run(["umount", esp], capture_output=True)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and
+     "UUID=1A2B\\x1b[2J3C4D" in err and "\x1b" not in err and
+     before == after,
+     "... and a device with an escape sequence in the target's fstab: shown "
+     "escaped (\\x1b) in the one line, exit 2, nothing changed", err)
 
 # ---- check --load-rtc under another root ----------------------------------
 # rtc_cmos would go into the running kernel, which the target's modules do

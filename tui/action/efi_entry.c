@@ -84,7 +84,7 @@ static bool starts_a_loader(struct act *a, uint16_t num)
 static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			 uint64_t *start, uint64_t *size, efi_guid_t *guid)
 {
-	char sys[512], v[300], real[300];
+	char sys[512], v[300], real[300], shown[600];
 	const char *dev, *base;
 	struct mount_info m;
 	bool found;
@@ -94,6 +94,10 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 	if (!detect_mount_of(a->root, esp, &m))
 		return act_fail(a, "%s is not a mounted file system", esp);
 	dev = m.dev;
+	/* The device as the target's mount table or fstab names it (any
+	 * byte a hostile disk put there) is shown escaped, as every path
+	 * from a disk is (util/path.h). */
+	path_shown(dev, shown, sizeof(shown));
 	/* A root mounted from a live system has no mount table: its fstab
 	 * names the ESP by UUID, and the root's own /dev/disk says which
 	 * partition that is (the running system's is not read). */
@@ -107,8 +111,9 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 				"system's /dev and /sys (mount --rbind /dev "
 				"%s/dev; mount --rbind /sys %s/sys), then run "
 				"install again",
-				dev, a->root, a->root, a->root);
+				shown, a->root, a->root, a->root);
 		dev = real;
+		path_shown(dev, shown, sizeof(shown));
 	}
 	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
 	snprintf(sys, sizeof(sys), "/sys/class/block/%s/", base);
@@ -118,7 +123,7 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 		int i;
 
 		for (i = 0; i < 3; i++) {
-			char p[600];
+			char p[600], p_shown[1200];
 
 			snprintf(p, sizeof(p), "%s%s", sys, f[i]);
 			d = fsx_read(act_path(a, p), &n);
@@ -126,7 +131,9 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 				return act_fail(a,
 						"cannot read %s: is the ESP "
 						"(%s) a partition?",
-						p, dev);
+						path_shown(p, p_shown,
+							   sizeof(p_shown)),
+						shown);
 			vals[i] = strtoull(d, NULL, 10);
 			free(d);
 		}
@@ -140,7 +147,7 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 		return act_fail(a,
 				"cannot find the GPT partition GUID of %s in "
 				"/dev/disk/by-partuuid",
-				dev);
+				shown);
 	return 0;
 }
 
