@@ -6,6 +6,7 @@ main screen from the E595 fixture, every view and back, every menu action
 tripped guard, the guided setup across a simulated reboot, resizing, keys
 answered while a survey takes seconds, the first screen and its keys while
 a big kernel log is still being read, and `q` leaving with status 0."""
+import atexit
 import json
 import os
 import shutil
@@ -32,6 +33,16 @@ os.makedirs(WORK, exist_ok=True)
 def tmux(*args, check=True):
     return subprocess.run(["tmux", *SOCK, *args], capture_output=True,
                           text=True, check=check)
+
+
+@atexit.register
+def no_server_left():
+    """Every start's server is gone when the suite ends, however it ends:
+    once a server outlived its run, and its dashboard went on surveying
+    the cores through the suites after it (timing tests among them)."""
+    for n in range(1, STARTS[0] + 1):
+        subprocess.run(["tmux", "-L", f"tsctui-test-{os.getpid()}-{n}",
+                        "kill-server"], capture_output=True)
 
 
 def start(root, log="e595-bios128-warp.dmesg", sim="sim.offset.3=-5000",
