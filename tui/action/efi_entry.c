@@ -128,12 +128,12 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			snprintf(p, sizeof(p), "%s%s", sys, f[i]);
 			d = fsx_read(act_path(a, p), &n);
 			if (!d)
-				return act_fail(a,
-						"cannot read %s: is the ESP "
-						"(%s) a partition?",
-						path_shown(p, p_shown,
-							   sizeof(p_shown)),
-						shown);
+				return act_fail(
+					a,
+					"cannot read %s: is the ESP "
+					"(%s) a partition?",
+					path_shown(p, p_shown, sizeof(p_shown)),
+					shown);
 			vals[i] = strtoull(d, NULL, 10);
 			free(d);
 		}

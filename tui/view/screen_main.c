@@ -112,8 +112,7 @@ static bool other_root(const struct ui_state *s)
  * note under the stage line: it matters more than the stage's own note,
  * since two fixers would fight.  What it means and the way to tsctui take
  * more rows than a note has: the setup says them.  NULL when none. */
-static const char *fixer_note(const struct ui_state *s, char *out,
-			      size_t cap)
+static const char *fixer_note(const struct ui_state *s, char *out, size_t cap)
 {
 	struct fixers_out fo;
 
@@ -123,8 +122,7 @@ static const char *fixer_note(const struct ui_state *s, char *out,
 	snprintf(out, cap,
 		 "Another TSC fixer: %s (%s)%s; what it means and the way to "
 		 "tsctui: s (Setup)",
-		 fo.f[0].name, fo.f[0].found,
-		 fo.n > 1 ? ", and one more" : "");
+		 fo.f[0].name, fo.f[0].found, fo.n > 1 ? ", and one more" : "");
 	return out;
 }
 
