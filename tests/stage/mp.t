@@ -85,11 +85,20 @@ res, reps, text = shell_boot("silent", "mpsilent", [
 t.ok("MP services now never signal" in text and len(reps) == 2,
      "silent MP services: two stage runs, the Shell went on", text[-1500:])
 r = reps[0] if reps else {}
-t.ok(r.get("result") in ("in-sync", "unsure") and
+# What silent MP services decide: the BSP's move made and every AP started
+# and answered.  Not the verdict: a sim run's verify under TCG can read an
+# AP 150 cycles off with a 740-cycle round trip (a fresh-clone CI run: -149,
+# rtt 736, out-of-sync), the handoff asymmetry no two-way estimate sees;
+# the verdict's precision is asserted against the rig's truth (judge.t,
+# grub-boot.t, rig.verdict_wrong), not here.
+t.ok(r.get("result") in ("in-sync", "unsure", "out-of-sync") and
      abs(r.get("bsp_shift_cycles", 0) - 6815086010) < 5000 and
+     len(r.get("cpus", [])) == 3 and
+     all(c.get("final_offset") is not None for c in r["cpus"]) and
      not [c for c in r.get("cpus", []) if c.get("note") in
           ("start-failed", "stopped", "no-answer")],
-     "silent: the E595 pattern is synced, every AP started and answered",
+     "silent: the E595 pattern's BSP move made, every AP started and "
+     "answered",
      json.dumps({k: r.get(k) for k in ("result", "reason",
                                        "bsp_shift_cycles")}) + " " +
      json.dumps([(c["index"], c.get("note"), c.get("firmware_status"))
