@@ -140,7 +140,7 @@ t.ok(p and p["guard"] == "clear" and ok and ok["ok"] and c and
 
 # ---- 3: the release stage syncs before GRUB -------------------------------
 outs, text, res = g.boot("sync", S.SYNC_COMMANDS)
-S.story_sync(t, "boot 3", outs)
+S.story_sync(t, "boot 3", outs, res)
 
 # ---- 4: a sync boot that never reaches Linux -----------------------------
 # Stopped once GRUB greets: the stage clears pending right before it

@@ -152,7 +152,7 @@ outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
     f"grub-editenv /boot/grub/grubenv set next_entry={OTHER} "
     f"saved_entry={OTHER}",
 ])
-S.story_sync(t, "boot 3", outs)
+S.story_sync(t, "boot 3", outs, res)
 ka = S.js(outs[5])
 cfg = grub_cfg()
 t.ok(S.js(outs[2]) and ka and ka["ok"] and

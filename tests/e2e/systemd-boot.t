@@ -143,7 +143,7 @@ outs, text, res = g.boot("sync", S.SYNC_COMMANDS + [
     "cat /proc/cmdline",
     "tsctui kernel-arg nowatchdog on --json",
 ])
-S.story_sync(t, "boot 3", outs)
+S.story_sync(t, "boot 3", outs, res)
 cmdline1 = outs[4][1].strip() if outs[4] else ""
 ka = S.js(outs[5])
 opts = entry_options()

@@ -56,7 +56,16 @@ class Need:
 
 
 def converged(need, r):
-    need(r["result"] in ("in-sync", "unsure"), f"result {r['result']}")
+    # By the truth, every AP within reach.  The verdict may still say
+    # out-of-sync: this host's two cores read their TSCs apart by about 100
+    # cycles, and not always the same (`tsctui check` here sees CPU 1 now
+    # agree, now disagree), so the kernel-style verify can rightly call an
+    # AP bad that the simulator's truth puts within reach; a fresh-clone
+    # CI run did, in two scenarios.  Saying out-of-sync when it is in sync
+    # costs a retry, never a wrong counter; in-sync is held to the truth
+    # below, and the rig (judge.t) holds the verdict to its oracle.
+    need(r["result"] in ("in-sync", "unsure", "out-of-sync"),
+         f"result {r['result']}")
     for c in r["cpus"]:
         need(abs(c["sim_true_offset"]) <= limit(c),
              f"CPU {c['index']}: residual {c['sim_true_offset']} > "
