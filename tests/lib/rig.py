@@ -227,35 +227,86 @@ def _cpio(d, path):
 STEADY = 40
 # Where the kernel's check catches an offset on the rig (DESIGN 11.2).
 FAR = 250
+# The host's own CPUs read their clocks apart, and the rig's counter is
+# QEMU's virtual clock as the host CPU running the vCPU reads it: on this
+# workplace's 2-CPU machines, two threads pinned to the two host CPUs read
+# CLOCK_MONOTONIC 10 to 17 ns apart one minute and -15 to +4 ns the next
+# (20 to 35 rig cycles each way, so no calibration at QEMU's start holds).
+# The oracle cannot see it.  What it moves is the BSP's clock against the
+# APs' while the stage tests them, so it is one error common to every AP
+# of a run: 200 measure runs with every AP truly at 0 read the three APs
+# alike, their mean up to 59 off, while each AP's error about the run's
+# median stayed within its spread + 35 (docs/DESIGN.md 11.2).  So an AP's
+# estimate is held to STEADY about the run's common error, and that
+# error to HOST_BIAS.
+HOST_BIAS = 80
 
 
 def estimate_bound(c):
     """How far a CPU's final estimate (a report's cpu entry) may lie from
-    the truth: its kernel-style test's window spread plus STEADY, or, for a
-    starved test (no spread), half the ping-pong estimate's round trip."""
-    return (c["warp_spread"] if c["warp_spread"] is not None
-            else c["rtt"] // 2) + STEADY
+    what a two-way test on this host sees of its truth: its kernel-style
+    test's window spread plus STEADY or a third of its fastest handoff
+    F = rtt/2, whichever is more, or, for a starved test (no spread), F
+    plus STEADY.  TCG's handoffs are slower one way than the other by a
+    share of the handoff itself: over 600 AP tests the error about the
+    run's common error reached spread + 40 at F = 146 and spread + 55 at
+    F = 219 (docs/DESIGN.md 11.2); F bounds any two-way test's error."""
+    if c["warp_spread"] is None:
+        return c["rtt"] // 2 + STEADY
+    return c["warp_spread"] + max(STEADY, c["rtt"] // 6)
 
 
-def verdict_wrong(c, truth):
+def common_error(cpus, truth):
+    """The estimate error common to a run's APs (report cpu entries;
+    truth: {APIC ID: true offset}): the median of final_offset - truth
+    over the APs that have both, 0 with none.  One AP alone is its own
+    median: its error is then bounded by HOST_BIAS + its estimate_bound."""
+    errs = sorted(c["final_offset"] - truth[c["apic_id"]] for c in cpus
+                  if c.get("final_offset") is not None and
+                  truth.get(c["apic_id"]) is not None)
+    if not errs:
+        return 0
+    n = len(errs)
+    return (errs[(n - 1) // 2] + errs[n // 2]) // 2
+
+
+def verdict_wrong(c, truth, common=0):
     """Why a CPU's verdict and estimate (a report's cpu entry) disagree with
-    its true offset, or None.  The estimate lies within estimate_bound of
-    the truth; a CPU FAR or more off is never ok, and bad wherever its test
-    was steady; a CPU nearer is bad only where its test was not steady (an
-    asymmetry the stage could not see, within its stated error)."""
+    its true offset, or None.  common: the run's common_error.  The
+    estimate lies within estimate_bound of truth + common (what any two-way
+    test on this host sees); a CPU FAR or more off is never ok, and bad
+    wherever its test was steady.  A nearer CPU may be bad where its
+    estimate, so bounded, says so: the common error alone has reached 59
+    cycles with every AP truly at 0, past the stage's bad limit (F/4 +
+    S/2, about 36 on the rig), and the kernel on that host sees the same."""
     if truth is None:
         return "no truth"
     steady = c["warp_spread"] is not None and c["warp_spread"] <= STEADY
-    if abs(c["final_offset"] - truth) > estimate_bound(c):
+    if abs(common) > HOST_BIAS:
+        return f"the run's common error {common} beyond HOST_BIAS"
+    if abs(c["final_offset"] - (truth + common)) > estimate_bound(c):
         return "estimate beyond its stated error"
     if abs(truth) >= FAR:
         if c["verdict"] == "ok":
             return "far, called ok"
         if steady and c["verdict"] != "bad":
             return "far, steady test, not bad"
-    elif c["verdict"] == "bad" and steady:
-        return "near, steady test, called bad"
     return None
+
+
+def verdicts_wrong(cpus, truth):
+    """[(index, truth, final_offset, warp_spread, verdict, why)] for each
+    AP (report cpu entries) that verdict_wrong finds wrong against truth
+    ({APIC ID: true offset}), the run's common_error taken out."""
+    common = common_error(cpus, truth)
+    out = []
+    for c in cpus:
+        why = verdict_wrong(c, truth.get(c["apic_id"]), common)
+        if why:
+            out.append((c["index"], truth.get(c["apic_id"]),
+                        c["final_offset"], c["warp_spread"], c["verdict"],
+                        f"{why} (common error {common})"))
+    return out
 
 
 def skew_spec(skew):

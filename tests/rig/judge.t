@@ -141,13 +141,24 @@ for i in range(1):
     b = boot(f"healthy-sync-{i}", "sync", skew={})
     r = report(b)
     # In-sync or unsure: an AP a little past the ok limit (F/8) on the
-    # test's noise is unsure, and written only on a warp seen.
-    t.ok(r is not None and r["msr_writes"] == 0 and
-         r["result"] in ("in-sync", "unsure") and b.accepted,
+    # test's noise is unsure, and written only on a warp seen.  Or
+    # out-of-sync with no warp and nothing written, where the run's common
+    # error (the host's CPUs' clocks apart, rig.HOST_BIAS) put the APs past
+    # the bad limit: a CI run read all three at +45 to +60 with the oracle
+    # at 0 (docs/DESIGN.md 11.2), as 27 of 200 measure runs read some AP
+    # here; each estimate still within its bound of the truth plus that
+    # common error (rig.verdicts_wrong).
+    wrong = rig.verdicts_wrong(r["cpus"], b.after_stage or {}) if r else []
+    level = r is not None and (
+        r["result"] in ("in-sync", "unsure") or
+        (r["result"] == "out-of-sync" and not any(
+            c["warps_bsp"] or c["warps_ap"] for c in r["cpus"])))
+    t.ok(r is not None and r["msr_writes"] == 0 and level and not wrong
+         and b.accepted,
          f"a machine without the fault, sync boot {i + 1}: nothing written, "
-         "the kernel keeps the TSC",
-         b.summary() + (f", {r['msr_writes']} writes, {r['result']}"
-                        if r else ""))
+         "the kernel keeps the TSC, every AP as the host's clocks read it",
+         b.summary() + (f", {r['msr_writes']} writes, {r['result']}, "
+                        f"{wrong}" if r else ""))
 
 # Refused is the stage's own decision: the oracle, read in the Shell once
 # it returned, shows the firmware's fault untouched and QEMU saw no write
@@ -232,18 +243,18 @@ for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
     t.ok(ok and r["msr_writes"] == 0,
          f"offsets {skew}: every CPU the kernel catches is bad in the "
          "report", why)
-    # The rig's truth (rig.verdict_wrong): each far CPU is never ok, and
+    # The rig's truth (rig.verdicts_wrong): each far CPU is never ok, and
     # bad wherever the stage's test was steady; its estimate lies within
-    # its windows' spread plus rig.STEADY of the oracle's offset.  About
-    # one boot in 13 read the -250 AP as -137 to -145 (windows 137 apart),
-    # `unsure` or `bad`: against that asymmetry no test can say more.
+    # its windows' spread plus rig.STEADY of the oracle's offset, once the
+    # error common to every AP of the run (the host's CPUs' clocks apart,
+    # at most rig.HOST_BIAS) is taken out.  About one boot in 13 read the
+    # -250 AP as -137 to -145 (windows 137 apart), `unsure` or `bad`:
+    # against that asymmetry no test can say more.
     truth = b.after_stage or {}
     far = [c for c in (r["cpus"] if r else [])
            if abs(skew.get(c["apic_id"], 0)) >= rig.FAR]
-    wrong = [(c["index"], truth.get(c["apic_id"]), c["final_offset"],
-              c["warp_spread"], c["rtt"], c["verdict"],
-              rig.verdict_wrong(c, truth.get(c["apic_id"]))) for c in far
-             if rig.verdict_wrong(c, truth.get(c["apic_id"]))]
+    wrong = [w for w in rig.verdicts_wrong(r["cpus"] if r else [], truth)
+             if w[0] in {c["index"] for c in far}]
     t.ok(r is not None and far and not wrong,
          f"offsets {skew}: CPUs 250 cycles or more off are never ok, bad "
          "where the stage's test was steady, and estimated within its "

@@ -90,7 +90,7 @@ r = reps[0] if reps else {}
 # AP 150 cycles off with a 740-cycle round trip (a fresh-clone CI run: -149,
 # rtt 736, out-of-sync), the handoff asymmetry no two-way estimate sees;
 # the verdict's precision is asserted against the rig's truth (judge.t,
-# grub-boot.t, rig.verdict_wrong), not here.
+# grub-boot.t, rig.verdicts_wrong), not here.
 t.ok(r.get("result") in ("in-sync", "unsure", "out-of-sync") and
      abs(r.get("bsp_shift_cycles", 0) - 6815086010) < 5000 and
      len(r.get("cpus", [])) == 3 and
