@@ -160,10 +160,8 @@ ok = len(reps) == 1 and reps[0]["mode"] == "sync"
 # -18 read as -172, windows 179 apart, an asymmetry of TCG's handoffs;
 # once in CI two APs truly at +27 and +38 read 52 low, both: the host's
 # CPUs' clocks apart, rig.HOST_BIAS).
-wrong = rig.verdicts_wrong(
-    reps[0]["cpus"] if ok else [],
-    {c["apic_id"]: c["sim_true_offset"] for c in
-     (reps[0]["cpus"] if ok else [])})
+wrong = rig.verdicts_wrong(reps[0]["cpus"], rig.sim_truth(reps[0])) \
+    if ok else []
 t.ok(ok and reps[0]["cpus"] and not wrong and
      abs(reps[0]["bsp_shift_cycles"] - 6815086010) < 5000,
      "boot 1: GRUB runs the stage with the grubenv's mode and options; "

@@ -94,25 +94,28 @@ t.ok(not res.timed_out and len(reps) == 8,
 if len(reps) == 8:
     m, sync, anycpu, e595, behind, mixed, dead, late = reps
     # The rig's one counter (rig.one_counter()): every vCPU reads one
-    # clock, so a machine without a fault must not read out-of-sync (on
-    # stock TCG, the host's counters made healthy APs bad; DESIGN 11.2).
+    # clock (on stock TCG, the host's counters made healthy APs bad by
+    # 70 to 140 cycles; DESIGN 11.2), up to the host CPUs' own clocks.
     # A test starved of handoffs (both ways in half its windows or fewer,
     # or under 2,000 in all: a vCPU thread descheduled on a loaded host, 7
     # and 13 handoffs in 20 ms) records no figures; its AP is unsure.
+    # A bad AP here is what the host's own CPUs' clocks apart make every
+    # AP of a run read alike (rig.healthy_read_wrong, docs/DESIGN.md 11.2:
+    # 27 of 200 such runs); each estimate is still held to the truth, 0.
+    wrong = rig.healthy_read_wrong(m, {c["apic_id"]: 0 for c in m["cpus"]})
     t.ok(m["build"] == "release" and m["mode"] == "measure" and
-         m["result"] in ("in-sync", "unsure") and
-         m["msr_writes"] == 0 and len(m["cpus"]) == 3 and
+         not wrong and m["msr_writes"] == 0 and len(m["cpus"]) == 3 and
          all(c["warp_rounds"] > 0 and
-             (c["warp_margin"] is not None or c["verdict"] == "unsure") and
-             c["verdict"] in ("ok", "unsure") for c in m["cpus"]) and
+             (c["warp_margin"] is not None or c["verdict"] == "unsure")
+             for c in m["cpus"]) and
          m["config"] == "load-options",
-         "release, mode=measure, no fault: in-sync or unsure, every AP "
-         "tested by the kernel-style test (unsure where it was starved) and "
-         "none bad, no MSR write",
+         "release, mode=measure, no fault: every AP tested by the "
+         "kernel-style test (unsure where it was starved), read as the "
+         "truth and the host's clocks allow, no MSR write",
          json.dumps({k: m[k] for k in ("result", "msr_writes", "reason")} |
                     {"cpus": [(c["final_offset"], c["warp_rounds"],
                                c["warp_margin"], c["verdict"])
-                              for c in m["cpus"]]}))
+                              for c in m["cpus"]], "wrong": wrong}))
     t.ok(m["ignored_tokens"] == ["foo=bar"],
          "unknown token reported, the Shell's image path skipped",
          m["ignored_tokens"])
@@ -132,9 +135,11 @@ if len(reps) == 8:
                            ("every AP behind", behind, 0),
                            ("mixed", mixed, 3000000)):
         ok, bad = residual_ok(r, 150)
-        t.ok(r["build"] == "sim" and r["result"] in ("in-sync", "unsure")
-             and ok, f"sim sync, {name}, jitter 20: every residual within "
-             "max(150, rtt/2)", f"result {r['result']}, outside: {bad}")
+        wrong = rig.unsettled(r, rig.sim_truth(r))
+        t.ok(r["build"] == "sim" and not wrong and ok,
+             f"sim sync, {name}, jitter 20: every residual within "
+             "max(150, rtt/2), out-of-sync only as the truth says",
+             f"result {r['result']}, outside: {bad}, {wrong}")
         t.ok(abs(r["bsp_shift_cycles"] - shift) < 5000,
              f"sim sync, {name}: BSP moved {shift} cycles as planned",
              r["bsp_shift_cycles"])
@@ -203,10 +208,12 @@ snap_c = ovmfvars.parse(vars_a)
 if t.ok(len(reps) == 2, "Shell boot (EPYC x8): two reports"):
     leg = reps[0]
     ok, bad = residual_ok(leg, 150)
-    t.ok(len(leg["cpus"]) == 7 and leg["result"] in ("in-sync", "unsure")
-         and ok and abs(leg["bsp_shift_cycles"] - 5690270744) < 5000,
+    wrong = rig.unsettled(leg, rig.sim_truth(leg))
+    t.ok(len(leg["cpus"]) == 7 and not wrong and ok and
+         abs(leg["bsp_shift_cycles"] - 5690270744) < 5000,
          "sim sync, Legion pattern, 8 vCPUs: residuals within max(150, "
-         "rtt/2)", f"{leg['result']}, outside: {bad}")
+         "rtt/2), out-of-sync only as the truth says",
+         f"{leg['result']}, outside: {bad}, {wrong}")
     t.diag(f"Legion phases (TCG, not hardware times): {leg['phases_ms']}, "
            f"total {leg['total_ms']} ms")
 
@@ -246,9 +253,9 @@ if t.ok(len(reps) == 1, "systemd-boot loads the driver: one report",
         text[-2000:]):
     r = reps[0]
     ok, bad = residual_ok(r, 150)
-    t.ok(r["config"] == "esp" and r["mode"] == "sync" and ok and
-         r["result"] in ("in-sync", "unsure"),
-         "driver: options from the ESP file, synced", bad)
+    wrong = rig.unsettled(r, rig.sim_truth(r))
+    t.ok(r["config"] == "esp" and r["mode"] == "sync" and ok and not wrong,
+         "driver: options from the ESP file, synced", (bad, wrong))
     t.ok(text.find(reportvar.END) < text.find("tsctui-test: shutdown"),
          "driver runs before systemd-boot starts the default entry")
 t.ok(not sd.exists("EFI/tsctui/pending") and sd.exists("EFI/tsctui/synced")
