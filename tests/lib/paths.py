@@ -7,6 +7,18 @@ BUILD = os.environ.get("BUILD_DIR", os.path.join(TOP, "build"))
 TSCTUI = os.environ.get("TSCTUI", os.path.join(TOP, "tui", "tsctui"))
 
 
+def c_define(header, name):
+    """The integer a #define in header (a path under TOP) gives name: the
+    tests take a limit from the one copy the code uses."""
+    import re
+    with open(os.path.join(TOP, header)) as f:
+        m = re.search(rf"^#define {name}\s+\(?(-?\d+)[uUlL]*\)?\s*$",
+                      f.read(), re.M)
+    if not m:
+        raise ValueError(f"{header}: no integer #define {name}")
+    return int(m.group(1))
+
+
 def nobody_place(binary=None):
     """A directory anyone can reach (under /tmp, mode 0755), holding a copy
     of tsctui: a test that runs it as nobody must not depend on the

@@ -492,22 +492,33 @@ static void writes_are_capped(void **s)
  * The AP pass's writes are judged by ping-pong estimates, which err by up
  * to a quarter of their round trip: none may teach the run a landing
  * error.  Writes land exactly here, so every AP ends within the tests'
- * own reach of the BSP (two ticks of 21 on this host, plus the window's
+ * own reach of the BSP (two ticks of 21 on one host, plus the window's
  * quantisation).  Before: one AP-pass estimate taught a landing of 178
  * cycles, which the steering added to every AP's correction, and the
  * E595 pattern with APs beyond the AP pass's gate ended 73 to 83 off.
+ *
+ * The simulator's truth is the virtual offset alone, and the host's own
+ * cores read apart: on this workplace's 2-CPU machines by 10 to 17 ns one
+ * minute and -15 to +4 ns the next (docs/DESIGN.md 11.2), up to about 45
+ * cycles, which the run steers away as it must (a CI run ended an AP
+ * at a virtual 51).  So each AP's host offset, as a measure run just
+ * before reads it, is taken out of its truth.
  */
 static void ap_pass_teaches_no_landing(void **s)
 {
-	struct tsc_report *r;
+	struct tsc_report *r, *host;
 	uint32_t i;
 
 	(void)s;
+	host = run(TSC_MODE_MEASURE, "", 4);
 	r = run(TSC_MODE_SYNC,
 		"sim.offset.0=-6815086010 sim.offset.2=2600 sim.offset.3=-450",
 		4);
+	assert_int_equal(host->nap, r->nap);
 	for (i = 0; i < r->nap; i++)
-		assert_true(tsc_abs64(r->ap[i].true_offset) <= 50);
+		assert_true(tsc_abs64(r->ap[i].true_offset +
+				      host->ap[i].final_offset) <= 50);
+	free(host);
 	free(r);
 }
 

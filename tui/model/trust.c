@@ -7,15 +7,20 @@
 #include "../../common/report.h"
 #include "../source/system.h"
 
-/* What breaks when the cores disagree, and the switch that avoids it. */
+/* What breaks when the cores disagree, and the switch that avoids it:
+ * the why's tail, and the effect alone for a line that shows the reason
+ * elsewhere (trust.h). */
+#define TRUST_SWITCH "for Proton and Wine games set WINE_DISABLE_QPC_TSC=1"
 #define TRUST_WORKAROUND                                                       \
 	" Programs that read the TSC themselves can see time go backwards "    \
-	"between cores; for Proton and Wine games set WINE_DISABLE_QPC_TSC=1."
+	"between cores; " TRUST_SWITCH "."
+#define TRUST_EFFECT "time can go backwards between cores; " TRUST_SWITCH
 
 static void say(struct trust_out *out, enum trust_verdict v, const char *why,
 		const char *tail)
 {
 	out->verdict = v;
+	out->effect = tail[0] ? TRUST_EFFECT : NULL;
 	snprintf(out->why, sizeof(out->why), "%s%s", why, tail);
 }
 

@@ -41,6 +41,11 @@ struct trust_in {
 struct trust_out {
 	enum trust_verdict verdict;
 	char why[400];
+	/* What breaks and the workaround, without the reason ("time can go
+	 * backwards between cores; ..."), for a screen whose other lines
+	 * give the reason (the clocksource, the warp, the diagnosis); NULL
+	 * where nothing breaks. */
+	const char *effect;
 };
 
 void trust_decide(const struct trust_in *in, struct trust_out *out);

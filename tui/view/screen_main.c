@@ -284,25 +284,59 @@ static void power_words(const struct sys_power *p, char *out, size_t cap)
 			 bat);
 }
 
+/* Whether programs that read the TSC themselves can rely on it: where
+ * they cannot, what breaks and the workaround (the lines above give the
+ * reason: the clocksource, the warp, the diagnosis), else why. */
+static void trust_words(const struct trust_out *t, char *out, size_t cap)
+{
+	snprintf(out, cap, "Programs %s the TSC: %s",
+		 t->verdict == TRUST_YES  ? "can trust"
+		 : t->verdict == TRUST_NO ? "cannot trust"
+					  : "may not trust",
+		 t->effect ? t->effect : t->why);
+}
+
+/* The rows the power and trust lines take whole: one where both fit on
+ * a row, else the power source on its own and the trust sentence wrapped
+ * under it. */
+static int power_trust_rows(const struct ui_state *s)
+{
+	char power[128], trust[512];
+
+	if (!s->trust)
+		return 1;
+	power_words(&s->sys->power, power, sizeof(power));
+	trust_words(s->trust, trust, sizeof(trust));
+	if ((int)(strlen(power) + 3 + strlen(trust)) <= COLS)
+		return 1;
+	return 1 + wrap_rows(trust, COLS - 2);
+}
+
 /* The power source, and whether programs that read the TSC themselves
- * can rely on it (the why cut at the screen's edge: status and the
- * setup say it whole). */
-static void power_trust_line(const struct ui_state *s, int y)
+ * can rely on it, in at most rows rows (the trust sentence's why is whole
+ * where the screen has them: it says what breaks and the workaround);
+ * how many it took. */
+static int power_trust_lines(const struct ui_state *s, int y, int rows)
 {
 	const struct trust_out *t = s->trust;
-	char power[128];
+	attr_t a = t && t->verdict == TRUST_NO ? draw_look(s, C_BAD) : A_NORMAL;
+	char power[128], trust[512];
 
 	power_words(&s->sys->power, power, sizeof(power));
 	if (!t) {
 		draw_put(y, 0, A_NORMAL, "%s", power);
-		return;
+		return 1;
 	}
-	draw_put(y, 0, t->verdict == TRUST_NO ? draw_look(s, C_BAD) : A_NORMAL,
-		 "%s | Programs %s the TSC: %s", power,
-		 t->verdict == TRUST_YES  ? "can trust"
-		 : t->verdict == TRUST_NO ? "cannot trust"
-					  : "may not trust",
-		 t->why);
+	trust_words(t, trust, sizeof(trust));
+	if (power_trust_rows(s) == 1 || rows < 2) {
+		draw_put(y, 0, a, "%s | %s", power, trust);
+		return 1;
+	}
+	draw_put(y, 0, A_NORMAL, "%s", power);
+	if (rows - 1 > wrap_rows(trust, COLS - 2))
+		rows = 1 + wrap_rows(trust, COLS - 2);
+	draw_wrapped(y + 1, 2, rows - 1, a, trust);
+	return rows;
 }
 
 static void lower_panels(const struct ui_state *s, int y, int rows)
@@ -315,9 +349,10 @@ static void lower_panels(const struct ui_state *s, int y, int rows)
 	for (i = 0; k && i < k->n; i++)
 		events += !(k->ev[i].kind == KLOG_SWITCH && i + 1 < k->n);
 	used = rate_lines(s, y, rows,
-			  rows - events - 1 - (n && n->cost_valid ? 1 : 0));
+			  rows - events - power_trust_rows(s) -
+				  (n && n->cost_valid ? 1 : 0));
 	if (used < rows)
-		power_trust_line(s, y + used++);
+		used += power_trust_lines(s, y + used, rows - used);
 	if (n && n->cost_valid && used < rows)
 		draw_put(y + used++, 0, A_NORMAL,
 			 "Clock read: %.0f ns one thread, %.0f ns on all %u "
