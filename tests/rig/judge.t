@@ -238,10 +238,11 @@ for i, skew in enumerate(({1: 300, 2: -250, 3: 140},
          f"offsets {skew}: every CPU the kernel catches is bad in the "
          "report", why)
     # The rig's truth (rig.verdicts_wrong): each far CPU is never ok, and
-    # bad wherever the stage's test was steady; its estimate lies within
-    # its windows' spread plus rig.STEADY of the oracle's offset, once the
-    # error common to every AP of the run (the host's CPUs' clocks apart,
-    # at most rig.HOST_BIAS) is taken out.  About one boot in 13 read the
+    # bad wherever the stage's test was steady; its verdict agrees with its
+    # estimate, and the estimate lies within its stated error
+    # (rig.estimate_bound) of the oracle's offset, once the error common to
+    # every AP of the run (the host's CPUs' clocks apart, at most
+    # rig.HOST_BIAS) is taken out.  About one boot in 13 read the
     # -250 AP as -137 to -145 (windows 137 apart), `unsure` or `bad`:
     # against that asymmetry no test can say more.
     truth = b.after_stage or {}
