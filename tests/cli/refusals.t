@@ -38,7 +38,7 @@ ECHOES = [
     ("a kernel-arg value", ["kernel-arg", "nowatchdog", ESC]),
 ]
 
-t = Tap(plan=len(ECHOES) + 13)
+t = Tap(plan=len(ECHOES) + 15)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -147,6 +147,42 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "install under --root, the ESP in the target's fstab and not mounted "
      "under the root: one line naming it and the mount command, exit 2, "
      "nothing changed", err)
+
+# The fstab's device is the disk's words: a device with shell syntax and
+# an escape sequence in it is shown escaped, and no command is built from
+# it for the user to paste as root (the line offered `mount -o
+# nodev,nosuid UUID=AB;touch /tmp/x ...` before).
+fx.write(live, "/etc/fstab", "UUID=0f1e2d3c / ext4 errors=remount-ro 0 1\n"
+         "UUID=AB;touch\\040/tmp/tsctui-pwn\033[2J /boot/efi vfat "
+         "umask=0077 0 1\n")
+before = fx.tree_digest(live)
+r = run("install", root=live)
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and clean(r.stderr) and
+     "\\x1b[2J" in err and "mount -o" not in err and
+     f"mount it at {live}/boot/efi with nodev,nosuid" in err and
+     fx.tree_digest(live) == before,
+     "an fstab ESP device with shell syntax and ESC: shown escaped, no "
+     "command built from it, one line, exit 2, nothing changed", err)
+
+# The root's mount table, too: a non-FAT ESP's device and mount point are
+# named escaped.
+bad = fx.debian_grub(os.path.join(WORK, "notfat"))
+mounts = open(os.path.join(bad, "proc/self/mounts")).read()
+fx.write(bad, "/proc/self/mounts", mounts + "/dev/sdz9\033[2J /mnt/esp ext4 "
+         "rw 0 0\n")
+os.makedirs(os.path.join(bad, "mnt/esp"), exist_ok=True)
+before = fx.tree_digest(bad)
+r = subprocess.run([TSCTUI, "--root", bad, "install", "--esp", "/mnt/esp"],
+                   capture_output=True,
+                   env={k: v for k, v in os.environ.items()
+                        if k != "TSCTUI_TEST_ANY_ESP_FS"})
+err = r.stderr.decode()
+t.ok(r.returncode == 2 and err.count("\n") == 1 and clean(r.stderr) and
+     "must be a FAT file system" in err and "\\x1b[2J" in err and
+     fx.tree_digest(bad) == before,
+     "install --esp on a non-FAT mount whose device holds ESC: named "
+     "escaped, one line, exit 2, nothing changed", err)
 
 # ... and mounted under the root: install --loader efi-entry finds the
 # ESP's partition from the UUID= through the root's /dev/disk/by-uuid

@@ -397,11 +397,18 @@ static int esp_is_fat(struct act *a, const char *esp, struct mount_info *m)
 				"the ESP %s is not a mounted file system "
 				"(no entry in %s/proc/self/mounts)",
 				esp, strcmp(a->root, "/") ? a->root : "");
-	if (strcmp(m->type, "vfat") && strcmp(m->type, "msdos"))
+	if (strcmp(m->type, "vfat") && strcmp(m->type, "msdos")) {
+		/* The mount table's words are the disk's: shown escaped. */
+		char type[4 * sizeof(m->type)], dev[4 * sizeof(m->dev)],
+			dir[4 * sizeof(m->dir)];
+
 		return act_fail(a,
 				"the ESP must be a FAT file system, and %s "
 				"is on %s (%s, mounted at %s)",
-				esp, m->type, m->dev, m->dir);
+				esp, path_shown(m->type, type, sizeof(type)),
+				path_shown(m->dev, dev, sizeof(dev)),
+				path_shown(m->dir, dir, sizeof(dir)));
+	}
 	if (test && !strcmp(test, "1"))
 		return 0;
 	fd = fsx_open_dir(act_path(a, esp));

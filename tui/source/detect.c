@@ -280,7 +280,21 @@ bool detect_efivars(const char *root)
 }
 
 /* The reason detect_esp gives when it names the fstab's entry. */
-static _Thread_local char esp_why[PATH_UNDER_MAX * 2 + 700];
+static _Thread_local char esp_why[4 * PATH_UNDER_MAX + 8 * 256 + 700];
+
+/* One word a shell takes as it is: no blank, quote, $, ;, |, & or other
+ * character it gives a meaning (what a device name like UUID=..., LABEL=
+ * or /dev/... is made of). */
+static bool shell_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("/_.,:=+@%-", *s)))
+			return false;
+	return true;
+}
 
 /* The target's fstab entry for a vfat file system at one of the ESP's
  * usual places (the first), mounted or not. */
@@ -329,12 +343,27 @@ bool detect_esp(const char *root, char *esp, size_t cap, const char **why)
 	}
 	if (strcmp(root, "/") && esp_in_fstab(root, &m)) {
 		/* The target says where its ESP goes, and nothing is mounted
-		 * there under the root: the one step left is the user's. */
-		snprintf(esp_why, sizeof(esp_why),
-			 "the ESP (%s in the target's /etc/fstab, at %s) is "
-			 "not mounted under %s (mount -o nodev,nosuid %s "
-			 "%s%s): ",
-			 m.dev, m.dir, root, m.dev, root, m.dir);
+		 * there under the root: the one step left is the user's.  The
+		 * device is the disk's words: shown escaped, and put in a
+		 * command to paste only when it is one plain word (a device
+		 * "x;rm\040-rf\040/" would otherwise hand the user a second
+		 * command to run as root). */
+		char dev[4 * sizeof(m.dev)], at[2 * PATH_UNDER_MAX];
+
+		path_shown(m.dev, dev, sizeof(dev));
+		path_shown(root, at, sizeof(at));
+		if (shell_plain(m.dev) && shell_plain(root))
+			snprintf(esp_why, sizeof(esp_why),
+				 "the ESP (%s in the target's /etc/fstab, at "
+				 "%s) is not mounted under %s (mount -o "
+				 "nodev,nosuid %s %s%s): ",
+				 dev, m.dir, at, dev, at, m.dir);
+		else
+			snprintf(esp_why, sizeof(esp_why),
+				 "the ESP (%s in the target's /etc/fstab, at "
+				 "%s) is not mounted under %s (mount it at "
+				 "%s%s with nodev,nosuid): ",
+				 dev, m.dir, at, at, m.dir);
 		*why = esp_why;
 		return false;
 	}
