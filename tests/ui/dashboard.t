@@ -26,7 +26,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=95)
+t = Tap(plan=96)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -355,6 +355,22 @@ s = wait_ready(20)
 note_ok(s, "stale HibernateLocation", STALE_WAY, "80x24: the stale "
         "HibernateLocation's note wraps and ends with the whole way to "
         "remove it")
+# At 60x24 the note takes its three rows and the --root line one more,
+# and the diagnosis wraps long: the cores keep their title, a row and the
+# rate line between the --root line and the diagnosis, and never draw
+# into it (the diagnosis' rows were sized as if the cores began at row 6).
+tmux("resize-window", "-t", "ui", "-x", "60", "-y", "24")
+time.sleep(0.3)
+s = wait_ready(20)
+lines = s.split("\n")
+d = next((i for i, x in enumerate(lines) if x.startswith("Diagnosis:")), -1)
+c = next((i for i, x in enumerate(lines) if x.startswith("CPU ")), -1)
+cores_below = [i for i, x in enumerate(lines)
+               if i > d >= 0 and x.split()[:1] and x.split()[0].isdigit()]
+t.ok(d > c >= 0 and d - c >= 3 and not cores_below and
+     any(x.startswith("Rate") for x in lines[c:d]),
+     "60x24, a three-row stage note and the --root line: the cores' title, "
+     "a row and the rate above the diagnosis, nothing of theirs in it", s)
 tmux("resize-window", "-t", "ui", "-x", "160", "-y", "30")
 os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The main screen.  Rows: 0-1 header, 2-3 clocksource and the kernel's
- * verdict, 4 stage (and its note, up to STAGE_NOTE_ROWS more), 6.. cores
- * (as many as there are, up to two thirds of
- * what is left), then rate, the power source with whether programs can
+ * verdict, 4 stage (and its note, up to STAGE_NOTE_ROWS more), under
+ * --root the line between what was read and what is measured, then from
+ * row 6 or below those the cores (as many as there are, up to two thirds
+ * of what is left), then rate, the power source with whether programs can
  * trust the TSC, cost and events (newest first, so that a short screen
  * cuts the oldest), then the diagnosis (as many
  * rows as it takes, while the panels above keep MAIN_MIN_PANEL), status
@@ -186,7 +187,8 @@ static void cores(const struct ui_state *s, int y, int rows)
 		 "%-5s %12s %9s %7s %11s  %-10s %s", "CPU", "offset cyc", "ns",
 		 "rtt", "warps b/a", "worst of " ENGINE_VERDICTS_S, "recent");
 	if (!n || n->surveys == 0) {
-		draw_put(y + 1, 0, A_NORMAL, "measuring...");
+		if (rows > 1)
+			draw_put(y + 1, 0, A_NORMAL, "measuring...");
 		return;
 	}
 	/* The rows under the title; the last says what is below, when
@@ -206,7 +208,8 @@ static void cores(const struct ui_state *s, int y, int rows)
 			 tsc_verdict_name(c->shown));
 		draw_put(row, 61, A_NORMAL, "%s", spark);
 	}
-	if (first + shown < n->ncores)
+	/* Within rows: with room for one core only, the core. */
+	if (first + shown < n->ncores && 1 + (int)shown < rows)
 		draw_put(y + 1 + (int)shown, 0, draw_look(s, C_DIM),
 			 "... %u more (Down/PgDn)", n->ncores - first - shown);
 }
@@ -390,15 +393,9 @@ static const struct draw_key main_keys[] = {
 
 static void draw(const struct ui_state *s)
 {
-	/* The diagnosis' summary gets the rows it needs, as long as the
-	 * cores keep their title, one row and the rate (MAIN_MIN_PANEL);
-	 * then the status line and the keys. */
 	int need = wrap_rows(s->diag->summary, COLS - 2);
 	int below = draw_status_rows(s) + 2; /* status, keys, the title */
-	int most = LINES - below - 1 - 6 - MAIN_MIN_PANEL;
-	int sum = need < most ? need : most > 1 ? most : 1;
-	int diag_y = LINES - below - sum;
-	int free_rows, rows, want, top;
+	int most, sum, diag_y, free_rows, rows, want, top;
 
 	header(s);
 	clocksource_line(s, 2);
@@ -414,6 +411,15 @@ static void draw(const struct ui_state *s)
 	}
 	if (top < 6)
 		top = 6;
+	/* The diagnosis' summary gets the rows it needs, as long as the
+	 * cores, from top (under the stage's note and the --root line), keep
+	 * their title, one row and the rate (MAIN_MIN_PANEL); then the status
+	 * line and the keys.  A status message long enough to leave less
+	 * takes the cores' rows, never the diagnosis' (it goes at the next
+	 * key). */
+	most = LINES - below - 1 - top - MAIN_MIN_PANEL;
+	sum = need < most ? need : most > 1 ? most : 1;
+	diag_y = LINES - below - sum;
 	free_rows = diag_y - top;
 	want = (s->snap && s->snap->ncores ? (int)s->snap->ncores : 1) + 1;
 	rows = free_rows * 2 / 3;
@@ -421,7 +427,10 @@ static void draw(const struct ui_state *s)
 		rows = want;
 	if (rows < 2)
 		rows = 2;
-	cores(s, top, rows);
+	if (rows > free_rows)
+		rows = free_rows;
+	if (rows > 0)
+		cores(s, top, rows);
 	lower_panels(s, top + rows + 1, free_rows - rows - 1);
 	draw_put(diag_y, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
 		 diagnosis_code_name(s->diag->code),
