@@ -342,8 +342,9 @@ def note_ok(s, head, tail, name, inside=""):
          note.endswith(tail), name, s)
 
 
-STALE_WAY = ("remove it: cd /sys/firmware/efi/efivars; chattr -i "
-             "HibernateLocation-*; rm HibernateLocation-*")
+# Joined by && so that a failed cd runs nothing in the wrong directory.
+STALE_WAY = ("remove it: cd /sys/firmware/efi/efivars && chattr -i "
+             "HibernateLocation-* && rm HibernateLocation-*")
 note_ok(s, "stale HibernateLocation: every boot runs as a resume", STALE_WAY,
         "a stale HibernateLocation under --root: named under the stage line "
         "with the way to clear it, the --root line below it")

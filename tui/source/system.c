@@ -136,7 +136,7 @@ const char *system_stage_note(const struct sys_stage *st, bool *bad)
 		 * than 80 columns; there is only one HibernateLocation. */
 		return "stale HibernateLocation: every boot runs as a resume "
 		       "(nothing confirmed); remove it: cd " EFIVARS_DIR
-		       "; chattr -i HibernateLocation-*; rm "
+		       " && chattr -i HibernateLocation-* && rm "
 		       "HibernateLocation-*";
 	}
 	return system_probation_note(st);
