@@ -134,16 +134,23 @@ for kind, make in (("FIFO", os.mkfifo), ("directory", os.mkdir)):
 # nothing is mounted there the refusal says so and how to mount it.
 live = fx.debian_grub(os.path.join(WORK, "live"))
 os.unlink(os.path.join(live, "proc/self/mounts"))
-fx.write(live, "/etc/fstab", "# <file system> <mount point> <type>\n"
-         "UUID=0f1e2d3c / ext4 errors=remount-ro 0 1\n"
-         "UUID=ABCD-1234 /boot/efi vfat umask=0077 0 1\n")
-before = fx.tree_digest(live)
-r = run("install", root=live)
-err = r.stderr.decode()
+
+
+def install_with_esp_in_fstab(device):
+    """install under the live disk whose fstab puts device at /boot/efi:
+    (its result, its standard error, whether the tree is unchanged)."""
+    fx.write(live, "/etc/fstab", "# <file system> <mount point> <type>\n"
+             "UUID=0f1e2d3c / ext4 errors=remount-ro 0 1\n"
+             f"{device} /boot/efi vfat umask=0077 0 1\n")
+    before = fx.tree_digest(live)
+    r = run("install", root=live)
+    return r, r.stderr.decode(), fx.tree_digest(live) == before
+
+
+r, err, same = install_with_esp_in_fstab("UUID=ABCD-1234")
 t.ok(r.returncode == 2 and err.count("\n") == 1 and
      "not mounted under" in err and "/etc/fstab" in err and
-     f"mount -o nodev,nosuid UUID=ABCD-1234 {live}/boot/efi" in err and
-     fx.tree_digest(live) == before,
+     f"mount -o nodev,nosuid UUID=ABCD-1234 {live}/boot/efi" in err and same,
      "install under --root, the ESP in the target's fstab and not mounted "
      "under the root: one line naming it and the mount command, exit 2, "
      "nothing changed", err)
@@ -152,16 +159,11 @@ t.ok(r.returncode == 2 and err.count("\n") == 1 and
 # an escape sequence in it is shown escaped, and no command is built from
 # it for the user to paste as root (the line offered `mount -o
 # nodev,nosuid UUID=AB;touch /tmp/x ...` before).
-fx.write(live, "/etc/fstab", "UUID=0f1e2d3c / ext4 errors=remount-ro 0 1\n"
-         "UUID=AB;touch\\040/tmp/tsctui-pwn\033[2J /boot/efi vfat "
-         "umask=0077 0 1\n")
-before = fx.tree_digest(live)
-r = run("install", root=live)
-err = r.stderr.decode()
+r, err, same = install_with_esp_in_fstab(
+    "UUID=AB;touch\\040/tmp/tsctui-pwn\033[2J")
 t.ok(r.returncode == 2 and err.count("\n") == 1 and clean(r.stderr) and
      "\\x1b[2J" in err and "mount -o" not in err and
-     f"mount it at {live}/boot/efi with nodev,nosuid" in err and
-     fx.tree_digest(live) == before,
+     f"mount it at {live}/boot/efi with nodev,nosuid" in err and same,
      "an fstab ESP device with shell syntax and ESC: shown escaped, no "
      "command built from it, one line, exit 2, nothing changed", err)
 
