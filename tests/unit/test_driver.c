@@ -491,35 +491,63 @@ static void writes_are_capped(void **s)
 /*
  * The AP pass's writes are judged by ping-pong estimates, which err by up
  * to a quarter of their round trip: none may teach the run a landing
- * error.  Writes land exactly here, so every AP ends within the tests'
- * own reach of the BSP (two ticks of 21 on one host, plus the window's
- * quantisation).  Before: one AP-pass estimate taught a landing of 178
+ * error.  Writes land exactly here, so every AP ends where the host's own
+ * cores put it.  Before: one AP-pass estimate taught a landing of 178
  * cycles, which the steering added to every AP's correction, and the
- * E595 pattern with APs beyond the AP pass's gate ended 73 to 83 off.
+ * E595 pattern with APs beyond the AP pass's gate ended 73 to 83 off,
+ * run after run.
  *
  * The simulator's truth is the virtual offset alone, and the host's own
- * cores read apart: on this workplace's 2-CPU machines by 10 to 17 ns one
- * minute and -15 to +4 ns the next (docs/DESIGN.md 11.2), up to about 45
- * cycles, which the run steers away as it must (a CI run ended an AP
- * at a virtual 51).  So each AP's host offset, as a measure run just
- * before reads it, is taken out of its truth.
+ * cores read apart, by an amount that moves between runs a tenth of a
+ * second apart (on this workplace's 2-CPU machines: 60 runs, a measure
+ * run on each side of the sync run, differed by up to 109 cycles and by
+ * 33 as a standard deviation; docs/DESIGN.md 11.2).  The run steers that
+ * away as it must, so one run's truth cannot say where it should have
+ * ended.  Each sync run is bracketed by two measure runs and its truth
+ * taken against their mean host offset; the error taught is what is
+ * common to five such runs, their median per AP (the same 60 runs:
+ * medians of five at most 30 off, standard deviation 10; a taught
+ * landing of 73 or more moves every one of them).
  */
+#define LANDING_RUNS 5
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void ap_pass_teaches_no_landing(void **s)
 {
-	struct tsc_report *r, *host;
-	uint32_t i;
+	struct tsc_report *r, *before, *after;
+	int64_t off[3][LANDING_RUNS];
+	uint32_t i, k;
 
 	(void)s;
-	host = run(TSC_MODE_MEASURE, "", 4);
-	r = run(TSC_MODE_SYNC,
-		"sim.offset.0=-6815086010 sim.offset.2=2600 sim.offset.3=-450",
-		4);
-	assert_int_equal(host->nap, r->nap);
-	for (i = 0; i < r->nap; i++)
-		assert_true(tsc_abs64(r->ap[i].true_offset +
-				      host->ap[i].final_offset) <= 50);
-	free(host);
-	free(r);
+	for (k = 0; k < LANDING_RUNS; k++) {
+		before = run(TSC_MODE_MEASURE, "", 4);
+		r = run(TSC_MODE_SYNC,
+			"sim.offset.0=-6815086010 sim.offset.2=2600 "
+			"sim.offset.3=-450",
+			4);
+		after = run(TSC_MODE_MEASURE, "", 4);
+		assert_int_equal(r->nap, 3);
+		assert_int_equal(before->nap, 3);
+		assert_int_equal(after->nap, 3);
+		for (i = 0; i < 3; i++)
+			off[i][k] = r->ap[i].true_offset +
+				    (before->ap[i].final_offset +
+				     after->ap[i].final_offset) /
+					    2;
+		free(before);
+		free(r);
+		free(after);
+	}
+	for (i = 0; i < 3; i++) {
+		qsort(off[i], LANDING_RUNS, sizeof(off[i][0]), cmp_i64);
+		assert_true(tsc_abs64(off[i][LANDING_RUNS / 2]) <= 50);
+	}
 }
 
 /*
