@@ -103,7 +103,7 @@ RO_SUBDIRS = [("grub", "boot/efi/EFI"), ("sd", "efi/EFI"),
 
 t = Tap()
 PLAN = (len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19 +
-        len(HOST_RUNS) + 2 + 4 + len(RO_SUBDIRS))
+        2 * len(HOST_RUNS) + 2 + 4 + len(RO_SUBDIRS))
 print(f"1..{PLAN}")
 sys.stdout.flush()
 
@@ -322,38 +322,50 @@ PLAIN_CALLS = {"open", "creat", "access", "stat", "lstat", "readlink",
                "lgetxattr", "listxattr", "llistxattr", "rename", "link",
                "utimes", "utime"}
 AT_PATH = re.compile(r'(?:AT_FDCWD|-?\d+)<([^>]*)>, "((?:[^"\\]|\\.)*)"')
+# An *at() call that names its path from the working directory or by an
+# absolute name: the kernel looks every component of it up again.
+AT_NAMED = re.compile(r'(AT_FDCWD<[^>]*>|-?\d+<[^>]*>), "(/(?:[^"\\]|\\.)*)"')
 STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)")
 
 
-def host_paths(log, root):
+def host_paths(log, root, given=None):
     """The host paths a traced tsctui named after it first reached the
-    root, as "call path" strings."""
+    root, and the paths under the root it named by the root's name (not
+    from the root's fd) after that first open, as "call path" strings."""
     lines = open(log, encoding="utf-8", errors="replace").read().splitlines()
     calls = [m.groups() for m in map(CALL.match, lines) if m]
     main = calls[0][0] if calls else None
     tools = {pid for pid, name, _ in calls
              if name == "execve" and pid != main}
-    seen_root, found = False, []
+    seen_root, found, by_name = False, [], []
     for pid, name, rest in calls:
         if pid in tools or name == "execve":
             continue
         paths = [os.path.join(d, p) if p else d
                  for d, p in AT_PATH.findall(rest)]
+        named = [p for _, p in AT_NAMED.findall(rest)]
         if name in PLAIN_CALLS:
-            paths += [p for p in STRING.findall(rest)[:2]
-                      if p.startswith("/")]
+            plain = [p for p in STRING.findall(rest)[:2]
+                     if p.startswith("/")]
             if name not in ("rename", "link"):
-                paths = paths[:1]
+                plain = plain[:1]
+            paths += plain
+            named += plain
+        for p in map(os.path.normpath, named):
+            if seen_root and any(p == q or p.startswith(q + "/")
+                                 for q in (root, given or root)):
+                by_name.append(f"{name} {p}")
         for p in map(os.path.normpath, paths):
-            if p == root or p.startswith(root + "/"):
+            if any(p == q or p.startswith(q + "/")
+                   for q in (root, given or root)):
                 seen_root = True
             elif (seen_root and p.startswith(HOST_DIRS) and
                   any(p == d or p.startswith(d + "/") for d in HOST_DIRS)
                   and not p.startswith(("/proc/self/", "/proc/thread-self/"))
                   and p != "/proc/self"):
                 found.append(f"{name} {p}")
-    return found
+    return found, by_name
 
 
 # ---- a name with a tab, a newline and ESC, everywhere tsctui lists -------
@@ -712,11 +724,20 @@ try:
                 errors="replace", timeout=TIMEOUT * 4)
         except subprocess.TimeoutExpired:
             r = None
-        found = host_paths(log, os.path.realpath(root)) if r else []
+        found, by_name = (host_paths(log, os.path.realpath(root),
+                                     os.path.normpath(root)) if r
+                          else ([], []))
         t.ok(r is not None and r.returncode in codes and not found,
              f"{' '.join(args)} under --root ({which}): nothing of this "
              "machine's /dev, /proc, /sys, /run or /var is touched",
              f"{r and (r.returncode, r.stderr)} {found[:6]}")
+        # The root's name is looked up once: a component of it swapped
+        # afterwards (a link turned to "/") changes nothing, because every
+        # later lookup starts at the directory that first open found.
+        t.ok(r is not None and not by_name,
+             f"{' '.join(args)} under --root ({which}): the root's name is "
+             "looked up once; every file under it is found from its fd",
+             f"{by_name[:6]}")
 
     # A root whose path holds a quote, spaces and shell syntax: the tools
     # get it as one argument each (an argv vector, no shell), so the quote

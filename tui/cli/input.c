@@ -39,15 +39,27 @@ int cli_check_root(const char **rootp)
 {
 	const char *root = *rootp;
 	struct stat st, host;
+	int fd;
 
 	if (!root[0])
 		return app_fail("--root is empty (give a directory, / for "
 				"this system)");
-	if (stat(root, &st) != 0)
+	/* The root's name is looked up once: what is checked here is the
+	 * directory the resolver starts at (path_root_adopt). */
+	fd = open(root, O_PATH | O_CLOEXEC);
+	if (fd < 0)
 		return app_fail("--root %s: %s", root, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+
+		close(fd);
+		return app_fail("--root %s: %s", root, strerror(e));
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(fd);
 		return app_fail("--root %s is %s, not a directory", root,
 				kind(st.st_mode));
+	}
 	/* The running system by another name ("//", "/.", "/tmp/.."): the
 	 * root is "/", so every rule that asks "is this the running
 	 * system?" (its kernel log, /proc, efivarfs, the locks in /run)
@@ -58,7 +70,7 @@ int cli_check_root(const char **rootp)
 	/* From here on every file under the root goes through the
 	 * resolver, which starts at this directory's fd (DESIGN.md 8.1);
 	 * without --root it is "/". */
-	if (path_root_set(root) != 0)
+	if (path_root_adopt(root, fd) != 0)
 		return app_fail("--root %s: %s", root, strerror(errno));
 	return 0;
 }

@@ -35,6 +35,47 @@ static void up(char *buf, size_t rl, size_t *n)
 	buf[*n] = '\0';
 }
 
+/* The root registered by path_root_set: its string as given (trailing
+ * slashes dropped, "" for "/") and a directory fd every lookup starts at. */
+static struct {
+	char dir[PATH_UNDER_MAX];
+	size_t len;
+	int fd;
+	bool walk; /* no openat2 here (or forced by the tests) */
+} root_reg = { "", 0, -1, false };
+
+/* The registered root's fd when root (of length rl) is that root, else
+ * -1: the walk then looks a component up from that fd, never by the
+ * root's name again. */
+static int root_fd_of(const char *root, size_t rl)
+{
+	if (root_reg.fd < 0 || rl != root_reg.len ||
+	    strncmp(root, root_reg.dir, rl) != 0)
+		return -1;
+	return root_reg.fd;
+}
+
+/* lstat and readlink of buf (root's rl bytes, then the part below). */
+static int lookup(const char *root, size_t rl, const char *buf,
+		  struct stat *st)
+{
+	int fd = root_fd_of(root, rl);
+
+	if (fd < 0)
+		return lstat(buf, st);
+	return fstatat(fd, buf + rl + 1, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static ssize_t look_link(const char *root, size_t rl, const char *buf,
+			 char *out, size_t cap)
+{
+	int fd = root_fd_of(root, rl);
+
+	if (fd < 0)
+		return readlink(buf, out, cap);
+	return readlinkat(fd, buf + rl + 1, out, cap);
+}
+
 /*
  * The walk: `todo` holds what is left to resolve; each component is
  * appended to buf (root + resolved part) and, if it names a link under the
@@ -86,13 +127,13 @@ static char *resolve(const char *root, const char *abs, char *buf, size_t cap,
 		buf[n] = '\0';
 		if (missing || (last && !follow_last) || rl == 0)
 			continue;
-		if (lstat(buf, &st) != 0) {
+		if (lookup(root, rl, buf, &st) != 0) {
 			missing = true;
 			continue;
 		}
 		if (!S_ISLNK(st.st_mode))
 			continue;
-		k = readlink(buf, link, sizeof(link) - 1);
+		k = look_link(root, rl, buf, link, sizeof(link) - 1);
 		if (k <= 0 || ++links > MAX_LINKS)
 			return NULL;
 		link[k] = '\0';
@@ -120,19 +161,29 @@ static char *resolve(const char *root, const char *abs, char *buf, size_t cap,
 
 /* ---- the resolver: every file access under the root ---- */
 
-/* The root registered by path_root_set: its string as given (trailing
- * slashes dropped, "" for "/") and a directory fd every lookup starts at. */
-static struct {
-	char dir[PATH_UNDER_MAX];
-	size_t len;
-	int fd;
-	bool walk; /* no openat2 here (or forced by the tests) */
-} root_reg = { "", 0, -1, false };
+int path_root_adopt(const char *root, int fd)
+{
+	size_t rl = root_len(root);
+	const char *env = getenv("TSCTUI_TEST_NO_OPENAT2");
+
+	if (rl >= sizeof(root_reg.dir)) {
+		close(fd);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (root_reg.fd >= 0)
+		close(root_reg.fd);
+	memcpy(root_reg.dir, root, rl);
+	root_reg.dir[rl] = '\0';
+	root_reg.len = rl;
+	root_reg.fd = fd;
+	root_reg.walk = env && env[0] == '1';
+	return 0;
+}
 
 int path_root_set(const char *root)
 {
 	size_t rl = root_len(root);
-	const char *env = getenv("TSCTUI_TEST_NO_OPENAT2");
 	int fd;
 
 	if (rl >= sizeof(root_reg.dir)) {
@@ -142,14 +193,7 @@ int path_root_set(const char *root)
 	fd = open(rl ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (root_reg.fd >= 0)
-		close(root_reg.fd);
-	memcpy(root_reg.dir, root, rl);
-	root_reg.dir[rl] = '\0';
-	root_reg.len = rl;
-	root_reg.fd = fd;
-	root_reg.walk = env && env[0] == '1';
-	return 0;
+	return path_root_adopt(root, fd);
 }
 
 bool path_root_is_host(void)

@@ -28,6 +28,13 @@
  * as given.
  */
 int path_root_set(const char *root);
+/* The same for a root already open: fd (an O_PATH fd of the directory
+ * root names, opened once by the caller that checked it) is registered
+ * with root's string and owned from then on, closed on failure.  Checking
+ * the directory by one path lookup and opening it by another would let a
+ * component swapped in between (a link turned to "/") make the resolver
+ * start somewhere the check never saw. */
+int path_root_adopt(const char *root, int fd);
 /* Is the registered root the running system ("/")?  Under any other root
  * the machine's own devices (/dev/rtc0, /dev/kmsg) are not the target's
  * and are never opened (DESIGN.md 8.1). */
