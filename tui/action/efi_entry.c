@@ -84,7 +84,11 @@ static bool starts_a_loader(struct act *a, uint16_t num)
 static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 			 uint64_t *start, uint64_t *size, efi_guid_t *guid)
 {
-	char sys[512], v[300], real[300], shown[600];
+	/* path_shown writes up to 4 bytes for each one (\xNN): shown holds
+	 * the longest device either name can be, never cut. */
+	char sys[512], v[300], real[300], shown[4 * sizeof(real)];
+	_Static_assert(sizeof(((struct mount_info *)0)->dev) <= sizeof(real),
+		       "shown is sized from real");
 	const char *dev, *base;
 	struct mount_info m;
 	bool found;
@@ -123,7 +127,7 @@ static int esp_partition(struct act *a, const char *esp, uint32_t *num,
 		int i;
 
 		for (i = 0; i < 3; i++) {
-			char p[600], p_shown[1200];
+			char p[600], p_shown[4 * sizeof(p)];
 
 			snprintf(p, sizeof(p), "%s%s", sys, f[i]);
 			d = fsx_read(act_path(a, p), &n);
