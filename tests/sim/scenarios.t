@@ -70,12 +70,21 @@ def converged(need, r):
         need(abs(c["sim_true_offset"]) <= limit(c),
              f"CPU {c['index']}: residual {c['sim_true_offset']} > "
              f"{limit(c)}")
-        no_warps(need, c)
+        no_warps(need, c, r)
 
 
-def no_warps(need, c):
-    need(c["warps_bsp"] == 0 and c["warps_ap"] == 0,
-         f"CPU {c['index']}: warps {c['warps_bsp']}/{c['warps_ap']}")
+def no_warps(need, c, r):
+    # A warp is a read going backwards across a handoff, on the host's own
+    # counters.  Those two cores move against each other between tests (up
+    # to about 100 cycles between runs a tenth of a second apart,
+    # docs/DESIGN.md 11.2), so after the last write the final test can see
+    # warps where the truth is within reach: a fresh-clone CI run saw 1 to 8
+    # on three of Legion's 31 APs, every residual within its limit.  What a
+    # warp must never be is hidden: its AP is not ok, the run not in-sync.
+    if c["warps_bsp"] or c["warps_ap"]:
+        need(c["verdict"] != "ok" and r["result"] != "in-sync",
+             f"CPU {c['index']}: warps {c['warps_bsp']}/{c['warps_ap']} "
+             f"with verdict {c['verdict']}, result {r['result']}")
 
 
 def scenario(name, cpus, mode, spec, check):
@@ -129,11 +138,10 @@ def in_sync(need, r, took):
     # is tested on the TSC rig (tests/rig/judge.t), whose counters are
     # equal, and in tests/unit/test_plan.c.
     # Nor is its result promised: those cores can make it out-of-sync.
-    # No warp, though: an AP the verify corrects is moved by less than a
-    # handoff, and a warp is a read going backwards across one.
+    # A warp those cores make is said, never hidden (no_warps).
     for c in r["cpus"]:
         need(abs(c["sim_true_offset"]) <= limit(c), c)
-        no_warps(need, c)
+        no_warps(need, c, r)
     need(r["bsp_shift_cycles"] == 0, f"BSP shift {r['bsp_shift_cycles']}")
     need(r["phases_ms"]["ap_pass"] < 1.0,
          r["phases_ms"])
@@ -248,7 +256,7 @@ def jittered(need, r, took):
         need(abs(c["sim_true_offset"]) <= limit(c),
              f"CPU {c['index']}: residual {c['sim_true_offset']} > "
              f"{limit(c)}")
-        no_warps(need, c)
+        no_warps(need, c, r)
     capped(need, r)
     need(abs(r["bsp_shift_cycles"] - 6815086010) < 2000,
          f"BSP shift {r['bsp_shift_cycles']}")

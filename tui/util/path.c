@@ -56,8 +56,7 @@ static int root_fd_of(const char *root, size_t rl)
 }
 
 /* lstat and readlink of buf (root's rl bytes, then the part below). */
-static int lookup(const char *root, size_t rl, const char *buf,
-		  struct stat *st)
+static int lookup(const char *root, size_t rl, const char *buf, struct stat *st)
 {
 	int fd = root_fd_of(root, rl);
 
