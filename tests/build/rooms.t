@@ -136,7 +136,7 @@ writes_in_readers() {
 }
 
 # The action core: act.c and act_*.c (DESIGN.md section 8).  It may
-# include act.h and act_core.h of its room, never an action's header, and
+# include act.h, act_core.h and act_say.h of its room, never an action's header, and
 # may call no function an action file defines: an action calls the core,
 # never the other way (the ledger's undo once ran kernel-arg's grubby
 # undo, and act.c -> kernel_arg.c -> install.c -> act.c was a cycle).
@@ -149,7 +149,7 @@ core_calls_actions() {
 	done | sort -u | paste -sd'|')
 	for f in "$top"/tui/action/act.c "$top"/tui/action/act_*.c; do
 		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' \
-			"$f" | grep -vE '"act(_core)?\.h"' |
+			"$f" | grep -vE '"act(_core|_say)?\.h"' |
 			sed "s|^|${f#"$top"/}:|"
 		[ -n "$names" ] &&
 			grep -nE "(^|[^A-Za-z_0-9])($names)[[:space:]]*\(" "$f" |

@@ -151,6 +151,121 @@ static void every_message_fits_60x15_and_80x24(void **st)
 		}
 }
 
+/* What an action said (act_say.h), formatted from its code with values
+ * that show where each one went. */
+static void format_marked(const char *words, enum act_say c, char *out,
+			  size_t cap)
+{
+	static char vals[ACT_SAY_VALS][24];
+	struct act_said s = { .code = c, .nval = act_say_nvals(c) };
+	size_t k;
+
+	for (k = 0; k < s.nval; k++) {
+		snprintf(vals[k], sizeof(vals[k]), "<V%zu>", k);
+		s.val[k] = vals[k];
+	}
+	act_say_format(words, &s, out, cap);
+}
+
+/* Every code has the command line's words and takes every value it is
+ * given, once or more, in both front ends' words; no placeholder is
+ * left unfilled. */
+static void every_said_code_places_its_values(void **st)
+{
+	const char *(*const words[])(enum act_say) = { act_say_words,
+						       hint_say_words };
+	char out[1024], mark[24];
+	size_t k, w;
+	int c;
+
+	(void)st;
+	for (c = 0; c < ACT_SAYS; c++)
+		for (w = 0; w < 2; w++) {
+			const char *t = words[w]((enum act_say)c);
+
+			assert_true(strlen(t) > 5);
+			format_marked(t, (enum act_say)c, out, sizeof(out));
+			assert_null(strchr(out, '{'));
+			for (k = 0; k < act_say_nvals((enum act_say)c); k++) {
+				snprintf(mark, sizeof(mark), "<V%zu>", k);
+				assert_non_null(strstr(out, mark));
+			}
+			assert_null(strstr(out, "<V9"));
+		}
+	/* The formatter: values by position, a plural, a value repeated. */
+	{
+		struct act_said s = { .code = SAY_SWEPT,
+				      .nval = 2,
+				      .val = { "1", "3" } };
+
+		act_say_format(act_say_words(SAY_SWEPT), &s, out, sizeof(out));
+		assert_string_equal(out, "tsctui removed, going by what was "
+					 "on the disk: 1 file put back, 3 "
+					 "removed");
+		s.val[0] = "2";
+		act_say_format("{0} file{0s}, {1}; {0}", &s, out, sizeof(out));
+		assert_string_equal(out, "2 files, 3; 2");
+		act_say_format("{0} file{0s}, {1}", &s, out, 6);
+		assert_string_equal(out, "2 fil");
+	}
+}
+
+/* The dashboard never hands its user a command line where it has a key:
+ * a "`tsctui ...`" in its words says it is for the command line, and no
+ * option or command-line subcommand stands alone. */
+static void the_dashboard_says_keys_not_commands(void **st)
+{
+	char out[1024];
+	const char *p;
+	int c;
+
+	(void)st;
+	for (c = 0; c < ACT_SAYS; c++) {
+		format_marked(hint_say_words((enum act_say)c), (enum act_say)c,
+			      out, sizeof(out));
+		for (p = strstr(out, "`tsctui "); p;
+		     p = strstr(p + 1, "`tsctui "))
+			assert_non_null(strstr(p, "from the command line"));
+		assert_false(out[0] == '-' && out[1] == '-');
+		assert_null(strstr(out, " kernel-arg "));
+	}
+}
+
+/* Every code in the dashboard's words, its first value the longest the
+ * actions give (a path of 60 bytes) and the others a grubenv's path,
+ * comes out whole on the status line at 60x15 and 80x24. */
+static void every_said_code_fits_the_status_line(void **st)
+{
+	static const int size[][2] = { { 60, 15 }, { 80, 24 } };
+	static const char path[] = "/boot/efi/EFI/tsctui/backup/boot/grub/"
+				   "grubenv.tsctui-orig";
+	char said[1024], out[1024];
+	struct act_said s;
+	size_t k, v, len;
+	int c, rows;
+
+	(void)st;
+	for (c = 0; c < ACT_SAYS; c++)
+		for (k = 0; k < 2; k++) {
+			memset(&s, 0, sizeof(s));
+			s.code = (enum act_say)c;
+			s.nval = act_say_nvals(s.code);
+			for (v = 0; v < s.nval; v++)
+				s.val[v] = (char *)(v ? "/boot/grub/grubenv"
+						      : path);
+			act_say_format(hint_say_words(s.code), &s, said,
+				       sizeof(said));
+			rows = render(said, size[k][0], out, sizeof(out));
+			len = strlen(out);
+			while (len && out[len - 1] == ' ')
+				out[--len] = '\0';
+			assert_string_equal(out, said);
+			assert_int_equal(
+				wrap_status_rows(said, size[k][0], size[k][1]),
+				rows);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +274,9 @@ int main(void)
 			the_dashboard_words_replace_the_command_line_words),
 		cmocka_unit_test(every_message_fits_60x15_and_80x24),
 		cmocka_unit_test(the_dashboard_words_the_diagnosis_advice),
+		cmocka_unit_test(every_said_code_places_its_values),
+		cmocka_unit_test(the_dashboard_says_keys_not_commands),
+		cmocka_unit_test(every_said_code_fits_the_status_line),
 	};
 
 	return cmocka_run_group_tests_name("hint", tests, NULL, NULL);

@@ -35,12 +35,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "act_say.h"
+
 #define TSCTUI_STATE_DIR "/var/lib/tsctui"
 #define TSCTUI_LEDGER TSCTUI_STATE_DIR "/ledger"
 #define TSCTUI_BACKUP TSCTUI_STATE_DIR "/backup"
 #define ACT_MAX_CHANGES 128
 #define ACT_MAX_LEDGER 256
 #define ACT_MAX_RUNS 8
+/* Things an action says: uninstall's "left:" lines (24) and the rest. */
+#define ACT_MAX_SAID 48
 #define ACT_MAX_GONE 32
 #define ACT_DETAIL_MAX 160
 
@@ -123,7 +127,9 @@ struct act {
 	 * it), as the real replay's rmdir makes them go. */
 	size_t ngone;
 	char *gone[ACT_MAX_GONE];
-	char message[2048];
+	/* What it said, in order (act_say.h): its notes and its summary. */
+	size_t nsaid;
+	struct act_said said[ACT_MAX_SAID];
 	char error[1024];
 	/* errno when the error was recorded (right after the call that
 	 * failed): what is asked of a failure (was the disk full?) is asked
@@ -145,12 +151,14 @@ int act_fail(struct act *a, const char *fmt, ...)
  * follow: a reader's never holds them). */
 int act_fail_hint(struct act *a, enum act_hint h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void act_note(struct act *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* The success summary ("installed for grub ..."): a note, left out of
+/* Records what the action says (a code and its values, as many as
+ * act_say_nvals says, then SAY_END); the values are copied. */
+void act_say(struct act *a, enum act_say code, ...) __attribute__((sentinel));
+/* The success summary ("installed for grub ..."): said, but left out of
  * a dry run, which has done nothing to summarise. */
-void act_done(struct act *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void act_done(struct act *a, enum act_say code, ...) __attribute__((sentinel));
+/* Forgets what was said from the from-th thing on. */
+void act_unsay(struct act *a, size_t from);
 void act_change(struct act *a, const char *sys, enum change_kind what);
 /* Says what changes inside sys, when the change list has it. */
 void act_detail(struct act *a, const char *sys, const char *fmt, ...)

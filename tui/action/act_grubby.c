@@ -38,6 +38,6 @@ int act_grubby_edit(struct act *a, const char *tool, const char *what, bool on)
 	snprintf(shown, sizeof(shown), "grubby --update-kernel=ALL %s", arg);
 	if (act_run(a, argv, shown) != 0)
 		return act_fail(a, "%s failed", shown);
-	act_done(a, "ran: %s", shown);
+	act_done(a, SAY_RAN, shown, SAY_END);
 	return 0;
 }

@@ -106,8 +106,7 @@ int act_begin(struct act *a, const char *action, unsigned flags)
 		/* Killed half way: what it did is undone first (uninstall
 		 * undoes it with the rest). */
 		a->journal = true;
-		act_note(a, "an interrupted %s was undone first",
-			 a->ledger[mark].path);
+		act_say(a, SAY_UNDONE_FIRST, a->ledger[mark].path, SAY_END);
 		if (!(flags & ACT_UNINSTALL) &&
 		    act_ledger_undo(a, (size_t)mark + 1) != 0)
 			return -1;

@@ -62,6 +62,7 @@ int boot_ok_run(struct act *a)
 	struct tsctui_conf c;
 	struct tsc_report *r;
 	char mode[16] = "-", result[32] = "-", *raw = NULL;
+	char count[12], limit[12];
 	int strikes;
 	size_t len;
 
@@ -86,21 +87,14 @@ int boot_ok_run(struct act *a)
 	free(r);
 	if (append_history(a, mode, result) != 0)
 		return -1;
-	act_done(a, "this boot reached Linux: pending cleared");
+	snprintf(count, sizeof(count), "%d", strikes);
+	snprintf(limit, sizeof(limit), "%d", GUARD_MAX_STRIKES);
+	act_done(a, SAY_PENDING_CLEARED, SAY_END);
 	if (strikes == 0)
-		act_note(a, "this sync boot is confirmed: strikes back to 0");
+		act_say(a, SAY_SYNC_CONFIRMED, SAY_END);
 	else if (strikes >= GUARD_MAX_STRIKES)
-		act_note(a,
-			 "strike %d of %d: %d sync boots in a row were "
-			 "not confirmed by Linux, each followed by a "
-			 "measure-only boot that was, so the hang guard "
-			 "disabled the stage (`tsctui guard reset` "
-			 "re-enables it)",
-			 strikes, GUARD_MAX_STRIKES, strikes);
+		act_say(a, SAY_STRIKES_OUT, count, limit, SAY_END);
 	else if (strikes > 0)
-		act_note(a,
-			 "strike %d of %d: the last sync boot was not "
-			 "confirmed by Linux and this measure-only boot was",
-			 strikes, GUARD_MAX_STRIKES);
+		act_say(a, SAY_STRIKE, count, limit, SAY_END);
 	return 0;
 }

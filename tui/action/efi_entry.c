@@ -264,10 +264,7 @@ int efi_entry_install(struct act *a, struct tsctui_conf *c, const char *next)
 	snprintf(c->efi_entry, sizeof(c->efi_entry), "%s", name);
 	snprintf(c->efi_next, sizeof(c->efi_next), "Boot%04X", chosen);
 	args = c->efi_next;
-	act_done(a,
-		 "created %s \"tsctui\", first in BootOrder; it starts %s "
-		 "next (%s)",
-		 name, args, why);
+	act_done(a, SAY_ENTRY_CREATED, name, args, why, SAY_END);
 	return 0;
 }
 

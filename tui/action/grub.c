@@ -192,15 +192,9 @@ int grub_regenerate(struct act *a)
 	if (strcmp(a->root, "/") != 0) {
 		/* The distribution's own tool: Fedora has no update-grub. */
 		if (strstr(cfg, "grub2"))
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "grub2-mkconfig -o %s",
-				 cfg);
+			act_say(a, SAY_RUN_GRUB2_MKCONFIG, cfg, SAY_END);
 		else
-			act_note(a,
-				 "then, inside the target system, run: "
-				 "update-grub (or grub-mkconfig -o %s)",
-				 cfg);
+			act_say(a, SAY_RUN_UPDATE_GRUB, cfg, SAY_END);
 		return 0;
 	}
 	for (i = 0; i < 3; i++) {
@@ -353,15 +347,11 @@ static int settle_grubenv(struct act *a, const struct tsctui_conf *c)
 	act_backup_of(c->grubenv, bsys, sizeof(bsys));
 	orig = fsx_read_own(act_path_nofollow(a, bsys), &len);
 	if (!orig && errno != ENOENT)
-		act_note(a,
-			 "the backup %s cannot be read (%s): only tsctui's "
-			 "variables are removed from %s",
-			 bsys, strerror(errno), c->grubenv);
+		act_say(a, SAY_GRUBENV_BACKUP_UNREADABLE, bsys, strerror(errno),
+			c->grubenv, SAY_END);
 	if (orig && !grubenv_parse(orig, len, &before, &why)) {
-		act_note(a,
-			 "the backup %s is corrupt (%s): only tsctui's "
-			 "variables are removed from %s",
-			 bsys, why, c->grubenv);
+		act_say(a, SAY_GRUBENV_BACKUP_CORRUPT, bsys, why, c->grubenv,
+			SAY_END);
 		free(orig);
 		orig = NULL;
 	} else if (orig) {

@@ -31,7 +31,6 @@ int guard_reset(struct act *a, const char *mode)
 	}
 	rc = act_commit(a);
 	if (rc == 0)
-		act_done(a, "hang guard cleared; mode %s from the next boot",
-			 mode);
+		act_done(a, SAY_GUARD_CLEARED, mode, SAY_END);
 	return rc;
 }

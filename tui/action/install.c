@@ -292,10 +292,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 			"a key in db ",
 			o->key);
 	if (w->firmware_checks && sb == 1 && (mok || !given->key))
-		act_note(a,
-			 "warning: under %s the firmware checks db; a key "
-			 "enrolled only as a MOK is not enough",
-			 loader_name(loader));
+		act_say(a, SAY_MOK_UNTRUSTED, loader_name(loader), SAY_END);
 	if (a->dry_run) {
 		/* The tools' one caller: a dry run names them, and the image
 		 * it compares is the unsigned one. */
@@ -304,7 +301,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 		if (der)
 			act_run(a, none, "openssl x509 -inform DER");
 		act_run(a, none, "sbsign, then sbverify");
-		act_note(a, "would sign with %s", o->key);
+		act_say(a, SAY_WOULD_SIGN, o->key, SAY_END);
 		return 0;
 	}
 	shown_key = o->key;
@@ -370,8 +367,7 @@ static int maybe_sign(struct act *a, const struct install_opts *given,
 	free(*data);
 	*data = signed_data;
 	*len = n;
-	act_note(a, "signed with %s (verified with sbverify)",
-		 given->key ? given->key : shown_key);
+	act_say(a, SAY_SIGNED, given->key ? given->key : shown_key, SAY_END);
 done:
 	if (pem[0])
 		unlink(pem);
@@ -531,7 +527,7 @@ static int install_do(struct act *a, const struct install_opts *o,
 	}
 	if (maybe_sign(a, o, c.loader, &image, &len) != 0)
 		goto out;
-	act_note(a, "stage image from %s (%s)", which, src);
+	act_say(a, SAY_STAGE_FROM, which, src, SAY_END);
 
 	/* From here on, every change is in the ledger before it is made. */
 	if (found && migrate_take(a, ts) != 0)
@@ -550,29 +546,24 @@ static int install_do(struct act *a, const struct install_opts *o,
 	if (found && have_old <= 0 && ts->mode_known &&
 	    ts->mode == TSC_MODE_SYNC) {
 		if (ts->off)
-			act_note(a, "tscsync was set to sync but not running "
-				    "(turned off, or its guard found a hung "
-				    "boot): tsctui starts in measure mode");
+			act_say(a, SAY_TSCSYNC_SYNC_OFF, SAY_END);
 		else if (!mode_sync_allowed(a->root, false, why_sync,
 					    sizeof(why_sync)))
-			act_note(a,
-				 "tscsync ran in sync mode; tsctui starts "
-				 "in measure mode (%s)",
-				 why_sync);
+			act_say(a, SAY_TSCSYNC_SYNC_REFUSED, why_sync, SAY_END);
 		else if (loader_writing(c.loader)->state_write(
 				 a, &c, TSC_MODE_SYNC, "", false) != 0)
 			goto out;
 		else
 			mode = TSC_MODE_SYNC;
 		if (mode == TSC_MODE_SYNC)
-			act_note(a, "sync mode carried over from tscsync");
+			act_say(a, SAY_TSCSYNC_SYNC_KEPT, SAY_END);
 	}
 	if (unit_mounts(a, &c) != 0 || enable_unit(a, unit) != 0)
 		goto out;
 	if (w->regenerate && w->regenerate(a) != 0)
 		goto out;
-	act_done(a, "installed for %s in %s mode; ESP %s",
-		 loader_name(c.loader), tsc_mode_name(mode), c.esp);
+	act_done(a, SAY_INSTALLED, loader_name(c.loader), tsc_mode_name(mode),
+		 c.esp, SAY_END);
 	rc = 0;
 out:
 	free(image);

@@ -196,13 +196,15 @@ static int edit_entry(struct act *a, const char *sys, const char *tok, bool on,
 		free(edited);
 	}
 	free(d);
-	if (on && o.words + 1 + strlen(tok) >= KERNEL_CMDLINE_SIZE)
-		act_note(a,
-			 "warning: the options of %s come to %zu bytes; Linux "
-			 "on x86 reads the first %d, so %s at their "
-			 "end will not reach it: shorten them",
-			 sys, o.words + 1 + strlen(tok),
-			 KERNEL_CMDLINE_SIZE - 1, tok);
+	if (on && o.words + 1 + strlen(tok) >= KERNEL_CMDLINE_SIZE) {
+		char bytes[24], limit[24];
+
+		snprintf(bytes, sizeof(bytes), "%zu",
+			 o.words + 1 + strlen(tok));
+		snprintf(limit, sizeof(limit), "%d", KERNEL_CMDLINE_SIZE - 1);
+		act_say(a, SAY_OPTIONS_TOO_LONG, sys, bytes, limit, tok,
+			SAY_END);
+	}
 	rc = act_modify(a, sys, out, i, 0644);
 	free(out);
 	return rc;
@@ -293,12 +295,13 @@ int kernel_arg_edit_cmdline(struct act *a, const char *tok, bool on)
 		free(edited);
 		return act_fail(a, "out of memory");
 	}
-	if (on && strlen(edited) >= KERNEL_CMDLINE_SIZE)
-		act_note(a,
-			 "warning: " KERNEL_CMDLINE " comes to %zu bytes; "
-			 "Linux on x86 reads the first %d, so %s"
-			 " at its end will not reach it: shorten it",
-			 strlen(edited), KERNEL_CMDLINE_SIZE - 1, tok);
+	if (on && strlen(edited) >= KERNEL_CMDLINE_SIZE) {
+		char bytes[24], limit[24];
+
+		snprintf(bytes, sizeof(bytes), "%zu", strlen(edited));
+		snprintf(limit, sizeof(limit), "%d", KERNEL_CMDLINE_SIZE - 1);
+		act_say(a, SAY_CMDLINE_TOO_LONG, bytes, limit, tok, SAY_END);
+	}
 	free(edited);
 	rc = act_modify(a, KERNEL_CMDLINE, line, strlen(line), 0644);
 	free(line);
@@ -316,12 +319,7 @@ static void warn_reliable(struct act *a)
 		char *d = fsx_read(act_path(a, files[i]), &len);
 
 		if (d && strstr(d, "tsc=reliable"))
-			act_note(a,
-				 "warning: %s has tsc=reliable, which skips "
-				 "the boot-time warp test too and hides a real "
-				 "offset; tsc=nowatchdog is the targeted "
-				 "option",
-				 files[i]);
+			act_say(a, SAY_RELIABLE_TOO, files[i], SAY_END);
 		free(d);
 	}
 }
@@ -467,8 +465,8 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	}
 	if (act_commit(a) != 0)
 		goto undo;
-	act_done(a, "%s %s from the next boot", TOKEN,
-		 on ? "added" : "removed");
+	act_done(a, on ? SAY_NOWATCHDOG_ADDED : SAY_NOWATCHDOG_REMOVED,
+		 SAY_END);
 	warn_reliable(a);
 	return 0;
 undo:

@@ -237,21 +237,13 @@ int kernel_arg_reliable_off(struct act *a)
 		goto undo;
 	}
 	if (changed)
-		act_done(a, RELIABLE
-			 " removed from the next boot: the kernel "
-			 "tests the TSC again; `tsctui uninstall` puts it "
-			 "back");
+		act_done(a, SAY_RELIABLE_REMOVED, SAY_END);
 	else if (live)
 		/* already taken out this boot, or set where tsctui does not
 		 * manage Linux's arguments */
-		act_done(a, "the running kernel was started with " RELIABLE
-			    ", and no boot configuration tsctui manages has it "
-			    "now; if it is back after a reboot, it is set "
-			    "elsewhere (a unified kernel image's own command "
-			    "line, or a firmware boot entry)");
+		act_done(a, SAY_RELIABLE_LIVE_ONLY, SAY_END);
 	else
-		act_done(a, RELIABLE " is on no kernel command line here; "
-				     "nothing to remove");
+		act_done(a, SAY_RELIABLE_NONE, SAY_END);
 	return 0;
 undo:
 	act_abort(a);

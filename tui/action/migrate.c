@@ -411,9 +411,6 @@ int migrate_take(struct act *a, const struct tscsync *t)
 			return -1;
 	if (t->grubenv[0] && take_vars(a, t->grubenv) != 0)
 		return -1;
-	act_note(a,
-		 "tscsync's job taken over (%s): `tsctui uninstall` puts "
-		 "it back",
-		 t->sign);
+	act_say(a, SAY_TSCSYNC_TAKEN_OVER, t->sign, SAY_END);
 	return 0;
 }

@@ -65,10 +65,9 @@ int mode_set(struct act *a, const char *mode, bool allow_any)
 		goto abort;
 	rc = act_commit(a);
 	if (rc == 0) {
-		act_done(a, "mode %s from the next boot", tsc_mode_name(m));
+		act_done(a, SAY_MODE_SET, tsc_mode_name(m), SAY_END);
 		if (m == TSC_MODE_SYNC)
-			act_note(a, "the hang guard disables the stage if a "
-				    "boot never reaches Linux");
+			act_say(a, SAY_GUARD_WATCHES, SAY_END);
 	}
 	return rc;
 abort:

@@ -119,15 +119,12 @@ const char *const uninstall_grubenv_places[] = { "/boot/grub/grubenv",
 						 "/boot/grub2/grubenv", NULL };
 
 static void left(struct act *a, size_t *n, char *first, size_t cap,
-		 const char *fmt, const char *what)
+		 enum act_say how, const char *what)
 {
-	char line[PATH_UNDER_MAX + 200];
-
-	snprintf(line, sizeof(line), fmt, what);
 	if (*n == 0)
 		snprintf(first, cap, "%s", what);
 	if (*n < MAX_LEFT)
-		act_note(a, "left: %s", line);
+		act_say(a, how, what, SAY_END);
 	(*n)++;
 }
 
@@ -192,7 +189,7 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 
 	for (i = 0; files_of_tsctui[i]; i++)
 		if (fsx_exists(act_path_nofollow(a, files_of_tsctui[i])))
-			left(a, &n, first, cap, "%s", files_of_tsctui[i]);
+			left(a, &n, first, cap, SAY_LEFT, files_of_tsctui[i]);
 	if (c->esp[0])
 		esps[ne++] = c->esp;
 	for (i = 0; uninstall_esp_places[i]; i++)
@@ -201,11 +198,11 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 	for (i = 0; i < ne; i++) {
 		path_join(esps[i], ESP_STATE_DIR, sys, sizeof(sys));
 		if (fsx_exists(act_path_nofollow(a, sys)))
-			left(a, &n, first, cap, "%s", sys);
+			left(a, &n, first, cap, SAY_LEFT, sys);
 		path_join(esps[i], SD_DRIVERS_DIR "/tsctuix64.efi", sys,
 			  sizeof(sys));
 		if (fsx_exists(act_path_nofollow(a, sys)))
-			left(a, &n, first, cap, "%s", sys);
+			left(a, &n, first, cap, SAY_LEFT, sys);
 	}
 	if (c->grubenv[0])
 		envs[nv++] = c->grubenv;
@@ -215,8 +212,7 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 			envs[nv++] = uninstall_grubenv_places[i];
 	for (i = 0; i < nv; i++)
 		if (uninstall_has_stage_vars(a, envs[i]))
-			left(a, &n, first, cap, "%s (tsctui_* variables)",
-			     envs[i]);
+			left(a, &n, first, cap, SAY_LEFT_GRUBENV, envs[i]);
 	snprintf(dir, sizeof(dir), "%s", act_path(a, EFIVARS_DIR));
 	d = fsx_opendir(dir);
 	while (d && (e = readdir(d))) {
@@ -229,36 +225,26 @@ static size_t leftovers(struct act *a, const struct tsctui_conf *c, char *first,
 		data = efivar_read(a->root, name, GUID_EFI_GLOBAL, &len, NULL);
 		if (data && uninstall_loads_tsctui(data, len))
 			left(a, &n, first, cap,
-			     strcmp(a->root, "/")
-				     ? "%s, a firmware entry that starts "
-				       "tsctui.efi: this is the target's NVRAM "
-				       "as a file, not its firmware; remove "
-				       "the "
-				       "entry on the target machine itself "
-				       "(efibootmgr -b NNNN -B)"
-				     : "%s, a firmware entry that starts "
-				       "tsctui.efi (efibootmgr -b NNNN -B)",
+			     strcmp(a->root, "/") ? SAY_LEFT_ENTRY_TARGET
+						  : SAY_LEFT_ENTRY,
 			     name);
 		free(data);
 	}
 	if (d)
 		closedir(d);
 	if (fsx_exists(act_path_nofollow(a, TSCTUI_BACKUP)))
-		left(a, &n, first, cap,
-		     "%s (copies of files tsctui changed, not put back)",
-		     TSCTUI_BACKUP);
+		left(a, &n, first, cap, SAY_LEFT_BACKUPS, TSCTUI_BACKUP);
 	return n;
 }
 
 /* leftovers(), counted, with nothing said. */
 size_t uninstall_leftovers_quiet(struct act *a, const struct tsctui_conf *c)
 {
-	char first[PATH_UNDER_MAX], keep[sizeof(a->message)];
-	size_t n;
+	char first[PATH_UNDER_MAX];
+	size_t keep = a->nsaid, n;
 
-	snprintf(keep, sizeof(keep), "%s", a->message);
 	n = leftovers(a, c, first, sizeof(first));
-	snprintf(a->message, sizeof(a->message), "%s", keep);
+	act_unsay(a, keep);
 	return n;
 }
 
@@ -417,16 +403,12 @@ static int uninstall(struct act *a, bool purge, bool force)
 		 * replayed with what is found. */
 		if (!force || a->dry_run)
 			return -1;
-		act_note(a,
-			 "the ledger's replay stopped (%s): going by what "
-			 "is on the disk",
-			 a->error);
+		act_say(a, SAY_REPLAY_STOPPED, a->error, SAY_END);
 		a->error[0] = '\0';
 		return uninstall_sweep(a, purge, NULL, &c, true);
 	}
 	if (force && a->dry_run) {
-		act_note(a, "--force then removes whatever of tsctui's the "
-			    "ledger missed");
+		act_say(a, SAY_FORCE_SWEEPS, SAY_END);
 	} else if (force) {
 		return uninstall_sweep(a, purge, NULL, &c, true);
 	} else if (!a->dry_run) {
@@ -439,7 +421,7 @@ static int uninstall(struct act *a, bool purge, bool force)
 			    "by hand") != 0)
 			return -1;
 	}
-	act_done(a, "tsctui removed%s", purge ? ", history too" : "");
+	act_done(a, purge ? SAY_REMOVED_HISTORY : SAY_REMOVED, SAY_END);
 	return 0;
 }
 
@@ -478,17 +460,19 @@ void uninstall_left_by_failure(struct act *a)
 		case L_VAR:
 			if (fsx_lstat(act_path_nofollow(a, e->path), &st) != 0)
 				continue;
-			act_note(a, "left: %s (created)",
-				 path_shown(e->path, shown, sizeof(shown)));
+			act_say(a, SAY_LEFT_CREATED,
+				path_shown(e->path, shown, sizeof(shown)),
+				SAY_END);
 			break;
 		case L_BACKUP:
 		case L_VARBACKUP:
 			act_backup_of(e->path, b, sizeof(b));
 			if (!fsx_exists(act_path_nofollow(a, b)))
 				continue;
-			act_note(a, "left: %s (changed; its original is %s)",
-				 path_shown(e->path, shown, sizeof(shown)),
-				 path_shown(b, shown_b, sizeof(shown_b)));
+			act_say(a, SAY_LEFT_CHANGED,
+				path_shown(e->path, shown, sizeof(shown)),
+				path_shown(b, shown_b, sizeof(shown_b)),
+				SAY_END);
 			break;
 		default:
 			continue;

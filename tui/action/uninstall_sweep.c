@@ -204,12 +204,7 @@ static void cmdline_note(struct act *a)
 	act_backup_of(cmdline, b, sizeof(b));
 	if (d && !memchr(d, '\0', len) && words_has(d, "tsc=nowatchdog") &&
 	    !fsx_exists(act_path_nofollow(a, b)))
-		act_note(a,
-			 "%s still says tsc=nowatchdog and no copy of it was "
-			 "kept: kernel-arg may have made the file, or the word "
-			 "was there before; remove it by hand if it is not "
-			 "yours",
-			 cmdline);
+		act_say(a, SAY_CMDLINE_KEPT, cmdline, SAY_END);
 	free(d);
 }
 
@@ -278,10 +273,9 @@ int uninstall_sweep(struct act *a, bool purge, const char *damaged,
 	if (have <= 0)
 		c = *known;
 	if (have < 0)
-		act_note(a, "%s: removed all the same", why);
+		act_say(a, SAY_CONF_UNREADABLE, why, SAY_END);
 	if (damaged)
-		act_note(a, "%s: going by what is on the disk instead",
-			 damaged);
+		act_say(a, SAY_LEDGER_DAMAGED, damaged, SAY_END);
 	/* A clean system: said before the lock, which is a file in /run on
 	 * the running system, so that nothing is made. */
 	if (!replayed && !damaged &&
@@ -393,12 +387,7 @@ int uninstall_sweep(struct act *a, bool purge, const char *damaged,
 			 sizeof(entries) - strlen(entries), "%s%s",
 			 entries[0] ? ", " : "", c.efi_entry);
 	if (entries[0] && strcmp(a->root, "/"))
-		act_note(a,
-			 "the firmware entry %s lives in the NVRAM of the "
-			 "machine this disk belongs to, which a live system "
-			 "cannot reach: remove it on that machine itself "
-			 "(efibootmgr -b NNNN -B, NNNN its number)",
-			 entries);
+		act_say(a, SAY_ENTRY_ON_TARGET, entries, SAY_END);
 check:
 	if (nowatchdog)
 		cmdline_note(a);
@@ -415,13 +404,15 @@ check:
 		    "they are not certainly tsctui's to remove, or could not "
 		    "be; restore or remove them by hand") != 0)
 		return -1;
-	if (replayed && !found)
-		act_done(a, "tsctui removed%s", purge ? ", history too" : "");
-	else
-		act_done(a,
-			 "tsctui removed, going by what was on the disk: %zu "
-			 "file%s put back, %zu removed%s",
-			 restored, restored == 1 ? "" : "s", removed,
-			 purge ? ", history too" : "");
+	if (replayed && !found) {
+		act_done(a, purge ? SAY_REMOVED_HISTORY : SAY_REMOVED, SAY_END);
+	} else {
+		char put_back[24], gone[24];
+
+		snprintf(put_back, sizeof(put_back), "%zu", restored);
+		snprintf(gone, sizeof(gone), "%zu", removed);
+		act_done(a, purge ? SAY_SWEPT_HISTORY : SAY_SWEPT, put_back,
+			 gone, SAY_END);
+	}
 	return 0;
 }

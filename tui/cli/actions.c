@@ -17,6 +17,15 @@
 #define SHOWN_MAX (4 * PATH_UNDER_MAX + 1)
 
 /* The plan, one line per change and per tool, then the notes. */
+/* What the action said, in the command line's words (act_say.c). */
+static char said[8192];
+
+static const char *said_text(const struct act *a)
+{
+	act_say_join(a->said, a->nsaid, act_say_words, said, sizeof(said));
+	return said;
+}
+
 static void plan_print(const struct act *a)
 {
 	char shown[SHOWN_MAX];
@@ -29,8 +38,8 @@ static void plan_print(const struct act *a)
 		       a->changes[i].detail);
 	for (i = 0; i < a->nruns; i++)
 		printf("%-8s %s\n", "run", a->runs[i]);
-	if (a->message[0])
-		printf("%s\n", a->message);
+	if (said_text(a)[0])
+		printf("%s\n", said);
 	printf("dry run: nothing was changed\n");
 }
 
@@ -72,7 +81,7 @@ int actions_finish(struct act *a, bool json, int rc)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
-		json_str(&j, "message", rc == 0 ? a->message : a->error);
+		json_str(&j, "message", rc == 0 ? said_text(a) : a->error);
 		json_obj_end(&j);
 		json_end(&j);
 	} else if (rc == 0 && a->dry_run) {
@@ -83,11 +92,11 @@ int actions_finish(struct act *a, bool json, int rc)
 			       change_kind_name(a->changes[i].what),
 			       path_shown(a->changes[i].path, shown,
 					  sizeof(shown)));
-		if (a->message[0])
-			printf("%s\n", a->message);
+		if (said_text(a)[0])
+			printf("%s\n", said);
 	}
-	if (rc != 0 && !json && a->message[0])
-		printf("%s\n", a->message); /* what is left, for one */
+	if (rc != 0 && !json && said_text(a)[0])
+		printf("%s\n", said); /* what is left, for one */
 	if (rc != 0)
 		app_fail("%s: %s", a->name, a->error);
 	act_free(a);

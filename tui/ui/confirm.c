@@ -59,7 +59,8 @@ static bool implied(const struct act *a, size_t k)
 /* The plan as lines: each change, each tool, then the action's notes. */
 static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 {
-	char msg[sizeof(a->message)], *line, *save = NULL;
+	static char msg[8192];
+	char *line, *save = NULL;
 	size_t i;
 
 	if (rc != 0) {
@@ -81,7 +82,7 @@ static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 				  a->changes[i].detail);
 	for (i = 0; i < a->nruns; i++)
 		draw_addl(u->confirm, &u->nconfirm, "run %s", a->runs[i]);
-	snprintf(msg, sizeof(msg), "%s", a->message);
+	hint_said(a, msg, sizeof(msg));
 	for (line = strtok_r(msg, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		draw_addl(u->confirm, &u->nconfirm, "%s", line);
@@ -204,7 +205,7 @@ bool confirm_needs_root(struct dash *d)
 
 void confirm_run(struct dash *d)
 {
-	static char said[sizeof(((struct act *)0)->message) + 256];
+	static char said[8192];
 	struct act a;
 	int rc;
 
@@ -214,7 +215,7 @@ void confirm_run(struct dash *d)
 		hint_say(a.error, a.hint, a.hint_at, a.hint_end, said,
 			 sizeof(said));
 	else
-		snprintf(said, sizeof(said), "%s", a.message);
+		hint_said(&a, said, sizeof(said));
 	dashboard_status(d, rc != 0, said);
 	act_free(&a);
 	d->pending = P_NONE;

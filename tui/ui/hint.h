@@ -20,6 +20,11 @@ const char *hint_words(enum act_hint h);
  * for its hint (error[at, end)) replaced by the dashboard's. */
 void hint_say(const char *error, enum act_hint h, size_t at, size_t end,
 	      char *out, size_t cap);
+/* What an action says (act_say.h), on the dashboard: its own words where
+ * the command line's name a command or an option, else those. */
+const char *hint_say_words(enum act_say code);
+/* Everything a said, in the dashboard's words, one per line. */
+void hint_said(const struct act *a, char *out, size_t cap);
 /* a's words on the dashboard. */
 const char *hint_advice_words(enum diag_advice a);
 /* The diagnosis's summary as the dashboard says it: the command line's
