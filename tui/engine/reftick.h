@@ -32,14 +32,25 @@
  * and poll only then: the monotonic clock that times the sleep may run on
  * a reference that is off by a few thousand ppm (a few ms a second). */
 #define REFTICK_POLL_EARLY_MS 30
+/* An edge is sharp when the poll that saw it came at most this many times
+ * the edge's fastest poll after the one before it, and never under
+ * REFTICK_SHARP_MIN_MS: the kernel's read of an MC146818 waits out the
+ * update-in-progress window (up to about 350 us) in the very poll that sees
+ * the edge, and that wait is not lateness (0.5 ms of lateness is 167 ppm
+ * over status's 3 s, inside its 250).  A blurred edge is dropped for the
+ * next second's, REFTICK_BLURRED_MAX times in a run at most. */
+#define REFTICK_SHARP_FACTOR 4.0
+#define REFTICK_SHARP_MIN_MS 0.5
+#define REFTICK_BLURRED_MAX 3
 
 enum ref_kind { REF_NONE, REF_RTC, REF_RTC_POLLED, REF_MONOTONIC_RAW };
 
 struct reftick {
 	enum ref_kind kind;
 	int fd;
-	double edge_ms; /* CLOCK_MONOTONIC of the last polled edge, or 0 */
-	char why[256];	/* for REF_NONE, and why the RTC is polled */
+	double edge_ms;	  /* CLOCK_MONOTONIC of the last polled edge, or 0 */
+	unsigned blurred; /* edges dropped as blurred so far */
+	char why[256];	  /* for REF_NONE, and why the RTC is polled */
 };
 
 const char *reftick_name(enum ref_kind k);
@@ -52,5 +63,8 @@ void reftick_open(struct reftick *r, const char *clocksource);
  * came in that time. */
 bool reftick_sample(struct reftick *r, double *t, uint64_t *tsc);
 void reftick_close(struct reftick *r);
+/* The longest a poll may take after the one before it and its edge still
+ * count (fastest_ms: the quickest poll before the edge, 0 if none). */
+double reftick_sharp_limit_ms(double fastest_ms);
 
 #endif
