@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../../tui/engine/rate.h"
+#include "../../tui/engine/reftick.h"
 
 #define MHZ 2096.073
 #define CYCLES_PER_S (MHZ * 1e6)
@@ -129,6 +130,30 @@ static void reference(void **s)
 	assert_true(fabs(rate_ppm(&r, 2100.21) - 100) < 1e-6);
 }
 
+/* Which RTC edges count (reftick_edge_sharp): the update-in-progress wait
+ * in the read that sees the edge is not lateness, a poll that came long
+ * after the one before it is; an older kernel's 20 ms sleep in that read,
+ * the same at every edge, counts once the run has seen one. */
+static void blurred_edges(void **s)
+{
+	(void)s;
+	/* a recent kernel under TCG: polls of 30 us, the edge's read 0.35 ms
+	 * (its UIP wait): sharp */
+	assert_true(reftick_edge_sharp(0.35, 0.03, 0));
+	/* the reader descheduled for 1.5 ms as the edge came: blurred, also
+	 * against a run whose sharpest edge was 0.35 ms */
+	assert_false(reftick_edge_sharp(1.5, 0.03, 0));
+	assert_false(reftick_edge_sharp(1.5, 0.03, 0.35));
+	/* slow polls (0.2 ms each): four of them still count */
+	assert_true(reftick_edge_sharp(0.8, 0.2, 0));
+	assert_false(reftick_edge_sharp(0.9, 0.2, 0));
+	/* an older kernel: every edge's read sleeps 20 ms; the first is
+	 * dropped, the next within 0.5 ms of it counts */
+	assert_false(reftick_edge_sharp(20.1, 0.005, 0));
+	assert_true(reftick_edge_sharp(20.3, 0.005, 20.1));
+	assert_false(reftick_edge_sharp(21.0, 0.005, 20.1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +164,7 @@ int main(void)
 		cmocka_unit_test(pairs_rule),
 		cmocka_unit_test(ignores_nonsense),
 		cmocka_unit_test(reference),
+		cmocka_unit_test(blurred_edges),
 	};
 	return cmocka_run_group_tests_name("rate", tests, NULL, NULL);
 }

@@ -133,14 +133,14 @@ static void sleep_ms(double ms)
 		;
 }
 
-/* How long a poll may take and its edge still count as sharp: the RTC was
- * seen unchanged at most this long before it was seen changed (the edge
- * can only be late, by at most that). */
-double reftick_sharp_limit_ms(double fastest_ms)
+bool reftick_edge_sharp(double blur_ms, double fastest_ms, double floor_ms)
 {
 	double limit = REFTICK_SHARP_FACTOR * fastest_ms;
 
-	return limit > REFTICK_SHARP_MIN_MS ? limit : REFTICK_SHARP_MIN_MS;
+	if (limit < REFTICK_SHARP_MIN_MS)
+		limit = REFTICK_SHARP_MIN_MS;
+	return blur_ms <= limit ||
+	       (floor_ms > 0 && blur_ms <= floor_ms + REFTICK_SHARP_MIN_MS);
 }
 
 /*
@@ -154,7 +154,7 @@ double reftick_sharp_limit_ms(double fastest_ms)
  */
 static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 {
-	double first, now, start, end, prev, at, fastest;
+	double first, now, start, end, prev, at, fastest, blur;
 	bool sharp;
 
 	do {
@@ -169,10 +169,12 @@ static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 				sleep_ms(due - REFTICK_POLL_EARLY_MS - start);
 		}
 		end = mono_ms() + REFTICK_POLL_MAX_MS;
+		at = mono_ms();
 		if (!rtc_seconds(r->fd, &first))
 			return false;
 		prev = mono_ms();
-		fastest = 0;
+		/* the first read's length, until a poll's is known */
+		fastest = prev - at;
 		for (;;) {
 			if (prev >= end)
 				return false;
@@ -182,12 +184,21 @@ static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 			at = mono_ms();
 			if (now != first)
 				break;
-			if (!fastest || at - prev < fastest)
+			if (at - prev < fastest)
 				fastest = at - prev;
 			prev = at;
 		}
-		r->edge_ms = at;
-		sharp = at - prev <= reftick_sharp_limit_ms(fastest);
+		/* The edge came after prev and by at.  A read of the RTC that
+		 * waits out its update (older kernels sleep 20 ms in it) makes
+		 * every edge about that late, which cancels out of a rate:
+		 * an edge as sharp as the sharpest seen in the run counts. */
+		blur = at - prev;
+		sharp = reftick_edge_sharp(blur, fastest, r->blur_floor);
+		if (r->blur_floor <= 0 || blur < r->blur_floor)
+			r->blur_floor = blur;
+		/* The next edge is due a second after this one: from prev
+		 * (before it) when this one came late, never past it. */
+		r->edge_ms = sharp ? at : prev;
 	} while (!sharp && r->blurred++ < REFTICK_BLURRED_MAX);
 	*t = now;
 	return true;

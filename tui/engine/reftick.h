@@ -35,10 +35,13 @@
 /* An edge is sharp when the poll that saw it came at most this many times
  * the edge's fastest poll after the one before it, and never under
  * REFTICK_SHARP_MIN_MS: the kernel's read of an MC146818 waits out the
- * update-in-progress window (up to about 350 us) in the very poll that sees
- * the edge, and that wait is not lateness (0.5 ms of lateness is 167 ppm
- * over status's 3 s, inside its 250).  A blurred edge is dropped for the
- * next second's, REFTICK_BLURRED_MAX times in a run at most. */
+ * update-in-progress window (up to about 350 us in recent kernels; older
+ * ones sleep 20 ms in it) in the very poll that sees the edge; a wait every
+ * edge has is not lateness (it cancels out of a rate), so an edge within
+ * REFTICK_SHARP_MIN_MS of the run's sharpest counts too.  0.5 ms of
+ * lateness is 167 ppm over status's 3 s, inside its 250.  A blurred edge
+ * is dropped for the next second's, REFTICK_BLURRED_MAX times in a run at
+ * most. */
 #define REFTICK_SHARP_FACTOR 4.0
 #define REFTICK_SHARP_MIN_MS 0.5
 #define REFTICK_BLURRED_MAX 3
@@ -48,9 +51,10 @@ enum ref_kind { REF_NONE, REF_RTC, REF_RTC_POLLED, REF_MONOTONIC_RAW };
 struct reftick {
 	enum ref_kind kind;
 	int fd;
-	double edge_ms;	  /* CLOCK_MONOTONIC of the last polled edge, or 0 */
-	unsigned blurred; /* edges dropped as blurred so far */
-	char why[256];	  /* for REF_NONE, and why the RTC is polled */
+	double edge_ms;	   /* CLOCK_MONOTONIC of the last polled edge, or 0 */
+	unsigned blurred;  /* edges dropped as blurred so far */
+	double blur_floor; /* the sharpest edge's blur (ms), 0 before one */
+	char why[256];	   /* for REF_NONE, and why the RTC is polled */
 };
 
 const char *reftick_name(enum ref_kind k);
@@ -63,8 +67,9 @@ void reftick_open(struct reftick *r, const char *clocksource);
  * came in that time. */
 bool reftick_sample(struct reftick *r, double *t, uint64_t *tsc);
 void reftick_close(struct reftick *r);
-/* The longest a poll may take after the one before it and its edge still
- * count (fastest_ms: the quickest poll before the edge, 0 if none). */
-double reftick_sharp_limit_ms(double fastest_ms);
+/* Does an edge count: blur_ms from the last poll that saw the old second
+ * to the read of the new one, fastest_ms the quickest poll before it,
+ * floor_ms the run's sharpest edge so far (0: none yet)? */
+bool reftick_edge_sharp(double blur_ms, double fastest_ms, double floor_ms);
 
 #endif
