@@ -45,20 +45,23 @@ int cli_check_root(const char **rootp)
 		return app_fail("--root is empty (give a directory, / for "
 				"this system)");
 	/* The root's name is looked up once: what is checked here is the
-	 * directory the resolver starts at (path_root_adopt). */
-	fd = open(root, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return app_fail("--root %s: %s", root, strerror(errno));
+	 * directory the resolver starts at (path_root_adopt).  O_DIRECTORY
+	 * also mounts an automount point there (an O_PATH open alone does
+	 * not); what else the name is is asked only to say so. */
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOTDIR && stat(root, &st) == 0)
+			return app_fail("--root %s is %s, not a directory",
+					root, kind(st.st_mode));
+		return app_fail("--root %s: %s", root, strerror(e));
+	}
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 
 		close(fd);
 		return app_fail("--root %s: %s", root, strerror(e));
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		close(fd);
-		return app_fail("--root %s is %s, not a directory", root,
-				kind(st.st_mode));
 	}
 	/* The running system by another name ("//", "/.", "/tmp/.."): the
 	 * root is "/", so every rule that asks "is this the running
