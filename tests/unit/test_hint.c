@@ -152,12 +152,13 @@ static void every_message_fits_60x15_and_80x24(void **st)
 }
 
 /* What an action said (act_say.h), formatted from its code with values
- * that show where each one went. */
+ * that show where each one went: all ACT_SAY_VALS of them, so that a
+ * placeholder past the code's own count shows too. */
 static void format_marked(const char *words, enum act_say c, char *out,
 			  size_t cap)
 {
 	static char vals[ACT_SAY_VALS][24];
-	struct act_said s = { .code = c, .nval = act_say_nvals(c) };
+	struct act_said s = { .code = c, .nval = ACT_SAY_VALS };
 	size_t k;
 
 	for (k = 0; k < s.nval; k++) {
@@ -186,11 +187,13 @@ static void every_said_code_places_its_values(void **st)
 			assert_true(strlen(t) > 5);
 			format_marked(t, (enum act_say)c, out, sizeof(out));
 			assert_null(strchr(out, '{'));
-			for (k = 0; k < act_say_nvals((enum act_say)c); k++) {
+			for (k = 0; k < ACT_SAY_VALS; k++) {
 				snprintf(mark, sizeof(mark), "<V%zu>", k);
-				assert_non_null(strstr(out, mark));
+				if (k < act_say_nvals((enum act_say)c))
+					assert_non_null(strstr(out, mark));
+				else
+					assert_null(strstr(out, mark));
 			}
-			assert_null(strstr(out, "<V9"));
 		}
 	/* The formatter: values by position, a plural, a value repeated. */
 	{
