@@ -37,37 +37,39 @@ STRING_TABLE_TO(kernlog_kind_name, enum klog_kind, names, "?")
 /* The reasons mark_tsc_unstable() has been given since 3.x, by the words
  * that tell them apart ("TSC halts in idle" has grown a tail in
  * intel_idle: "... states deeper than C2"). */
-static const struct {
-	const char *words;
-	enum klog_cause cause;
-	const char *name;
-} causes[] = {
-	{ "check_tsc_sync_source", KLOG_CAUSE_SYNC_CHECK, "sync-check" },
-	{ "clocksource watchdog", KLOG_CAUSE_WATCHDOG, "watchdog" },
-	{ "TSCs unsynchronized", KLOG_CAUSE_UNSYNCHRONIZED, "unsynchronized" },
-	{ "running on Hyper-V", KLOG_CAUSE_HYPERV, "hyper-v" },
-	{ "cpufreq changes", KLOG_CAUSE_CPUFREQ, "cpufreq" },
-	{ "TSC halts in idle", KLOG_CAUSE_IDLE, "halts-in-idle" },
-	{ "boot parameter", KLOG_CAUSE_PARAMETER, "boot-parameter" },
+/* Each cause's name (status JSON), and the words of the kernel's reason
+ * that say it. */
+static const char *const cause_names[] = {
+	[KLOG_CAUSE_OTHER] = "other",
+	[KLOG_CAUSE_SYNC_CHECK] = "sync-check",
+	[KLOG_CAUSE_WATCHDOG] = "watchdog",
+	[KLOG_CAUSE_UNSYNCHRONIZED] = "unsynchronized",
+	[KLOG_CAUSE_HYPERV] = "hyper-v",
+	[KLOG_CAUSE_CPUFREQ] = "cpufreq",
+	[KLOG_CAUSE_IDLE] = "halts-in-idle",
+	[KLOG_CAUSE_PARAMETER] = "boot-parameter",
 };
+_Static_assert(STRING_TABLE_SIZE(cause_names) == KLOG_CAUSES,
+	       "every cause has its name");
+STRING_TABLE_TO(kernlog_cause_name, enum klog_cause, cause_names, "other")
 
-const char *kernlog_cause_name(enum klog_cause c)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		if (causes[i].cause == c)
-			return causes[i].name;
-	return "other";
-}
+static const char *const cause_words[] = {
+	[KLOG_CAUSE_SYNC_CHECK] = "check_tsc_sync_source",
+	[KLOG_CAUSE_WATCHDOG] = "clocksource watchdog",
+	[KLOG_CAUSE_UNSYNCHRONIZED] = "TSCs unsynchronized",
+	[KLOG_CAUSE_HYPERV] = "running on Hyper-V",
+	[KLOG_CAUSE_CPUFREQ] = "cpufreq changes",
+	[KLOG_CAUSE_IDLE] = "TSC halts in idle",
+	[KLOG_CAUSE_PARAMETER] = "boot parameter",
+};
 
 static enum klog_cause cause_of(const char *reason)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		if (strstr(reason, causes[i].words))
-			return causes[i].cause;
+	for (i = 0; i < STRING_TABLE_SIZE(cause_words); i++)
+		if (cause_words[i] && strstr(reason, cause_words[i]))
+			return (enum klog_cause)i;
 	return KLOG_CAUSE_OTHER;
 }
 
@@ -137,19 +139,21 @@ enum klog_watchdog kernlog_watchdog(const struct klog *k,
 	return w;
 }
 
-const char *kernlog_watchdog_name(enum klog_watchdog w)
-{
-	return w == KLOG_WATCHDOG_2026	    ? "2026"
-	       : w == KLOG_WATCHDOG_CLASSIC ? "classic"
-					    : "unknown";
-}
+static const char *const watchdog_names[] = {
+	[KLOG_WATCHDOG_UNKNOWN] = "unknown",
+	[KLOG_WATCHDOG_CLASSIC] = "classic",
+	[KLOG_WATCHDOG_2026] = "2026",
+};
+STRING_TABLE_TO(kernlog_watchdog_name, enum klog_watchdog, watchdog_names,
+		"unknown")
 
-const char *kernlog_watchdog_by_name(enum klog_watchdog_by by)
-{
-	return by == KLOG_WATCHDOG_BY_WORDING	? "wording"
-	       : by == KLOG_WATCHDOG_BY_VERSION ? "version"
-						: "none";
-}
+static const char *const watchdog_by_names[] = {
+	[KLOG_WATCHDOG_BY_NONE] = "none",
+	[KLOG_WATCHDOG_BY_WORDING] = "wording",
+	[KLOG_WATCHDOG_BY_VERSION] = "version",
+};
+STRING_TABLE_TO(kernlog_watchdog_by_name, enum klog_watchdog_by,
+		watchdog_by_names, "none")
 
 /* 2026: |wd - cs| >= interval / 2048 calibrated, / 256 before.  Classic:
  * two margins of at least 2 * 62.5 us over the 0.5 s interval. */
@@ -919,19 +923,13 @@ static bool line_guest(struct klog_parser *s, const char *m, size_t n, double t)
 }
 
 static const char *const transition_names[] = {
-	"suspend-entry",
-	"suspend-exit",
-	"hibernate-entry",
-	"hibernate-exit",
+	[KLOG_SUSPEND_ENTRY] = "suspend-entry",
+	[KLOG_SUSPEND_EXIT] = "suspend-exit",
+	[KLOG_HIBERNATE_ENTRY] = "hibernate-entry",
+	[KLOG_HIBERNATE_EXIT] = "hibernate-exit",
 };
-
-const char *kernlog_transition_name(enum klog_transition_kind kind)
-{
-	return (unsigned)kind < sizeof(transition_names) /
-					sizeof(transition_names[0])
-		       ? transition_names[kind]
-		       : "?";
-}
+STRING_TABLE_TO(kernlog_transition_name, enum klog_transition_kind,
+		transition_names, "?")
 
 /* "PM: suspend entry (s2idle)", "PM: suspend exit" (5.x on; 4.x wrote
  * "PM: suspend entry (deep)" too), "PM: hibernation: hibernation entry"

@@ -315,12 +315,7 @@ static const char *const hib_names[] = {
 	[HIB_STALE] = "stale",
 };
 
-const char *stage_state_hib_name(enum hib_location h)
-{
-	return (size_t)h < sizeof(hib_names) / sizeof(hib_names[0])
-		       ? hib_names[h]
-		       : hib_names[HIB_NONE];
-}
+STRING_TABLE_TO(stage_state_hib_name, enum hib_location, hib_names, "none")
 
 /* Read on every loader: the hook's marker is on the ESP on all three. */
 static enum hib_location hib_location(const char *root,
