@@ -10,12 +10,18 @@
 
 int guard_reset(struct act *a, const char *mode)
 {
-	struct tsctui_conf c;
 	enum tsc_mode m;
-	int rc;
 
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s'", mode);
+	return guard_reset_to(a, m);
+}
+
+int guard_reset_to(struct act *a, enum tsc_mode m)
+{
+	struct tsctui_conf c;
+	int rc;
+
 	if (act_begin(a, "guard-reset", 0) != 0)
 		return -1;
 	/* The resume guard's variable first (a resume boot's stage that
@@ -31,6 +37,6 @@ int guard_reset(struct act *a, const char *mode)
 	}
 	rc = act_commit(a);
 	if (rc == 0)
-		act_done(a, SAY_GUARD_CLEARED, mode, SAY_END);
+		act_done(a, SAY_GUARD_CLEARED, tsc_mode_name(m), SAY_END);
 	return rc;
 }

@@ -467,15 +467,16 @@ static int install_do(struct act *a, const struct install_opts *o,
 	have_old = config_read(a->root, &old, &why);
 	if (have_old < 0)
 		return act_fail(a, "%s", why);
-	if (!o->loader) {
-		c.loader = detect_loader(a->root, &why);
-		if (c.loader == LOADER_NONE)
-			return act_fail_hint(a, ACT_HINT_LOADER, "%s", why);
-	} else if (!loader_from(o->loader, &c.loader)) {
+	c.loader = o->loader;
+	if (o->loader_word && !loader_from(o->loader_word, &c.loader))
 		return act_fail(a,
 				"unknown loader '%s' (grub, systemd-boot "
 				"or efi-entry)",
-				o->loader);
+				o->loader_word);
+	if (c.loader == LOADER_NONE) {
+		c.loader = detect_loader(a->root, &why);
+		if (c.loader == LOADER_NONE)
+			return act_fail_hint(a, ACT_HINT_LOADER, "%s", why);
 	}
 	if (o->next && c.loader != LOADER_EFI_ENTRY)
 		return act_fail(a,

@@ -373,12 +373,19 @@ int kernel_arg_method(struct act *a, struct tsctui_conf *c, enum karg_method *m,
 	return 0;
 }
 
+/* Every change kernel-arg makes is under /etc: refused, with why, when it
+ * cannot be written there. */
+static bool etc_writable(struct act *a)
+{
+	if (fsx_dir_writable(act_path(a, "/etc")))
+		return true;
+	act_fail(a, "/etc is not writable (%s); nothing changed",
+		 strerror(errno));
+	return false;
+}
+
 int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 {
-	struct tsctui_conf c;
-	enum karg_method method;
-	enum act_hint hint = ACT_HINT_NONE;
-	const char *why = NULL;
 	bool on;
 
 	if (!strcmp(name, "reliable") && strcmp(onoff, "off"))
@@ -393,13 +400,20 @@ int kernel_arg_set(struct act *a, const char *name, const char *onoff)
 	if (strcmp(onoff, "on") && strcmp(onoff, "off"))
 		return act_fail(a, "say on or off, not '%s'", onoff);
 	on = !strcmp(onoff, "on");
-	if (!fsx_dir_writable(act_path(a, "/etc")))
-		return act_fail(a,
-				"/etc is not writable (%s); nothing "
-				"changed",
-				strerror(errno));
 	if (!strcmp(name, "reliable"))
-		return kernel_arg_reliable_off(a);
+		return etc_writable(a) ? kernel_arg_reliable_off(a) : -1;
+	return kernel_arg_nowatchdog(a, on);
+}
+
+int kernel_arg_nowatchdog(struct act *a, bool on)
+{
+	struct tsctui_conf c;
+	enum karg_method method;
+	enum act_hint hint = ACT_HINT_NONE;
+	const char *why = NULL;
+
+	if (!etc_writable(a))
+		return -1;
 	if (act_begin(a, "kernel-arg", 0) != 0)
 		return -1;
 	if (kernel_arg_method(a, &c, &method, &why, &hint) != 0) {

@@ -43,14 +43,20 @@ bool mode_sync_allowed(const char *root, bool allow_any, char *why, size_t cap)
 
 int mode_set(struct act *a, const char *mode, bool allow_any)
 {
-	struct tsctui_conf c;
 	enum tsc_mode m;
-	char why[256];
-	int rc;
 
 	if (!tsc_mode_from(mode, strlen(mode), &m))
 		return act_fail(a, "unknown mode '%s' (off, measure or sync)",
 				mode);
+	return mode_set_to(a, m, allow_any);
+}
+
+int mode_set_to(struct act *a, enum tsc_mode m, bool allow_any)
+{
+	struct tsctui_conf c;
+	char why[256];
+	int rc;
+
 	if (act_begin(a, "mode", 0) != 0)
 		return -1;
 	if (act_installed(a, &c) != 0)

@@ -13,7 +13,7 @@ static int take_install(int c, const char *arg, void *ctx)
 
 	switch (c) {
 	case 'l':
-		o->loader = arg;
+		o->loader_word = arg;
 		return 0;
 	case 'e':
 		o->esp = arg;

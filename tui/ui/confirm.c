@@ -23,13 +23,13 @@ static int act_pending(struct dash *d, struct act *a)
 
 	switch (d->pending) {
 	case P_MODE:
-		return mode_set(a, d->arg, false);
+		return mode_set_to(a, d->arg.mode, false);
 	case P_GUARD:
-		return guard_reset(a, d->arg);
+		return guard_reset_to(a, d->arg.mode);
 	case P_KARG:
-		return kernel_arg_set(a, "nowatchdog", d->arg);
+		return kernel_arg_nowatchdog(a, d->arg.on);
 	case P_INSTALL:
-		io.loader = d->arg;
+		io.loader = d->arg.loader;
 		io.esp = d->esp[0] ? d->esp : NULL;
 		return install_run(a, &io);
 	case P_UNINSTALL:
@@ -88,7 +88,7 @@ static void plan_lines(struct ui_state *u, const struct act *a, int rc)
 		draw_addl(u->confirm, &u->nconfirm, "%s", line);
 }
 
-void confirm_describe(struct dash *d, enum pending p, const char *arg)
+void confirm_describe(struct dash *d, enum pending p, struct pending_arg arg)
 {
 	struct ui_state *u = &d->ui;
 	struct act a;
@@ -98,25 +98,27 @@ void confirm_describe(struct dash *d, enum pending p, const char *arg)
 	u->confirm_fails = false;
 	u->info_scroll = 0;
 	d->pending = p;
-	snprintf(d->arg, sizeof(d->arg), "%s", arg);
+	d->arg = arg;
 	switch (p) {
 	case P_MODE:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Switch the stage to %s mode from the next boot?",
-			 arg);
+			 tsc_mode_name(arg.mode));
 		break;
 	case P_GUARD:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
 			 "Reset the hang guard, with the stage in %s mode?",
-			 arg);
+			 tsc_mode_name(arg.mode));
 		break;
 	case P_KARG:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
-			 "Turn tsc=nowatchdog %s for the next boot?", arg);
+			 "Turn tsc=nowatchdog %s for the next boot?",
+			 arg.on ? "on" : "off");
 		break;
 	case P_INSTALL:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
-			 "Install the stage for %s, in measure mode?", arg);
+			 "Install the stage for %s, in measure mode?",
+			 loader_name(arg.loader));
 		break;
 	case P_UNINSTALL:
 		snprintf(u->confirm_title, sizeof(u->confirm_title),
@@ -152,7 +154,8 @@ void confirm_install(struct dash *d, enum loader loader)
 
 	d->esp[0] = '\0';
 	if (d->sys.boot.has_esp) {
-		confirm_describe(d, P_INSTALL, loader_name(loader));
+		confirm_describe(d, P_INSTALL,
+				 (struct pending_arg){ .loader = loader });
 		return;
 	}
 	if (n > DASH_ESP_CHOICES)

@@ -30,6 +30,15 @@ enum pending {
 /* The ESP choices a menu offers (the menu's own limit). */
 #define DASH_ESP_CHOICES UI_MENU_MAX
 
+/* What a pending action is asked to do: the mode (mode, guard reset),
+ * the loader (install), on or off (kernel-arg nowatchdog).  Values, never
+ * the command line's words for them. */
+struct pending_arg {
+	enum tsc_mode mode;
+	enum loader loader;
+	bool on;
+};
+
 struct dash {
 	const char *root;
 	const char *kernel_log;
@@ -45,7 +54,7 @@ struct dash {
 	struct engine *engine;
 	struct ui_state ui;
 	enum pending pending, menu_for;
-	char arg[32];
+	struct pending_arg arg; /* what the pending action is to do */
 	char esp[256]; /* install: the ESP chosen in the dashboard, or "" */
 	enum loader esp_loader; /* the loader the ESP menu installs for */
 	char esp_choices[DASH_ESP_CHOICES][256];
@@ -75,7 +84,7 @@ unsigned keys_react(struct dash *d, int ch);
 
 /* confirm.c */
 /* Fills the confirmation for action p with arg and shows it. */
-void confirm_describe(struct dash *d, enum pending p, const char *arg);
+void confirm_describe(struct dash *d, enum pending p, struct pending_arg arg);
 /* Runs the confirmed action, as the CLI does, then re-reads the system. */
 void confirm_run(struct dash *d);
 /* Says so and returns true when the action needs root and we are not. */

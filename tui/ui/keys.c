@@ -89,12 +89,15 @@ static unsigned menu_chosen(struct dash *d, int i)
 
 	d->ui.view = V_MAIN;
 	if (d->menu_for == P_MODE || d->menu_for == P_GUARD) {
-		confirm_describe(d, d->menu_for, tsc_mode_name(modes[i]));
+		confirm_describe(d, d->menu_for,
+				 (struct pending_arg){ .mode = modes[i] });
 	} else if (d->menu_for == P_INSTALL) {
 		confirm_install(d, loaders[i]);
 	} else if (d->menu_for == P_ESP) {
 		snprintf(d->esp, sizeof(d->esp), "%s", d->esp_choices[i]);
-		confirm_describe(d, P_INSTALL, loader_name(d->esp_loader));
+		confirm_describe(
+			d, P_INSTALL,
+			(struct pending_arg){ .loader = d->esp_loader });
 	}
 	return UI_REDRAW;
 }
@@ -188,7 +191,9 @@ static const struct key_binding confirm_keys[] = {
 static unsigned recovery_choice(struct dash *d, int ch)
 {
 	if (!confirm_needs_root(d))
-		confirm_describe(d, P_GUARD, tsc_mode_name(modes[ch - '1']));
+		confirm_describe(
+			d, P_GUARD,
+			(struct pending_arg){ .mode = modes[ch - '1'] });
 	return UI_REDRAW;
 }
 
@@ -232,9 +237,10 @@ static unsigned setup_enter(struct dash *d, int ch)
 		else
 			confirm_install(d, loader);
 	} else if (d->ui.setup.enter == SETUP_ENTER_SYNC) {
-		confirm_describe(d, P_MODE, tsc_mode_name(TSC_MODE_SYNC));
+		confirm_describe(d, P_MODE,
+				 (struct pending_arg){ .mode = TSC_MODE_SYNC });
 	} else {
-		confirm_describe(d, P_KARG, "on");
+		confirm_describe(d, P_KARG, (struct pending_arg){ .on = true });
 	}
 	return UI_REDRAW;
 }
@@ -351,7 +357,9 @@ static unsigned ask_nowatchdog(struct dash *d, int ch)
 {
 	(void)ch;
 	if (can_act(d, false))
-		confirm_describe(d, P_KARG, d->ui.nowatchdog ? "off" : "on");
+		confirm_describe(
+			d, P_KARG,
+			(struct pending_arg){ .on = !d->ui.nowatchdog });
 	return UI_REDRAW;
 }
 
@@ -359,7 +367,7 @@ static unsigned ask_uninstall(struct dash *d, int ch)
 {
 	(void)ch;
 	if (can_act(d, true))
-		confirm_describe(d, P_UNINSTALL, "");
+		confirm_describe(d, P_UNINSTALL, (struct pending_arg){ 0 });
 	return UI_REDRAW;
 }
 
