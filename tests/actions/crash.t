@@ -106,7 +106,7 @@ SYSTEMS = [
     # it, the system is an ordinary tsctui one, as the cells above), and
     # GRUB only: it has every kind of removal (a block out of custom.cfg,
     # grubenv variables, a file, links); systemd-boot's driver is one
-    # more file (tests/actions/migrate.t), at about a minute a cell.
+    # more file (tests/actions/fixers.t), at about a minute a cell.
     ("tscsync-grub", fx.tscsync_grub, ["--migrate"]),
     # kernel-arg reliable off, on systems with tsc=reliable (that action
     # only: it needs no install)

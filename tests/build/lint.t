@@ -84,16 +84,25 @@ else
 fi
 
 # Every file a comment names exists: in this repository (a path from the
-# top, from the commenting file's folder or from tui/, or a bare name
-# anywhere), or it is one of the few named elsewhere on purpose: the
-# kernel's sources, htop's and systemd's, the shared design documents.
+# top, from the commenting file's folder, from tui/, docs/ or tests/, or a
+# bare name anywhere), or it is one of the few named elsewhere on purpose:
+# the kernel's sources, htop's and systemd's, the shared design documents.
+# The C sources' comments, and the '#' comments of the test suites and
+# their libraries (a renamed suite was still named in crash.t).
 ELSEWHERE='^(arch/.*|kernel/.*|tsc_sync\.c|tsc\.c|Action\.c|efi-string-table\.h|(ARCHITECTURE|DOMAIN|REFERENCE|STYLE)\.md)$'
 missing_named_files() {
 	(
 		cd "$1" || exit
-		find common tui efi tests/unit -name '*.[ch]' | sort |
+		{
+			find common tui efi tests/unit -name '*.[ch]'
+			find tests .ci -name '*.t' -o -name '*.py' -o -name run 2>/dev/null
+		} | sort |
 			while read -r f; do
-				grep -nE '^[[:space:]]*(/\*|\*|//)|/\*' "$f" |
+				case $f in
+				*.c | *.h) pat='^[[:space:]]*(/\*|\*|//)|/\*' ;;
+				*) pat='^[[:space:]]*#' ;;
+				esac
+				grep -nE "$pat" "$f" |
 					grep -oE '^[0-9]+:|[A-Za-z0-9_][A-Za-z0-9_./-]*\.(c|h|t|py|md)\b' |
 					while read -r tok; do
 						case $tok in *:) line=${tok%:}; continue ;; esac
@@ -102,8 +111,10 @@ missing_named_files() {
 						if [[ $name == */* ]]; then
 							[ -e "$name" ] || [ -e "$(dirname "$f")/$name" ] ||
 								[ -e "tui/$name" ] || [ -e "docs/$name" ] ||
+								[ -e "tests/$name" ] ||
 								echo "$f:$line: $name"
-						elif [ -z "$(find . -name "$name" -print -quit)" ]; then
+						elif [ -z "$(find . -path ./build -prune -o \
+							-name "$name" -print -quit)" ]; then
 							echo "$f:$line: $name"
 						fi
 					done
@@ -121,7 +132,8 @@ fi
 tmp=$(mktemp -d)
 mkdir -p "$tmp/tui/source" "$tmp/common" "$tmp/efi" "$tmp/tests/unit"
 printf '/* Read by cpumap.c, see source/gone.h. */\nint x;\n' >"$tmp/tui/source/x.c"
-if [ "$(missing_named_files "$tmp" | wc -l)" -eq 2 ]; then
+printf '#!/bin/sh\n# as tests/actions/gone.t does\n' >"$tmp/tests/unit/x.t"
+if [ "$(missing_named_files "$tmp" | wc -l)" -eq 3 ]; then
 	ok "the check finds a comment naming files that are gone"
 else
 	not_ok "the check finds a comment naming files that are gone"

@@ -31,7 +31,7 @@ declare -A allowed=(
 	[app]=""
 )
 
-# The room of a path relative to the repository (tui/source/x.c -> source).
+# The room of a path relative to the repository (tui/source/cpu.c -> source).
 # room sets REPLY (no subshell: it runs twice per include).
 room() {
 	case $1 in
