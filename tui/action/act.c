@@ -147,8 +147,24 @@ static void say(struct act *a, enum act_say code, va_list ap)
 	size_t want = act_say_nvals(code);
 	const char *v;
 
-	if (a->nsaid >= ACT_MAX_SAID)
+	/* The last place says how many more there were, never a silent
+	 * cut (a failed action lists every change it left). */
+	if (a->nsaid >= ACT_MAX_SAID - 1) {
+		char n[24];
+
+		s = &a->said[ACT_MAX_SAID - 1];
+		if (a->nsaid == ACT_MAX_SAID - 1) {
+			memset(s, 0, sizeof(*s));
+			s->code = SAY_MORE;
+			s->nval = 1;
+			a->nsaid = ACT_MAX_SAID;
+			a->said_more = 0;
+		}
+		snprintf(n, sizeof(n), "%zu", ++a->said_more);
+		free(s->val[0]);
+		s->val[0] = strdup(n);
 		return;
+	}
 	s = &a->said[a->nsaid++];
 	memset(s, 0, sizeof(*s));
 	s->code = code;
@@ -192,8 +208,10 @@ void act_unsay(struct act *a, size_t from)
 	for (i = from; i < a->nsaid; i++)
 		for (k = 0; k < a->said[i].nval; k++)
 			free(a->said[i].val[k]);
-	if (from < a->nsaid)
+	if (from < a->nsaid) {
 		a->nsaid = from;
+		a->said_more = 0;
+	}
 }
 
 void act_detail(struct act *a, const char *sys, const char *fmt, ...)

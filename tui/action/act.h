@@ -130,6 +130,7 @@ struct act {
 	/* What it said, in order (act_say.h): its notes and its summary. */
 	size_t nsaid;
 	struct act_said said[ACT_MAX_SAID];
+	size_t said_more; /* past the last place: SAY_MORE counts them */
 	char error[1024];
 	/* errno when the error was recorded (right after the call that
 	 * failed): what is asked of a failure (was the disk full?) is asked

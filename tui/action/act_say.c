@@ -108,6 +108,7 @@ static const char *const say_table[] = {
 	[SAY_SWEPT_HISTORY] = "tsctui removed, going by what was on the disk: "
 			      "{0} file{0s} put back, {1} removed, history too",
 	[SAY_RAN] = "ran: {0}",
+	[SAY_MORE] = "... and {0} more line{0s}, not shown",
 };
 _Static_assert(STRING_TABLE_SIZE(say_table) == ACT_SAYS,
 	       "every code has the command line's words");
@@ -149,6 +150,7 @@ static const unsigned char nvals[ACT_SAYS] = {
 	[SAY_SWEPT] = 2,
 	[SAY_SWEPT_HISTORY] = 2,
 	[SAY_RAN] = 1,
+	[SAY_MORE] = 1,
 };
 
 size_t act_say_nvals(enum act_say code)

@@ -64,6 +64,7 @@ enum act_say {
 	SAY_SWEPT,	     /* files put back, removed */
 	SAY_SWEPT_HISTORY,   /* files put back, removed */
 	SAY_RAN,	     /* command */
+	SAY_MORE,	     /* how many more were said */
 	ACT_SAYS
 };
 
