@@ -26,7 +26,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=96)
+t = Tap(plan=97)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -807,6 +807,37 @@ t.ok("0.000 MHz" not in s and
      s)
 keys("q")
 shutil.rmtree(nobody_dir, ignore_errors=True)
+
+# ---- the why screen at 60x15, nine cores bad ---------------------------------
+# Each core's line takes the rows it wraps to; the cores that do not fit
+# are counted on the last row, never drawn over or dropped unsaid.  (It
+# drew two rows a line and moved down by the line's length over the width,
+# so a line of three rows lost its last and nothing said how many cores
+# were left out.)
+root = fx.debian_grub(os.path.join(WORK, "why"))
+start(root, sim="'" + " ".join(f"sim.offset.{c}=-5000"
+                               for c in range(1, 10)) + "'", w=60, h=15)
+wait_ready(20)
+keys("w")
+wait_for("Why each verdict", 10)
+# Until every core has been measured bad (the survey goes round them).
+deadline = time.monotonic() + 20
+while True:
+    s = screen()
+    rows = s.splitlines()
+    shown = [r for r in rows if r.startswith("CPU ")]
+    more = [r for r in rows if r.startswith("... ") and "more core" in r]
+    n_more = int(more[0].split()[1]) if more else 0
+    good = (shown and more and len(shown) + n_more == 9 and
+            all(": bad" in r for r in shown))
+    if good or time.monotonic() > deadline:
+        break
+    time.sleep(0.5)
+t.ok(good, "60x15: the why screen shows the cores whose lines fit, whole, "
+     "and counts the rest", s)
+keys("Escape")
+keys("q")
+wait_for("EXIT=", 5)
 
 # ---- another fixer on the system ------------------------------------------
 # Zanasin/tscsync's GRUB block (the stage not installed): named under the
