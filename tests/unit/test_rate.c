@@ -152,6 +152,10 @@ static void blurred_edges(void **s)
 	assert_false(reftick_edge_sharp(20.1, 0.005, 0));
 	assert_true(reftick_edge_sharp(20.3, 0.005, 20.1));
 	assert_false(reftick_edge_sharp(21.0, 0.005, 20.1));
+	/* a reader held up at one edge (6 ms) lets no other in: not one
+	 * held up less, nor one held up as long by chance under 5 ms */
+	assert_false(reftick_edge_sharp(2.6, 0.03, 6.0));
+	assert_false(reftick_edge_sharp(2.2, 0.03, 2.0));
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <linux/rtc.h>
 #include <poll.h>
 #include <stdio.h>
@@ -133,14 +134,15 @@ static void sleep_ms(double ms)
 		;
 }
 
-bool reftick_edge_sharp(double blur_ms, double fastest_ms, double floor_ms)
+bool reftick_edge_sharp(double blur_ms, double fastest_ms, double last_ms)
 {
 	double limit = REFTICK_SHARP_FACTOR * fastest_ms;
 
 	if (limit < REFTICK_SHARP_MIN_MS)
 		limit = REFTICK_SHARP_MIN_MS;
 	return blur_ms <= limit ||
-	       (floor_ms > 0 && blur_ms <= floor_ms + REFTICK_SHARP_MIN_MS);
+	       (last_ms >= REFTICK_SLEPT_READ_MS &&
+		fabs(blur_ms - last_ms) <= REFTICK_SHARP_MIN_MS);
 }
 
 /*
@@ -193,9 +195,8 @@ static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 		 * every edge about that late, which cancels out of a rate:
 		 * an edge as sharp as the sharpest seen in the run counts. */
 		blur = at - prev;
-		sharp = reftick_edge_sharp(blur, fastest, r->blur_floor);
-		if (r->blur_floor <= 0 || blur < r->blur_floor)
-			r->blur_floor = blur;
+		sharp = reftick_edge_sharp(blur, fastest, r->blur_last);
+		r->blur_last = blur;
 		/* The next edge is due a second after this one: from prev
 		 * (before it) when this one came late, never past it. */
 		r->edge_ms = sharp ? at : prev;

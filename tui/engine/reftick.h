@@ -38,11 +38,17 @@
  * update-in-progress window (up to about 350 us in recent kernels; older
  * ones sleep 20 ms in it) in the very poll that sees the edge; a wait every
  * edge has is not lateness (it cancels out of a rate), so an edge within
- * REFTICK_SHARP_MIN_MS of the run's sharpest counts too.  0.5 ms of
+ * REFTICK_SHARP_MIN_MS of the edge before it counts too.  0.5 ms of
  * lateness is 167 ppm over status's 3 s, inside its 250.  A blurred edge
  * is dropped for the next second's, REFTICK_BLURRED_MAX times in a run at
  * most. */
 #define REFTICK_SHARP_FACTOR 4.0
+/* ... counting the edge before only when it took this long: a kernel that
+ * sleeps in the read, every edge alike, not a reader held up now and then
+ * (under two busy loops on the host, the run's sharpest edge as the
+ * measure let blurred ones in: status read a -1500 ppm TSC as -2700, and
+ * a true one as +659). */
+#define REFTICK_SLEPT_READ_MS 5.0
 #define REFTICK_SHARP_MIN_MS 0.5
 #define REFTICK_BLURRED_MAX 3
 
@@ -51,10 +57,10 @@ enum ref_kind { REF_NONE, REF_RTC, REF_RTC_POLLED, REF_MONOTONIC_RAW };
 struct reftick {
 	enum ref_kind kind;
 	int fd;
-	double edge_ms;	   /* CLOCK_MONOTONIC of the last polled edge, or 0 */
-	unsigned blurred;  /* edges dropped as blurred so far */
-	double blur_floor; /* the sharpest edge's blur (ms), 0 before one */
-	char why[256];	   /* for REF_NONE, and why the RTC is polled */
+	double edge_ms;	  /* CLOCK_MONOTONIC of the last polled edge, or 0 */
+	unsigned blurred; /* edges dropped as blurred so far */
+	double blur_last; /* the last edge's blur (ms), 0 before one */
+	char why[256];	  /* for REF_NONE, and why the RTC is polled */
 };
 
 const char *reftick_name(enum ref_kind k);
@@ -69,7 +75,7 @@ bool reftick_sample(struct reftick *r, double *t, uint64_t *tsc);
 void reftick_close(struct reftick *r);
 /* Does an edge count: blur_ms from the last poll that saw the old second
  * to the read of the new one, fastest_ms the quickest poll before it,
- * floor_ms the run's sharpest edge so far (0: none yet)? */
-bool reftick_edge_sharp(double blur_ms, double fastest_ms, double floor_ms);
+ * last_ms the edge before it's blur (0: none yet)? */
+bool reftick_edge_sharp(double blur_ms, double fastest_ms, double last_ms);
 
 #endif
