@@ -217,7 +217,7 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
 	tui/util/fsx.c \
 	tui/view/why.c tui/model/setup.c tui/model/setup_check.c \
-	tui/cli/deadline.c tui/ui/hint.c tui/action/act_say.c
+	tui/cli/deadline.c tui/ui/hint.c tui/action/act_say.c tui/view/draw.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
 $(BUILD)/test/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)

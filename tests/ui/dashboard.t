@@ -26,7 +26,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=97)
+t = Tap(plan=98)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -372,6 +372,12 @@ t.ok(d > c >= 0 and d - c >= 3 and not cores_below and
      any(x.startswith("Rate") for x in lines[c:d]),
      "60x24, a three-row stage note and the --root line: the cores' title, "
      "a row and the rate above the diagnosis, nothing of theirs in it", s)
+# There the note needs a fourth row: whole, or cut with " ..." at its end,
+# never cut silently (it lost "rm HibernateLocation-*" and said nothing).
+note, _ = stage_note(s)
+t.ok(note.startswith("stale HibernateLocation") and
+     (note.endswith(STALE_WAY) or note.endswith(" ...")),
+     "60x24: the stale note is whole, or says it is cut", s)
 tmux("resize-window", "-t", "ui", "-x", "160", "-y", "30")
 os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.

@@ -269,6 +269,42 @@ static void every_said_code_fits_the_status_line(void **st)
 		}
 }
 
+/* Every advice code of the diagnosis, in the dashboard's words inside
+ * the longest summary sentence it ends, wraps at 60 and 80 columns with
+ * nothing lost. */
+static void every_advice_wraps_whole(void **st)
+{
+	static const int cols[] = { 60, 80 };
+	const char *lead = "The clocksource is hpet, not tsc, and without the "
+			   "kernel log tsctui cannot say why ";
+	struct diagnosis d;
+	char out[1024], back[1024];
+	size_t k, len;
+	int a;
+
+	(void)st;
+	for (a = DIAG_ADVICE_NONE + 1; a < DIAG_ADVICES; a++)
+		for (k = 0; k < 2; k++) {
+			const char *w =
+				diagnosis_advice_words((enum diag_advice)a);
+
+			memset(&d, 0, sizeof(d));
+			snprintf(d.summary, sizeof(d.summary), "%s%s. More.",
+				 lead, w);
+			d.advice = (enum diag_advice)a;
+			d.advice_at = strlen(lead);
+			d.advice_end = d.advice_at + strlen(w);
+			hint_diagnosis(&d, out, sizeof(out));
+			assert_non_null(strstr(
+				out, hint_advice_words((enum diag_advice)a)));
+			render(out, cols[k], back, sizeof(back));
+			len = strlen(back);
+			while (len && back[len - 1] == ' ')
+				back[--len] = '\0';
+			assert_string_equal(back, out);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +316,7 @@ int main(void)
 		cmocka_unit_test(every_said_code_places_its_values),
 		cmocka_unit_test(the_dashboard_says_keys_not_commands),
 		cmocka_unit_test(every_said_code_fits_the_status_line),
+		cmocka_unit_test(every_advice_wraps_whole),
 	};
 
 	return cmocka_run_group_tests_name("hint", tests, NULL, NULL);

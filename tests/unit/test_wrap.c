@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../tui/view/draw.h"
 #include "../../tui/view/wrap.h"
 
 /* Long messages the screens show: the guided setup's advice for a guest
@@ -94,12 +95,32 @@ static void a_word_wider_than_the_row_is_split(void **st)
 	assert_int_equal(wrap_rows("", 10), 1);
 }
 
+/* A screen's lines (draw_addl) hold UI_MAX_LINES; past them the last one
+ * says there were more, never a silent cut (a plan of many files lost its
+ * end unsaid). */
+static void full_lines_say_so(void **st)
+{
+	static char lines[UI_MAX_LINES][UI_LINE];
+	int n = 0, i;
+
+	(void)st;
+	for (i = 0; i < UI_MAX_LINES; i++)
+		draw_addl(lines, &n, "line %d", i);
+	assert_int_equal(n, UI_MAX_LINES);
+	assert_string_equal(lines[UI_MAX_LINES - 1], "line 23");
+	draw_addl(lines, &n, "line %d", UI_MAX_LINES);
+	assert_int_equal(n, UI_MAX_LINES);
+	assert_string_equal(lines[UI_MAX_LINES - 2], "line 22");
+	assert_string_equal(lines[UI_MAX_LINES - 1], DRAW_MORE_LINES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nothing_is_lost_at_60_and_80_columns),
 		cmocka_unit_test(continuation_rows_start_under_the_text),
 		cmocka_unit_test(a_word_wider_than_the_row_is_split),
+		cmocka_unit_test(full_lines_say_so),
 	};
 
 	return cmocka_run_group_tests_name("wrap", tests, NULL, NULL);

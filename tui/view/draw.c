@@ -52,8 +52,18 @@ void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
 	const char *p = text, *next;
 
 	for (i = 0; i < n && *p && w > 10; i++) {
-		int cut = wrap_row(p, i ? w - hang : w, &next);
+		int width = i ? w - hang : w;
+		int cut = wrap_row(p, width, &next);
 
+		/* The last row it may have, with text left after it: it
+		 * ends in " ...", so a cut is never silent. */
+		if (i == n - 1 && *next) {
+			cut = wrap_row(p, width - (int)strlen(DRAW_MORE),
+				       &next);
+			draw_put(y + i, i ? x + hang : x, a, "%.*s" DRAW_MORE,
+				 cut, p);
+			return;
+		}
 		draw_put(y + i, i ? x + hang : x, a, "%.*s", cut, p);
 		p = next;
 	}
@@ -168,8 +178,13 @@ static void add_split(char lines[][UI_LINE], int *n, const char *text)
 		hang = 0;
 	room = UI_LINE - 1;
 	do {
-		if (*n >= UI_MAX_LINES)
+		/* Full, with more to come: the last place says so (a plan
+		 * of many files was cut silently). */
+		if (*n >= UI_MAX_LINES) {
+			snprintf(lines[UI_MAX_LINES - 1], UI_LINE, "%s",
+				 DRAW_MORE_LINES);
 			return;
+		}
 		cut = wrap_row(p, room, &next);
 		snprintf(lines[(*n)++], UI_LINE, "%*s%.*s",
 			 p == text ? 0 : hang, "", cut, p);

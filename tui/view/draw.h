@@ -22,7 +22,11 @@ attr_t draw_verdict_look(const struct ui_state *s, enum tsc_verdict v);
 void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Text wrapped at word boundaries into at most n lines from y, the rows
- * after the first under its text (wrap.h). */
+ * after the first under its text (wrap.h); when it does not fit, its last
+ * row ends in DRAW_MORE. */
+#define DRAW_MORE " ..."
+/* The last of UI_MAX_LINES lines when there were more. */
+#define DRAW_MORE_LINES "... and more, not shown"
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text);
 /* A title, then lines, each wrapped to the screen's width, from row
  * s->info_scroll on, and a key bar (saying Up/Down when they do not all
@@ -49,9 +53,10 @@ void draw_keybar(const struct ui_state *s, const struct draw_key *k, int n);
  * scroll), since the last draw_begin(). */
 void draw_begin(void);
 int draw_overflow(void);
-/* Appends a formatted line to lines[*n], up to UI_MAX_LINES; a line longer
- * than UI_LINE - 1 bytes goes on in the next ones, cut at blanks and
- * indented as its first (wrap.h), never cut off. */
+/* Appends a formatted line to lines[*n], up to UI_MAX_LINES (past them,
+ * the last line becomes DRAW_MORE_LINES); a line longer than UI_LINE - 1
+ * bytes goes on in the next ones, cut at blanks and indented as its first
+ * (wrap.h), never cut off. */
 void draw_addl(char lines[][UI_LINE], int *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* draw_addl of lead then text (each line is wrapped to the screen when
