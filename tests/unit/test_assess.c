@@ -203,6 +203,49 @@ static void the_engine_rate_counts_once_long_enough(void **st)
 	free(snap);
 }
 
+/* Can programs trust the TSC, live: the engine's cores take the place of
+ * status' survey on the machine itself, and nowhere else. */
+static void the_live_cores_answer_trust(void **st)
+{
+	struct sysinfo *s = laptop("tsc", "");
+	struct assess_live live = { 0 };
+	struct engine_snapshot *snap = calloc(1, sizeof(*snap));
+	struct assessment a;
+	struct trust_out out;
+
+	(void)st;
+	assert_non_null(snap);
+	assess_make(s, &live, &a);
+	assert_int_equal(a.trust.verdict, TRUST_YES);
+	snap->surveys = 1;
+	snap->ncores = 2;
+	snap->cores[0] = (struct engine_core){ .cpu = 1,
+					       .measured = true,
+					       .shown = TSC_VERDICT_OK };
+	snap->cores[1] = (struct engine_core){ .cpu = 2,
+					       .measured = true,
+					       .shown = TSC_VERDICT_OK };
+	assess_live_trust(&a, s, snap, true, &out);
+	assert_int_equal(out.verdict, TRUST_YES);
+	/* a core not yet measured: cannot tell */
+	snap->cores[1].measured = false;
+	assess_live_trust(&a, s, snap, true, &out);
+	assert_int_equal(out.verdict, TRUST_UNKNOWN);
+	/* a warp: no, whatever the files said */
+	snap->cores[1].measured = true;
+	snap->cores[1].warps_bsp = 3;
+	assess_live_trust(&a, s, snap, true, &out);
+	assert_int_equal(out.verdict, TRUST_NO);
+	/* not this machine's cores (--root, --kernel-log), or no engine:
+	 * the assessment's answer as it is */
+	assess_live_trust(&a, s, snap, false, &out);
+	assert_int_equal(out.verdict, TRUST_YES);
+	assess_live_trust(&a, s, NULL, true, &out);
+	assert_int_equal(out.verdict, TRUST_YES);
+	free(snap);
+	done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +256,7 @@ int main(void)
 		cmocka_unit_test(a_bios_update_since_the_last_sync),
 		cmocka_unit_test(a_sample_is_healthy_without_warps_on_tsc),
 		cmocka_unit_test(the_engine_rate_counts_once_long_enough),
+		cmocka_unit_test(the_live_cores_answer_trust),
 	};
 
 	return cmocka_run_group_tests_name("assess", tests, NULL, NULL);

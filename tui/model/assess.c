@@ -65,3 +65,32 @@ bool assess_sample_healthy(uint32_t warps, const char *clocksource)
 {
 	return !warps && !strcmp(clocksource, "tsc");
 }
+
+void assess_live_trust(const struct assessment *a, const struct sysinfo *s,
+		       const struct engine_snapshot *snap, bool this_machine,
+		       struct trust_out *out)
+{
+	struct trust_in in;
+	unsigned i;
+
+	*out = a->trust;
+	if (a->trust.verdict != TRUST_YES || !this_machine ||
+	    a->diag.vm.virtual_machine || !snap || !snap->surveys)
+		return;
+	trust_inputs(s, false, NULL, &in);
+	in.survey = TRUST_SURVEY_AGREE;
+	in.survey_cpu = -1;
+	for (i = 0; i < snap->ncores; i++) {
+		const struct engine_core *c = &snap->cores[i];
+
+		if (c->warps_bsp || c->warps_ap ||
+		    c->shown == TSC_VERDICT_BAD) {
+			in.survey = TRUST_SURVEY_DISAGREE;
+			in.survey_cpu = (int)c->cpu;
+			break;
+		}
+		if (!c->measured)
+			in.survey = TRUST_SURVEY_INCOMPLETE;
+	}
+	trust_decide(&in, out);
+}

@@ -72,4 +72,16 @@ bool assess_rate_from_engine(const struct engine_snapshot *snap,
  * kernel on the TSC. */
 bool assess_sample_healthy(uint32_t warps, const char *clocksource);
 
+/*
+ * Can programs trust the TSC, with the live engine's cores (snap, NULL
+ * when it has none) in place of status' one survey, on the machine
+ * itself (this_machine: no --root, no --kernel-log) and not a guest: a
+ * warp or a core judged bad is a no, a core not yet measured a
+ * cannot-tell (model/trust.c decides, DESIGN 9.7).  Elsewhere the
+ * assessment's answer from the files and the log, as it is.
+ */
+void assess_live_trust(const struct assessment *a, const struct sysinfo *s,
+		       const struct engine_snapshot *snap, bool this_machine,
+		       struct trust_out *out);
+
 #endif

@@ -84,39 +84,12 @@ static void attach_klog(struct dash *d)
  * the RTC counts for the watchdog advice only when the dashboard shows the
  * machine the engine runs on.
  */
-/*
- * Can programs trust the TSC: the assessment's answer from the files and
- * the log, and on the machine itself (no --root, no --kernel-log, not a
- * guest) the live engine's cores in place of status' one survey: a warp
- * or a core judged bad is a no, a core not yet measured a cannot-tell
- * (model/trust.c decides, DESIGN 9.7).
- */
+/* Can programs trust the TSC, with the live cores where they are this
+ * machine's (model/assess.h decides). */
 static void derive_trust(struct dash *d)
 {
-	struct trust_in in;
-	unsigned i;
-
-	d->trust = d->as.trust;
-	if (d->as.trust.verdict != TRUST_YES || d->kernel_log ||
-	    strcmp(d->root, "/") || d->as.diag.vm.virtual_machine ||
-	    !d->engine || !d->snap.surveys)
-		return;
-	trust_inputs(&d->sys, false, NULL, &in);
-	in.survey = TRUST_SURVEY_AGREE;
-	in.survey_cpu = -1;
-	for (i = 0; i < d->snap.ncores; i++) {
-		const struct engine_core *c = &d->snap.cores[i];
-
-		if (c->warps_bsp || c->warps_ap ||
-		    c->shown == TSC_VERDICT_BAD) {
-			in.survey = TRUST_SURVEY_DISAGREE;
-			in.survey_cpu = (int)c->cpu;
-			break;
-		}
-		if (!c->measured)
-			in.survey = TRUST_SURVEY_INCOMPLETE;
-	}
-	trust_decide(&in, &d->trust);
+	assess_live_trust(&d->as, &d->sys, d->engine ? &d->snap : NULL,
+			  !d->kernel_log && !strcmp(d->root, "/"), &d->trust);
 }
 
 static void derive(struct dash *d)
