@@ -126,25 +126,16 @@ static void event_json(struct json *j, const struct klog_event *e, double mhz,
 }
 
 /* Which clocksource watchdog the kernel has, what decided it, and the
- * skew at which it drops the TSC (docs/DESIGN.md 9.2). */
-static void watchdog_json(struct json *j, const struct sysinfo *s)
+ * skew at which it drops the TSC (the assessment's, docs/DESIGN.md 9.2). */
+static void watchdog_json(struct json *j, const struct assessment *a)
 {
-	enum klog_watchdog_by by = KLOG_WATCHDOG_BY_NONE;
-	enum klog_watchdog w = KLOG_WATCHDOG_UNKNOWN;
-	static const struct klog none;
-
-	w = kernlog_watchdog(s->have_klog ? s->klog : &none, s->kernel_release,
-			     &by);
 	json_obj(j, "watchdog");
-	json_str(j, "kind", kernlog_watchdog_name(w));
-	json_str(j, "decided_by", kernlog_watchdog_by_name(by));
-	if (w == KLOG_WATCHDOG_UNKNOWN)
+	json_str(j, "kind", kernlog_watchdog_name(a->watchdog));
+	json_str(j, "decided_by", kernlog_watchdog_by_name(a->watchdog_by));
+	if (a->watchdog == KLOG_WATCHDOG_UNKNOWN)
 		json_null(j, "limit_ppm");
 	else
-		json_num(j, "limit_ppm",
-			 kernlog_watchdog_limit_ppm(
-				 w, s->have_klog && s->klog->refined_mhz > 0),
-			 1);
+		json_num(j, "limit_ppm", a->watchdog_limit_ppm, 1);
 	json_obj_end(j);
 }
 
@@ -190,10 +181,11 @@ static void fixers_json(struct json *j, const struct sysinfo *s)
 	json_arr_end(j);
 }
 
-static void status_json(const struct sysinfo *s, const struct diagnosis *d,
-			const struct tsc_rate_check *rc,
-			const struct trust_out *t)
+static void status_json(const struct sysinfo *s, const struct assessment *a,
+			const struct tsc_rate_check *rc)
 {
+	const struct diagnosis *d = &a->diag;
+	const struct trust_out *t = &a->trust;
 	struct json j;
 	int i;
 
@@ -254,7 +246,7 @@ static void status_json(const struct sysinfo *s, const struct diagnosis *d,
 		json_str(&j, NULL, s->cmdline.next_tsc[i]);
 	json_arr_end(&j);
 	json_bool(&j, "log", s->have_klog);
-	watchdog_json(&j, s);
+	watchdog_json(&j, a);
 	transitions_json(&j, s);
 	json_arr(&j, "events");
 	for (i = 0; s->have_klog && i < (int)s->klog->n; i++)
@@ -620,7 +612,7 @@ int cmd_status(const struct globals *g, int argc, char **argv)
 	if (prom)
 		status_prometheus(&s, &a.diag, &a.trust);
 	else if (json)
-		status_json(&s, &a.diag, &live.rate, &a.trust);
+		status_json(&s, &a, &live.rate);
 	else
 		status_text(&s, &a.diag, &live.rate, &a.trust);
 	system_free(&s);

@@ -20,6 +20,17 @@ void assess_make(const struct sysinfo *s, const struct assess_live *l,
 	if (l->survey_failed)
 		in.survey = TRUST_SURVEY_INCOMPLETE;
 	trust_decide(&in, &a->trust);
+	{
+		static const struct klog none;
+
+		a->watchdog =
+			kernlog_watchdog(s->have_klog ? s->klog : &none,
+					 s->kernel_release, &a->watchdog_by);
+		if (a->watchdog != KLOG_WATCHDOG_UNKNOWN)
+			a->watchdog_limit_ppm = kernlog_watchdog_limit_ppm(
+				a->watchdog,
+				s->have_klog && s->klog->refined_mhz > 0);
+	}
 }
 
 bool assess_rate_wanted(const struct assessment *a, bool this_machine)

@@ -48,6 +48,12 @@ struct assessment {
 	bool struck_out;
 	/* Can programs that read the TSC themselves rely on it. */
 	struct trust_out trust;
+	/* Which clocksource watchdog the kernel has, what decided it (its
+	 * wording, else the kernel's version), and the skew at which it
+	 * drops the TSC (docs/DESIGN.md 9.2); limit_ppm 0 when unknown. */
+	enum klog_watchdog watchdog;
+	enum klog_watchdog_by watchdog_by;
+	double watchdog_limit_ppm;
 };
 
 void assess_make(const struct sysinfo *s, const struct assess_live *l,
