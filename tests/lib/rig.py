@@ -244,6 +244,12 @@ FAR = 250
 # seen by the rig on this host; the host simulator's and the unit tests'
 # exact truth see it (test_driver, test_warp).
 HOST_BIAS = 80
+# ... and not quite common: a vCPU thread runs on either host CPU, so an AP
+# tested while on the other one than the BSP's reads that CPU's offset
+# too, up to the 35 cycles each way above.  A CI run's Legion sync (8 vCPUs
+# on 2 host CPUs) read one AP 60 off the run's common error with a steady
+# test (spread 1), where the bound about it was about 41.
+HOST_APART = 36
 # The stage's limits, from the one copy its code uses.
 OK_ABS = c_define("common/verdict.h", "TSC_WARP_OK_ABS")
 OK_LIMIT = c_define("common/verdict.h", "TSC_OK_LIMIT")
@@ -257,10 +263,11 @@ def estimate_bound(c):
     plus STEADY.  TCG's handoffs are slower one way than the other by a
     share of the handoff itself: over 600 AP tests the error about the
     run's common error reached spread + 40 at F = 146 and spread + 55 at
-    F = 219 (docs/DESIGN.md 11.2); F bounds any two-way test's error."""
+    F = 219 (docs/DESIGN.md 11.2); F bounds any two-way test's error.
+    Plus HOST_APART: the host CPU the AP's thread ran on."""
     if c["warp_spread"] is None:
         return c["rtt"] // 2 + STEADY
-    return c["warp_spread"] + max(STEADY, c["rtt"] // 6)
+    return c["warp_spread"] + max(STEADY, c["rtt"] // 6) + HOST_APART
 
 
 def measured(cpus):
