@@ -78,26 +78,33 @@ static void attach_klog(struct dash *d)
 	d->sys.klog_pending = d->klog_gen == 0;
 }
 
+/* Does the dashboard show the machine its engine measures (no --root, no
+ * --kernel-log)? */
+static bool shows_this_machine(const struct dash *d)
+{
+	return !d->kernel_log && !strcmp(d->root, "/");
+}
+
+/* Can programs trust the TSC, with the live cores where they are this
+ * machine's (model/assess.h decides). */
+static void derive_trust(struct dash *d)
+{
+	assess_live_trust(&d->as, &d->sys, d->engine ? &d->snap : NULL,
+			  shows_this_machine(d), &d->trust);
+}
+
 /*
  * What follows from the system as read and the engine's measurements: the
  * diagnosis, the setup step (model/assess.h).  The engine's rate against
  * the RTC counts for the watchdog advice only when the dashboard shows the
  * machine the engine runs on.
  */
-/* Can programs trust the TSC, with the live cores where they are this
- * machine's (model/assess.h decides). */
-static void derive_trust(struct dash *d)
-{
-	assess_live_trust(&d->as, &d->sys, d->engine ? &d->snap : NULL,
-			  !d->kernel_log && !strcmp(d->root, "/"), &d->trust);
-}
-
 static void derive(struct dash *d)
 {
 	char said[sizeof(d->as.diag.summary)];
 	struct assess_live live = { 0 };
 
-	if (d->engine && !d->kernel_log && !strcmp(d->root, "/"))
+	if (d->engine && shows_this_machine(d))
 		assess_rate_from_engine(&d->snap, &live.rate);
 	live.checking = setup_check_started(&d->check);
 	assess_make(&d->sys, &live, &d->as);
@@ -294,8 +301,7 @@ int dashboard_run(const struct globals *g)
 	d->ui.trust = &d->trust;
 	d->ui.check = &d->check;
 	d->ui.root = d->root;
-	d->ui.not_root =
-		geteuid() != 0 && !strcmp(d->root, "/") && !d->kernel_log;
+	d->ui.not_root = geteuid() != 0 && shows_this_machine(d);
 	if (d->sys.stage.guard == GUARD_TRIPPED)
 		d->ui.view = V_RECOVERY;
 	loop(d);
