@@ -140,7 +140,7 @@ export PATH=/bin:/usr/local/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
-echo "rig: user space up"
+@EARLY@echo "rig: user space up"
 i=0
 while [ $i -lt 300 ]; do
 	dmesg | grep -qE 'Refined TSC clocksource calibration|Marking TSC unstable' && break
@@ -170,13 +170,44 @@ poweroff -f
 
 TSCTUI_INIT = TSCTUI_INIT.replace("@PORT@", str(ORACLE_PORT))
 # The plain guest: the same without tsctui's commands and the wait.
-INIT = TSCTUI_INIT.replace("@WAIT@", "0").replace("@COMMANDS@", "")
+INIT = (TSCTUI_INIT.replace("@WAIT@", "0").replace("@COMMANDS@", "")
+        .replace("@EARLY@", ""))
+
+# Hibernation (issue 26, tests/rig/resume.t).  The guest's swap is a second
+# virtio disk, found by this serial; Debian builds virtio's block driver
+# and FAT as modules, so the guest loads these from Linux 6.1's tree
+# (tests/e2e/fetch unpacks 6.1's modules; 6.12's only its boot/), each
+# after what it needs (modules.dep).
+SWAP_SERIAL = "tsctui-swap"
+HIBERNATE_MODULES = ("virtio_pci", "virtio_blk", "vfat", "nls_cp437",
+                     "nls_ascii")
+# Right after the guest mounts /dev: the modules, the swap disk found, and
+# the kernel asked to resume from it.  With a hibernated image there, that
+# write never returns: the image's own init goes on where it hibernated.
+# Without one, it fails (nothing to resume) and the boot goes on.
+RESUME_EARLY = """for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko; done
+swap=
+i=0
+while [ -z "$swap" ] && [ $i -lt 50 ]; do
+	for b in /sys/block/vd*; do
+		[ "$(cat $b/serial 2>/dev/null)" = @SERIAL@ ] && swap=${b##*/}
+	done
+	[ -n "$swap" ] || sleep 0.1
+	i=$((i + 1))
+done
+echo "rig: swap /dev/$swap"
+[ -n "$swap" ] && cat /sys/block/$swap/dev >/sys/power/resume 2>/dev/null
+echo "rig: no image to resume"
+""".replace("@SERIAL@", SWAP_SERIAL)
 
 
-def tsctui_initramfs(path, commands, wait_s):
+def tsctui_initramfs(path, commands, wait_s, hibernate=False, files=()):
     """The rig's initramfs with tsctui (and its libraries) at
     /usr/local/sbin/tsctui, running `commands` (shell lines) once the
-    kernel has judged the TSC; each one's output between markers."""
+    kernel has judged the TSC; each one's output between markers.
+    hibernate: Linux 6.1's HIBERNATE_MODULES in /lib/modules, loaded first,
+    and a resume tried from the swap disk (RESUME_EARLY).  files: (local,
+    dest) pairs copied in."""
     if os.path.exists(path):
         return path
     run = "".join(
@@ -184,13 +215,57 @@ def tsctui_initramfs(path, commands, wait_s):
         f'echo "--- rig cmd {n} end rc=$? ---"\n'
         for n, cmd in enumerate(commands))
     init = (TSCTUI_INIT.replace("@WAIT@", str(int(wait_s * 10)))
-            .replace("@COMMANDS@", run))
+            .replace("@COMMANDS@", run)
+            .replace("@EARLY@", RESUME_EARLY if hibernate else ""))
     d = path + ".d"
     shutil.rmtree(d, ignore_errors=True)
     _busybox_tree(d, init)
     fx.copy_with_libs(d, TSCTUI, dest="/usr/local/sbin/tsctui")
+    if hibernate:
+        _modules(d, HIBERNATE_MODULES)
+    for local, dest in files:
+        q = os.path.join(d, dest.lstrip("/"))
+        os.makedirs(os.path.dirname(q), exist_ok=True)
+        shutil.copy(local, q)
     _cpio(d, path)
     return path
+
+
+def _modules(d, names):
+    """Linux 6.1's modules of these names and what they need, flat in d's
+    /lib/modules, with their load order (each after its needs) in
+    /lib/modules/order."""
+    tree = os.path.join(DIST, "kernel", "lib", "modules")
+    vers = os.listdir(tree)
+    if len(vers) != 1:
+        raise SystemExit(f"Bail out! not one module tree under {tree}: run "
+                         "`make test-deps`")
+    top = os.path.join(tree, vers[0])
+    deps = {}
+    with open(os.path.join(top, "modules.dep")) as f:
+        for line in f:
+            path, _, needs = line.partition(":")
+            deps[os.path.basename(path)[:-3]] = (path, needs.split())
+    order = []
+
+    def add(name):
+        if name in order:
+            return
+        if name not in deps:
+            raise SystemExit(f"Bail out! no module {name} in {top}: run "
+                             "`make test-deps`")
+        for need in deps[name][1]:
+            add(os.path.basename(need)[:-3])
+        order.append(name)
+
+    for n in names:
+        add(n)
+    os.makedirs(os.path.join(d, "lib", "modules"))
+    for n in order:
+        shutil.copy(os.path.join(top, deps[n][0]),
+                    os.path.join(d, "lib", "modules", f"{n}.ko"))
+    with open(os.path.join(d, "lib", "modules", "order"), "w") as f:
+        f.write("\n".join(order) + "\n")
 
 
 def _busybox_tree(d, init):
@@ -558,7 +633,9 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
          timeout=300, memory=512, extra_files=(), tsc_rate=None,
          hpet_rate=None, commands=None, wait_s=0, smbios=True, env=None,
          linux=True, reboot=False, until=b"rig: done",
-         stop_signal=qemu.signal.SIGTERM, kernel="6.12"):
+         stop_signal=qemu.signal.SIGTERM, kernel="6.12", disk=None,
+         again=False, vars_path=None, swap=None, hibernate=False,
+         initrd_files=()):
     """Boots the rig: the UEFI Shell runs stage_lines (each a Shell command
     line; the stage images are at fs0:\\EFI\\tsctui\\tsctui.efi and
     sim.efi), then Debian's kernel.  skew: {cpu index: cycles} applied at
@@ -574,32 +651,47 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
     port read, then powers the machine off (`reset -s`), unless
     stage_lines, `until` or the timeout end it first; reboot: a guest reset restarts the firmware; stop_signal:
     how the harness stops QEMU at `until`; kernel: which line of Debian's
-    kernel judges (KERNELS).  Returns a Boot."""
+    kernel judges (KERNELS).  disk: the caller's qemu.Disk, not deleted
+    afterwards; again: it is the machine's own from an earlier boot (the
+    machine powered on again): nothing is put on it, and vars_path is that
+    boot's variable store.  swap: a raw image, the guest's second virtio
+    disk (SWAP_SERIAL); hibernate, initrd_files: tsctui_initramfs's
+    hibernate and files.  Returns a Boot."""
     os.makedirs(work, exist_ok=True)
-    disk = qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
-    disk.put(os.path.join(TOP, "efi", "tsctui.efi"), "EFI/tsctui/tsctui.efi")
-    disk.put(os.path.join(TOP, "efi", "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
-    if linux:
-        disk.put(kernel_image(kernel), "vmlinuz")
-    # Made once per version of INIT.
-    if commands is None:
-        tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
-        initrd = initramfs(os.path.join(BUILD, "rig", f"initrd-{tag}.img"))
-    else:
-        # Made per run: tsctui is rebuilt between runs.
-        initrd = os.path.join(work, f"{name}.initrd")
-        if os.path.exists(initrd):
-            os.unlink(initrd)
-        tsctui_initramfs(initrd, commands, wait_s)
-    disk.put(initrd, "initrd.img")
-    for local, dest in extra_files:
-        disk.put(local, dest)
-    lines = list(stage_lines) + [ORACLE_SHELL] + (
-        [rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"] if linux else
-        ["reset -s"])
-    disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines))
-    vars_path = qemu.seasoned_vars(os.path.join(work, f"{name}.vars"),
-                                   "virtio")
+    kept = disk is not None
+    disk = disk or qemu.Disk(os.path.join(work, f"{name}.img"), size_mb=48)
+    if not again:
+        efi = os.path.join(TOP, "efi")
+        disk.put(os.path.join(efi, "tsctui.efi"), "EFI/tsctui/tsctui.efi")
+        disk.put(os.path.join(efi, "tsctui-sim.efi"), "EFI/tsctui/sim.efi")
+        if linux:
+            disk.put(kernel_image(kernel), "vmlinuz")
+        # Made once per version of INIT.
+        if commands is None:
+            tag = hashlib.sha256(INIT.encode()).hexdigest()[:12]
+            initrd = initramfs(os.path.join(BUILD, "rig",
+                                            f"initrd-{tag}.img"))
+        else:
+            # Made per run: tsctui is rebuilt between runs.
+            initrd = os.path.join(work, f"{name}.initrd")
+            if os.path.exists(initrd):
+                os.unlink(initrd)
+            tsctui_initramfs(initrd, commands, wait_s, hibernate,
+                             initrd_files)
+        disk.put(initrd, "initrd.img")
+        for local, dest in extra_files:
+            disk.put(local, dest)
+        lines = list(stage_lines) + [ORACLE_SHELL] + (
+            [rf"fs0:\vmlinuz initrd=\initrd.img {KERNEL_ARGS}"] if linux else
+            ["reset -s"])
+        disk.write("startup.nsh", "".join(f"{x}\r\n" for x in lines))
+    vars_path = vars_path or qemu.seasoned_vars(
+        os.path.join(work, f"{name}.vars"), "virtio")
+    extra = list(SMBIOS if smbios else [])
+    if swap:
+        extra += ["-drive", f"file={swap},format=raw,if=none,id=swap",
+                  "-device",
+                  f"virtio-blk-pci,drive=swap,serial={SWAP_SERIAL}"]
     log = os.path.join(work, f"{name}.log")
     env = dict(env or {}, **{SKEW_ENV: skew_spec(skew or {})})
     for var, fault in ((TSC_RATE_ENV, tsc_rate), (HPET_RATE_ENV, hpet_rate)):
@@ -609,8 +701,9 @@ def boot(work, name, stage_lines, skew=None, smp=4, cpu=LAPTOP_CPU,
             env[var] = f"{int(fault[0])}@{start}"
     res = qemu.boot(disk, vars_path, cpu=cpu, smp=smp, timeout=timeout,
                     log_path=log, memory=memory, binary=QEMU,
-                    extra=SMBIOS if smbios else [], env=env,
+                    extra=extra, env=env,
                     until=until, reboot=reboot, stop_signal=stop_signal,
                     pin=pinning(smp))
-    os.unlink(disk.path)
+    if not kept:
+        os.unlink(disk.path)
     return Boot(res, log, linux)
