@@ -36,7 +36,7 @@ from paths import BUILD, TOP  # noqa: E402
 from tap import Tap  # noqa: E402
 
 rig.require()
-t = Tap(plan=9)
+t = Tap(plan=10)
 WORK = os.path.join(BUILD, "rig-resume")
 os.makedirs(WORK, exist_ok=True)
 APP = r"fs0:\EFI\tsctui\tsctui.efi"
@@ -59,11 +59,13 @@ with open(options, "w") as f:
     f.write("mode=sync\n")
 
 # Run by the first boot's init once the kernel has judged the TSC ($swap:
-# rig.RESUME_EARLY's).  After `echo disk`, only the resumed image goes on.
+# rig.RESUME_EARLY's).  @CONFIRM@ is what boot-ok does to the ESP when a
+# sync boot reaches Linux (boot-ok itself needs an installed system; the
+# e2e stories run it).  After `echo disk`, only the resumed image goes on.
 HIBERNATE = f"""mkdir -p /boot/efi /etc/tsctui
 for p in /sys/block/vd*/vd*1; do esp=/dev/${{p##*/}}; done
 mount -t vfat $esp /boot/efi && echo "rig: esp $esp mounted"
-rm /boot/efi/EFI/tsctui/synced && echo "rig: synced confirmed"
+@CONFIRM@
 echo esp=/boot/efi >/etc/tsctui/tsctui.conf
 {HOOK} pre hibernate && echo "rig: sleep hook pre ok"
 mkswap /dev/$swap >/dev/null && swapon /dev/$swap
@@ -79,6 +81,9 @@ dmesg | sed -n '/rig: hibernating/,$p'
 echo "--- rig resumed dmesg end ---"
 echo "rig: resumed clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 dd if=/dev/port bs=1 skip={PORT} count=1 of=/dev/null 2>/dev/null"""
+CONFIRMED = ('rm /boot/efi/EFI/tsctui/synced && '
+             'echo "rig: synced confirmed"')
+UNCONFIRMED = 'echo "rig: synced left"'
 
 
 def show(b, what):
@@ -103,83 +108,141 @@ def aps_within(group, bound):
         abs(c) <= bound for n, c in group.items() if n != 0)
 
 
-disk = qemu.Disk(os.path.join(WORK, "machine.img"), size_mb=48)
-swap = os.path.join(WORK, "swap.img")
-with open(swap, "wb") as f:
-    f.truncate(256 * 1024 * 1024)
-vars_path = qemu.seasoned_vars(os.path.join(WORK, "machine.vars"), "virtio")
-# The Shell reads the truth before the stage too: the fault is back.
-lines = [rig.ORACLE_SHELL, f"{APP} config=esp"]
+class Story:
+    """The machine's two power-ons: first (a sync boot that hibernates),
+    resume (the next); esp_before: the ESP's sha256 between them; the
+    resumed kernel's log (from its hibernation line on), clocksource and
+    the guest's direct read of the ESP's sha256 after the resume."""
 
-b = rig.boot(WORK, "hibernate", lines, skew=rig.E595, commands=[HIBERNATE],
-             hibernate=True, swap=swap, disk=disk, vars_path=vars_path,
-             initrd_files=[(hook, HOOK)], extra_files=[
-                 (options, "EFI/tsctui/options")],
-             kernel="6.1", until=None, timeout=420)
-show(b, "first boot")
-console = b.res.console()
-r = b.reports[0] if len(b.reports) == 1 else None
+    def __init__(self, name, confirm):
+        self.disk = qemu.Disk(os.path.join(WORK, f"{name}.img"), size_mb=48)
+        self.vars = qemu.seasoned_vars(os.path.join(WORK, f"{name}.vars"),
+                                       "virtio")
+        swap = os.path.join(WORK, f"{name}-swap.img")
+        with open(swap, "wb") as f:
+            f.truncate(256 * 1024 * 1024)
+        # The Shell reads the truth before the stage too: the fault back.
+        lines = [rig.ORACLE_SHELL, f"{APP} config=esp"]
+        self.first = rig.boot(
+            WORK, f"{name}-first", lines, skew=rig.E595,
+            commands=[HIBERNATE.replace("@CONFIRM@", confirm)],
+            hibernate=True, swap=swap, disk=self.disk, vars_path=self.vars,
+            initrd_files=[(hook, HOOK)],
+            extra_files=[(options, "EFI/tsctui/options")],
+            kernel="6.1", until=None, timeout=420)
+        show(self.first, f"{name}, first boot")
+        self.esp_before = esp_sha(self.disk)
+        self.hibernated = self.disk.exists("EFI/tsctui/hibernated")
+        self.synced = self.disk.exists("EFI/tsctui/synced")
+        self.resume = rig.boot(
+            WORK, f"{name}-resume", [], skew=rig.E595, disk=self.disk,
+            again=True, vars_path=self.vars, swap=swap, kernel="6.1",
+            until=b"rig: done", timeout=420)
+        show(self.resume, f"{name}, resume boot")
+        self.esp_after = esp_sha(self.disk)
+        self.files = {f: self.disk.exists(f"EFI/tsctui/{f}")
+                      for f in ("synced", "probation", "pending",
+                                "hibernated")}
+        os.unlink(self.disk.path)
+        os.unlink(swap)
+        console = self.resume.res.console()
+        m = re.search(r"rig: esp sha256 ([0-9a-f]{64})", console)
+        self.esp_read = m.group(1) if m else None
+        m = re.search(r"--- rig resumed dmesg begin ---\n(.*?)"
+                      r"--- rig resumed dmesg end ---", console, re.S)
+        self.log = m.group(1) if m else ""
+        m = re.search(r"rig: resumed clocksource=(\S+)", console)
+        self.clocksource = m.group(1) if m else None
+        self.resumed = ("rig: resumed" in console and
+                        "rig: resumed" not in self.first.res.console())
+        self.report = (self.resume.reports[0]
+                       if len(self.resume.reports) == 1 else None)
+        self.ports = self.resume.oracle.groups("port")
+
+    def esp_untouched(self):
+        """Not one ESP byte changed from the hibernation on: by the guest's
+        direct read after the resume and by the disk image after it."""
+        return (self.esp_read == self.esp_before and
+                self.esp_after == self.esp_before)
+
+    def cpus_up_again(self):
+        """The resumed kernel brought the other CPUs up again: its
+        tsc_sync check ran for each."""
+        return re.search(r"Booting Node \d+ Processor 3\b",
+                         self.log) is not None
+
+    def kept_tsc(self):
+        return (self.clocksource == "tsc" and "TSC warp" not in self.log and
+                "Marking TSC unstable" not in self.log and
+                "Marking clocksource" not in self.log)
+
+    def tsc_lines(self):
+        return re.findall(r".*(?:TSC|tsc).*", self.log)
+
+
+# ---- a resume after a confirmed sync: the fix reaches the resumed kernel --
+a = Story("confirmed", CONFIRMED)
+r = a.first.reports[0] if len(a.first.reports) == 1 else None
+ports = a.first.oracle.groups("port")
 t.ok(r is not None and r["mode"] == "sync" and r["msr_writes"] > 0 and
-     b.accepted and b.oracle.groups("port")[1:2] and
-     aps_within(b.oracle.groups("port")[1], NEAR),
+     a.first.accepted and len(ports) >= 2 and aps_within(ports[1], NEAR),
      "first boot: the stage syncs the E595's fault and Linux 6.1 keeps the "
-     "TSC", b.summary())
+     "TSC", a.first.summary())
+console = a.first.res.console()
 t.ok("rig: synced confirmed" in console and
      "rig: sleep hook pre ok" in console and
-     "rig: hibernating" in console and "rig: resumed" not in console and
-     not b.res.timed_out and disk.exists("EFI/tsctui/hibernated") and
-     not disk.exists("EFI/tsctui/synced") and
-     not disk.exists("EFI/tsctui/pending"),
+     "rig: hibernating" in console and not a.first.res.timed_out and
+     a.hibernated and not a.synced,
      "the guest confirms the sync, tsctui's sleep hook marks the ESP "
      "(hibernated) and the guest hibernates to its swap disk, powering off",
      console[-1500:])
-before = esp_sha(disk)
-
-b = rig.boot(WORK, "resume", [], skew=rig.E595, disk=disk, again=True,
-             vars_path=vars_path, swap=swap, kernel="6.1",
-             until=b"rig: done", timeout=420)
-show(b, "resume boot")
-console = b.res.console()
-r = b.reports[0] if len(b.reports) == 1 else None
-ports = b.oracle.groups("port")
-t.ok(len(ports) >= 1 and ports[0] == rig.relative(rig.E595, 4),
+t.ok(a.ports[:1] == [rig.relative(rig.E595, 4)],
      "the resume boot is a cold boot: the firmware's fault is back before "
-     "the stage (by the oracle)", ports[:1])
+     "the stage (by the oracle)", a.ports[:1])
+r = a.report
 t.ok(r is not None and r["mode"] == "sync" and r["msr_writes"] > 0 and
      "resume boot" in (r["reason"] or "") and r.get("nvram_writes") == 2 and
-     len(ports) >= 2 and aps_within(ports[1], NEAR),
+     len(a.ports) >= 2 and aps_within(a.ports[1], NEAR) and
+     (ovmfvars.REPORT_GUID, reportvar.RESUME_NAME) not in
+     ovmfvars.parse(a.vars),
      "the stage takes the boot for a resume after a confirmed sync: it "
-     "syncs, its guard in its own variable (set and deleted: 2 non-volatile "
-     "writes)", r)
-t.ok((ovmfvars.REPORT_GUID, reportvar.RESUME_NAME) not in
-     ovmfvars.parse(vars_path),
-     "the guard's variable is gone once the stage returned")
-m = re.search(r"rig: esp sha256 ([0-9a-f]{64})", console)
-t.ok(m is not None and m.group(1) == before and esp_sha(disk) == before,
+     "syncs, its guard in its own variable, set and deleted (2 "
+     "non-volatile writes)", r)
+t.ok(a.esp_untouched(),
      "the ESP the hibernated system keeps mounted: not one byte changed by "
      "the firmware, the stage or the resume",
-     (m.group(1) if m else None, before))
-m = re.search(r"--- rig resumed dmesg begin ---\n(.*?)"
-              r"--- rig resumed dmesg end ---", console, re.S)
-resumed = m.group(1) if m else ""
+     (a.esp_read, a.esp_after, a.esp_before))
 t.diag("resumed kernel: " + " | ".join(
-    x for x in resumed.splitlines()
-    if re.search(r"TSC|tsc|clocksource|CPU|hibernation|PM:", x))[:3000])
-t.ok("rig: resumed" in console and
-     re.search(r"Booting Node \d+ Processor 3\b", resumed) is not None,
+    x for x in a.log.splitlines()
+    if re.search(r"TSC|tsc|clocksource|Processor|hibernation exit", x)))
+t.ok(a.resumed and a.cpus_up_again(),
      "the image resumed, and its kernel brought the other CPUs up again "
-     "(its tsc_sync check ran)", resumed[-1500:])
-cs = re.search(r"rig: resumed clocksource=(\S+)", console)
-t.ok(cs is not None and cs.group(1) == "tsc" and
-     "TSC warp" not in resumed and "Marking TSC unstable" not in resumed
-     and "Marking clocksource" not in resumed,
+     "(its tsc_sync check ran)", a.log[-1500:])
+t.ok(a.kept_tsc(),
      "the resumed kernel keeps the TSC: no warp line, not marked unstable, "
-     "still its clocksource", (cs.group(1) if cs else None,
-                               re.findall(r".*(?:TSC|tsc).*", resumed)))
-t.ok(len(ports) >= 3 and aps_within(ports[-1], NEAR) and
-     ports[-1] == ports[1],
+     "still its clocksource", (a.clocksource, a.tsc_lines()))
+t.ok(len(a.ports) >= 3 and a.ports[-1] == a.ports[1],
      "by the oracle in the resumed Linux: every AP where the stage left it",
-     ports)
-os.unlink(disk.path)
-os.unlink(swap)
+     a.ports)
+
+# ---- the other side: a resume after a sync Linux never confirmed ---------
+# The stage measures only and starts no probation (synced stays for the
+# next ordinary boot to judge), so the resumed kernel sees the firmware's
+# fault: the price of the guard, and what shows that this file's check of
+# the resumed kernel can fail.
+b = Story("unconfirmed", UNCONFIRMED)
+r = b.report
+t.ok(b.synced and b.hibernated and r is not None and
+     r["mode"] == "measure" and r["msr_writes"] == 0 and
+     "measures only" in (r["reason"] or "") and
+     r.get("nvram_writes") == 2 and b.esp_untouched() and
+     b.files["synced"] and not b.files["probation"] and
+     not b.files["pending"],
+     "a resume after an unconfirmed sync: measure only, no write, no "
+     "probation started, the ESP untouched", (r, b.files))
+t.ok(b.resumed and b.cpus_up_again() and b.clocksource != "tsc" and
+     "Marking TSC unstable due to check_tsc_sync_source failed" in b.log,
+     "... and its resumed kernel catches the firmware's fault when it "
+     "brings the other CPUs up, and drops the TSC",
+     (b.clocksource, b.tsc_lines()))
 sys.exit(1 if t.failed else 0)
