@@ -26,7 +26,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=98)
+t = Tap(plan=99)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -372,12 +372,32 @@ t.ok(d > c >= 0 and d - c >= 3 and not cores_below and
      any(x.startswith("Rate") for x in lines[c:d]),
      "60x24, a three-row stage note and the --root line: the cores' title, "
      "a row and the rate above the diagnosis, nothing of theirs in it", s)
-# There the note needs a fourth row: whole, or cut with " ..." at its end,
-# never cut silently (it lost "rm HibernateLocation-*" and said nothing).
+# There the note needs a fourth row: whole, or cut with " ... l: all" at
+# its end, never cut silently (it lost "rm HibernateLocation-*" and said
+# nothing), and the cut names where the rest is.
+MORE_ALL = " ... l: all"
 note, _ = stage_note(s)
 t.ok(note.startswith("stale HibernateLocation") and
-     (note.endswith(STALE_WAY) or note.endswith(" ...")),
-     "60x24: the stale note is whole, or says it is cut", s)
+     (note.endswith(STALE_WAY) or note.endswith(MORE_ALL)),
+     "60x24: the stale note is whole, or says it is cut and where the rest "
+     "is", s)
+# At 60x15 the note has one row: cut, it says so, and l (the all-text
+# screen) shows it whole.
+tmux("resize-window", "-t", "ui", "-x", "60", "-y", "15")
+time.sleep(0.3)
+s = wait_ready(20)
+note, _ = stage_note(s)
+keys("l")
+a = wait_for("All text", 5)
+body = " ".join(x.strip() for x in a.splitlines()[1:])
+t.ok(note.startswith("stale HibernateLocation") and
+     note.endswith(MORE_ALL) and
+     "Stage: stale HibernateLocation: every boot runs as a resume" in body
+     and STALE_WAY in body and "Diagnosis (" in body,
+     "60x15: the one-row stale note ends in ' ... l: all', and l shows it "
+     "whole with the diagnosis", (s, a))
+keys("Escape")
+wait_ready(5)
 tmux("resize-window", "-t", "ui", "-x", "160", "-y", "30")
 os.remove(os.path.join(root, HIBVAR))
 # kernel-arg's confirmation says what the action will do on this system.
@@ -936,9 +956,10 @@ def guest_main_screen(summary):
     # (nothing outside the root): no reference, said so, and never
     # CLOCK_MONOTONIC_RAW chosen from the target's kvm-clock.  (The panels
     # below may leave the reason fewer rows than it takes: its start, with
-    # the reason, is what must be there, and a cut says so: " ...".)
-    cut = rate.endswith(" ...")
-    shown = rate[:-4] if cut else rate
+    # the reason, is what must be there, and a cut says so and where the
+    # rest is: " ... l: all".)
+    cut = rate.endswith(MORE_ALL)
+    shown = rate[:-len(MORE_ALL)] if cut else rate
     good = (RATE_UNDER_ROOT.startswith(shown) and
             (cut or shown == RATE_UNDER_ROOT) and "under --root" in shown and
             "monotonic" not in rate.lower())

@@ -40,6 +40,7 @@ void dashboard_status(struct dash *d, bool error, const char *msg)
 	}
 	d->ui.status[o] = '\0';
 	d->ui.status_error = error;
+	memcpy(d->ui.last_status, d->ui.status, o + 1);
 	d->status_gen++;
 }
 

@@ -253,7 +253,7 @@ static const struct key_binding setup_keys[] = {
 	{ KEY_NPAGE, info_scroll }, { KEYS_ANY, ignore },
 };
 
-/* ---- help, report, history, why: back to the main screen ---- */
+/* ---- help, report, history, why, all text: back to the main screen ---- */
 
 static const struct key_binding info_keys[] = {
 	{ KEY_ESC, back },	    { 'q', back },
@@ -276,6 +276,7 @@ static unsigned open_view(struct dash *d, int ch)
 	d->ui.view = ch == 'r'	 ? V_REPORT
 		     : ch == 'w' ? V_WHY
 		     : ch == 'y' ? V_HISTORY
+		     : ch == 'l' ? V_TEXT
 				 : V_HELP;
 	return UI_REDRAW;
 }
@@ -385,6 +386,7 @@ static const struct key_binding main_keys[] = {
 	{ '?', open_view },
 	{ 'r', open_view },
 	{ 'w', open_view },
+	{ 'l', open_view },
 	{ 'y', open_view },
 	{ 's', open_setup },
 	{ KEY_DOWN, scroll_down },
@@ -400,11 +402,11 @@ static const struct key_binding main_keys[] = {
 };
 
 static const struct key_binding *const bindings[V_COUNT] = {
-	[V_MAIN] = main_keys,	    [V_HELP] = info_keys,
-	[V_REPORT] = info_keys,	    [V_HISTORY] = info_keys,
-	[V_WHY] = info_keys,	    [V_MENU] = menu_keys,
-	[V_CONFIRM] = confirm_keys, [V_RECOVERY] = recovery_keys,
-	[V_SETUP] = setup_keys,
+	[V_MAIN] = main_keys,	      [V_HELP] = info_keys,
+	[V_REPORT] = info_keys,	      [V_HISTORY] = info_keys,
+	[V_WHY] = info_keys,	      [V_TEXT] = info_keys,
+	[V_MENU] = menu_keys,	      [V_CONFIRM] = confirm_keys,
+	[V_RECOVERY] = recovery_keys, [V_SETUP] = setup_keys,
 };
 
 unsigned keys_react(struct dash *d, int ch)

@@ -48,6 +48,12 @@ void draw_put(int y, int x, attr_t a, const char *fmt, ...)
 
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
 {
+	draw_wrapped_more(y, x, n, a, text, DRAW_MORE);
+}
+
+void draw_wrapped_more(int y, int x, int n, attr_t a, const char *text,
+		       const char *more)
+{
 	int w = COLS - x, hang = wrap_indent(text, w), i;
 	const char *p = text, *next;
 
@@ -56,12 +62,11 @@ void draw_wrapped(int y, int x, int n, attr_t a, const char *text)
 		int cut = wrap_row(p, width, &next);
 
 		/* The last row it may have, with text left after it: it
-		 * ends in " ...", so a cut is never silent. */
+		 * ends in `more`, so a cut is never silent. */
 		if (i == n - 1 && *next) {
-			cut = wrap_row(p, width - (int)strlen(DRAW_MORE),
-				       &next);
-			draw_put(y + i, i ? x + hang : x, a, "%.*s" DRAW_MORE,
-				 cut, p);
+			cut = wrap_row(p, width - (int)strlen(more), &next);
+			draw_put(y + i, i ? x + hang : x, a, "%.*s%s", cut, p,
+				 more);
 			return;
 		}
 		draw_put(y + i, i ? x + hang : x, a, "%.*s", cut, p);

@@ -25,9 +25,15 @@ void draw_put(int y, int x, attr_t a, const char *fmt, ...)
  * after the first under its text (wrap.h); when it does not fit, its last
  * row ends in DRAW_MORE. */
 #define DRAW_MORE " ..."
+/* The same on the main screen, saying where the rest is: the all-text
+ * screen (screen_text.c, key l) shows whole what the main screen cuts. */
+#define DRAW_MORE_ALL " ... l: all"
 /* The last of UI_MAX_LINES lines when there were more. */
 #define DRAW_MORE_LINES "... and more, not shown"
 void draw_wrapped(int y, int x, int n, attr_t a, const char *text);
+/* draw_wrapped, its last row ending in `more` when the text is cut. */
+void draw_wrapped_more(int y, int x, int n, attr_t a, const char *text,
+		       const char *more);
 /* A title, then lines, each wrapped to the screen's width, from row
  * s->info_scroll on, and a key bar (saying Up/Down when they do not all
  * fit). */

@@ -17,6 +17,19 @@ struct screen {
 
 extern const struct screen screen_main, screen_help, screen_report,
 	screen_history, screen_menu, screen_confirm, screen_recovery,
-	screen_setup, screen_why;
+	screen_setup, screen_why, screen_text;
+
+/*
+ * What the main screen may cut (ending the cut in DRAW_MORE_ALL), for the
+ * all-text screen to show whole; one copy of each, in screen_main.c.  The
+ * note under the stage line: another TSC fixer's, else
+ * system_stage_note's; *bad when it warns; NULL when there is none.  Why
+ * there is no rate yet ("Rate: ..."): false when there is one.
+ */
+const char *main_stage_note(const struct ui_state *s, char *buf, size_t cap,
+			    bool *bad);
+bool main_rate_why(const struct ui_state *s, char *buf, size_t cap);
+/* Whether programs that read the TSC themselves can rely on it. */
+void main_trust_words(const struct trust_out *t, char *out, size_t cap);
 
 #endif

@@ -18,7 +18,8 @@ static const char help_text[][UI_LINE] = {
 	"Verdict: ok, unsure (within the estimate's error) or bad; the worst "
 	"of the core's last 5 surveys (10 s), so one noisy survey does not "
 	"flip it.",
-	"w says why each core has its verdict, from its last survey.",
+	"w says why each core has its verdict, from its last survey. l shows "
+	"whole what the main screen cut to fit (a cut ends in ... l: all).",
 	"Rate: the TSC against the RTC; late ticks cancel in pairs, drift "
 	"does not.",
 	"With --root: the clocksource, stage and diagnosis are the target's "

@@ -127,6 +127,15 @@ static const char *fixer_note(const struct ui_state *s, char *out, size_t cap)
 	return out;
 }
 
+const char *main_stage_note(const struct ui_state *s, char *buf, size_t cap,
+			    bool *bad)
+{
+	const char *note = fixer_note(s, buf, cap);
+
+	*bad = note != NULL;
+	return note ? note : system_stage_note(&s->sys->stage, bad);
+}
+
 /* The note under the stage line (drawn at y + 1), wrapped; how many rows
  * it took. */
 static int stage_note(const struct ui_state *s, int y, const char *note,
@@ -139,19 +148,19 @@ static int stage_note(const struct ui_state *s, int y, const char *note,
 
 	if (rows > (LINES >= 24 ? STAGE_NOTE_ROWS : 1))
 		rows = LINES >= 24 ? STAGE_NOTE_ROWS : 1;
-	draw_wrapped(y + 1, 2, rows, bad ? draw_look(s, C_BAD) : A_NORMAL,
-		     note);
+	draw_wrapped_more(y + 1, 2, rows, bad ? draw_look(s, C_BAD) : A_NORMAL,
+			  note, DRAW_MORE_ALL);
 	return rows;
 }
 
-/* The stage line, and the note under it (another fixer, else
- * system_stage_note), or none; how many rows the stage took. */
+/* The stage line, and the note under it (main_stage_note), or none; how
+ * many rows the stage took. */
 static int stage_line(const struct ui_state *s, int y)
 {
 	const struct sys_stage *st = &s->sys->stage;
 	char strikes[32] = "", fixer[256];
-	const char *note = fixer_note(s, fixer, sizeof(fixer));
-	bool bad = note != NULL;
+	bool bad;
+	const char *note = main_stage_note(s, fixer, sizeof(fixer), &bad);
 
 	if (!st->installed) {
 		draw_put(y, 0, A_NORMAL, "Stage: not installed%s",
@@ -171,8 +180,6 @@ static int stage_line(const struct ui_state *s, int y)
 		 st->has_report ? tsc_result_name(st->report->result)
 				: "no report",
 		 s->diag->directsync ? "; kernel: tsc=directsync" : "");
-	if (!note)
-		note = system_stage_note(st, &bad);
 	return note ? 1 + stage_note(s, y, note, bad) : 1;
 }
 
@@ -214,6 +221,17 @@ static void cores(const struct ui_state *s, int y, int rows)
 			 "... %u more (Down/PgDn)", n->ncores - first - shown);
 }
 
+bool main_rate_why(const struct ui_state *s, char *buf, size_t cap)
+{
+	const struct engine_snapshot *n = s->snap;
+
+	if (!n || n->rate.kept)
+		return false;
+	snprintf(buf, cap, "Rate: %s",
+		 n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
+	return true;
+}
+
 /* The rate against the reference, and how it moved window by window;
  * why there is none on as many of the rows as the panels below leave
  * (spare), at least one. */
@@ -240,14 +258,14 @@ static int rate_lines(const struct ui_state *s, int y, int rows, int spare)
 		char why[sizeof(n->ref_why) + 16];
 		int need;
 
-		snprintf(why, sizeof(why), "Rate: %s",
-			 n->ref == REF_NONE ? n->ref_why : "waiting for ticks");
+		main_rate_why(s, why, sizeof(why));
 		need = wrap_rows(why, COLS);
 		if (need > spare)
 			need = spare > 1 ? spare : 1;
 		if (need > rows)
 			need = rows;
-		draw_wrapped(y, 0, need, draw_look(s, C_DIM), why);
+		draw_wrapped_more(y, 0, need, draw_look(s, C_DIM), why,
+				  DRAW_MORE_ALL);
 		used += need;
 	}
 	if (n && n->rate.kept > 1 && used < rows) {
@@ -287,10 +305,10 @@ static void power_words(const struct sys_power *p, char *out, size_t cap)
 			 bat);
 }
 
-/* Whether programs that read the TSC themselves can rely on it: where
- * they cannot, what breaks and the workaround (the lines above give the
- * reason: the clocksource, the warp, the diagnosis), else why. */
-static void trust_words(const struct trust_out *t, char *out, size_t cap)
+/* Where programs cannot trust the TSC, what breaks and the workaround
+ * (the lines above give the reason: the clocksource, the warp, the
+ * diagnosis), else why. */
+void main_trust_words(const struct trust_out *t, char *out, size_t cap)
 {
 	snprintf(out, cap, "Programs %s the TSC: %s",
 		 t->verdict == TRUST_YES  ? "can trust"
@@ -309,7 +327,7 @@ static int power_trust_rows(const struct ui_state *s)
 	if (!s->trust)
 		return 1;
 	power_words(&s->sys->power, power, sizeof(power));
-	trust_words(s->trust, trust, sizeof(trust));
+	main_trust_words(s->trust, trust, sizeof(trust));
 	if ((int)(strlen(power) + 3 + strlen(trust)) <= COLS)
 		return 1;
 	return 1 + wrap_rows(trust, COLS - 2);
@@ -330,7 +348,7 @@ static int power_trust_lines(const struct ui_state *s, int y, int rows)
 		draw_put(y, 0, A_NORMAL, "%s", power);
 		return 1;
 	}
-	trust_words(t, trust, sizeof(trust));
+	main_trust_words(t, trust, sizeof(trust));
 	if (power_trust_rows(s) == 1 || rows < 2) {
 		draw_put(y, 0, a, "%s | %s", power, trust);
 		return 1;
@@ -338,7 +356,7 @@ static int power_trust_lines(const struct ui_state *s, int y, int rows)
 	draw_put(y, 0, A_NORMAL, "%s", power);
 	if (rows - 1 > wrap_rows(trust, COLS - 2))
 		rows = 1 + wrap_rows(trust, COLS - 2);
-	draw_wrapped(y + 1, 2, rows - 1, a, trust);
+	draw_wrapped_more(y + 1, 2, rows - 1, a, trust, DRAW_MORE_ALL);
 	return rows;
 }
 
@@ -388,6 +406,7 @@ static const struct draw_key main_keys[] = {
 	{ "i", "Install", "Inst", false },
 	{ "u", "Uninstall", "Uninst", false },
 	{ "s", "Setup", "Setup", false },
+	{ "l", "All text", "All", false },
 	{ "q", "Quit", "Quit", true },
 };
 
@@ -435,15 +454,9 @@ static void draw(const struct ui_state *s)
 	draw_put(diag_y, 0, draw_look(s, C_TITLE), "Diagnosis: %s  (next: %s)",
 		 diagnosis_code_name(s->diag->code),
 		 s->diag->nrecs ? s->diag->recs[0] : "none");
-	if (need <= sum) {
-		draw_wrapped(diag_y + 1, 2, sum, A_NORMAL, s->diag->summary);
-	} else {
-		/* Not cut without a word: the setup screen scrolls it all. */
-		draw_wrapped(diag_y + 1, 2, sum - 1, A_NORMAL,
-			     s->diag->summary);
-		draw_put(diag_y + sum, 2, draw_look(s, C_DIM),
-			 "... the whole diagnosis: s (Setup)");
-	}
+	/* Not cut without a word: the all-text screen has it whole. */
+	draw_wrapped_more(diag_y + 1, 2, sum, A_NORMAL, s->diag->summary,
+			  DRAW_MORE_ALL);
 	draw_keybar(s, main_keys,
 		    (int)(sizeof(main_keys) / sizeof(main_keys[0])));
 }

@@ -10,7 +10,7 @@ static const struct screen *const screens[V_COUNT] = {
 	[V_REPORT] = &screen_report,	 [V_HISTORY] = &screen_history,
 	[V_MENU] = &screen_menu,	 [V_CONFIRM] = &screen_confirm,
 	[V_RECOVERY] = &screen_recovery, [V_SETUP] = &screen_setup,
-	[V_WHY] = &screen_why,
+	[V_WHY] = &screen_why,		 [V_TEXT] = &screen_text,
 };
 
 void view_init_colors(struct ui_state *s)
@@ -33,10 +33,12 @@ static void statusline(const struct ui_state *s)
 {
 	int rows = draw_status_rows(s);
 
+	/* Cut on the main screen, it says where it is whole (l). */
 	if (s->status[0])
-		draw_wrapped(LINES - 1 - rows, 0, rows,
-			     draw_look(s, s->status_error ? C_BAD : C_OK),
-			     s->status);
+		draw_wrapped_more(
+			LINES - 1 - rows, 0, rows,
+			draw_look(s, s->status_error ? C_BAD : C_OK), s->status,
+			s->view == V_MAIN ? DRAW_MORE_ALL : DRAW_MORE);
 }
 
 int view_draw(const struct ui_state *s)

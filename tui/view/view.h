@@ -28,6 +28,7 @@ enum ui_view {
 	V_RECOVERY,
 	V_SETUP,
 	V_WHY,
+	V_TEXT,
 	V_COUNT
 };
 
@@ -75,6 +76,9 @@ struct ui_state {
 	int info_scroll; /* help, history, setup, confirmation: first row */
 	char status[UI_LINE];
 	bool status_error;
+	/* The last message said, kept past the screen that said it: the
+	 * all-text screen (l) shows it whole. */
+	char last_status[UI_LINE];
 	bool color;
 
 	/* A menu: a title and items. */
