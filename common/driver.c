@@ -992,6 +992,24 @@ static void final_pass(struct run *R)
 	}
 }
 
+/* The APs the sync left as they are, bad by their tests but unproven
+ * (tsc_plan_unproven): their note says so.  After the final pass, whose
+ * tests are the verdicts. */
+static void mark_unproven(struct run *R)
+{
+	uint32_t i;
+
+	for (i = 0; i < R->r->nap; i++) {
+		struct tsc_report_cpu *ap = &R->r->ap[i];
+
+		if (ap->note == TSC_NOTE_NONE && ap->kernel_test &&
+		    tsc_plan_unproven(ap->verdict,
+				      R->r->bsp_shift != 0 || ap->writes,
+				      ap->warps_bsp + ap->warps_ap > 0))
+			ap->note = TSC_NOTE_UNPROVEN;
+	}
+}
+
 static void clause(struct tsc_buf *b, uint32_t n, const char *what)
 {
 	if (!n)
@@ -1016,7 +1034,8 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 	enum tsc_result res;
 	char text[sizeof(r->reason)];
 	struct tsc_buf b;
-	uint32_t i, n = 0, silent = 0, far = 0, stuck = 0, off = 0;
+	uint32_t i, n = 0, silent = 0, far = 0, stuck = 0, off = 0,
+		    unproven = 0;
 
 	tsc_buf_init(&b, text, sizeof(text));
 	if (R->too_many) {
@@ -1046,6 +1065,7 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 		}
 		far += r->ap[i].note == TSC_NOTE_BEYOND_CAP;
 		stuck += r->ap[i].note == TSC_NOTE_NOT_CONVERGED;
+		unproven += r->ap[i].note == TSC_NOTE_UNPROVEN;
 	}
 	if (silent)
 		tsc_buf_puts(&b, r->bsp_shift ? " did not answer after the BSP "
@@ -1059,6 +1079,8 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 		tsc_buf_puts(&b, "; no TSC was written");
 	clause(&b, far, " CPU(s) further off than a write may move");
 	clause(&b, stuck, " CPU(s) did not converge");
+	clause(&b, unproven,
+	       " CPU(s) read off with no warp seen: not written without proof");
 	if (R->noisy) {
 		tsc_buf_puts(&b, b.len ? "; writes landed up to "
 				       : "writes landed up to ");
@@ -1167,6 +1189,8 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	verify(&R, sync && !blocked);
 	if (R.writes)
 		final_pass(&R);
+	if (sync && !blocked)
+		mark_unproven(&R);
 	r->phase_us[TSC_PHASE_VERIFY] = cycles_to_us(&R, bsp_now(&R) - t);
 	r->total_us = cycles_to_us(&R, bsp_now(&R) - t_start);
 	r->tick = R.tick;

@@ -129,6 +129,11 @@ bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped)
 	return touched || warped;
 }
 
+bool tsc_plan_unproven(enum tsc_verdict v, bool touched, bool warped)
+{
+	return v == TSC_VERDICT_BAD && !touched && !warped;
+}
+
 bool tsc_plan_offset_trusted(uint64_t spread, uint64_t floor)
 {
 	return spread <= floor || spread <= TSC_TRUST_SPREAD;

@@ -113,6 +113,19 @@ bool tsc_plan_needs_tuning(int64_t survey_offset, uint64_t rtt,
  * machine without the fault must get no writes.
  */
 bool tsc_plan_steer(enum tsc_verdict v, bool touched, bool warped);
+/*
+ * The other side of that rule: an AP the sync left as it is although its
+ * test calls it `bad` (nothing moved it and no warp was seen).  A two-way
+ * test cannot tell an offset of a few tens of cycles from a path that is
+ * slower one way (on Zen, between CCXs; on the TSC rig, the host's CPUs
+ * reading their clocks apart: healthy APs read 45 to 60 cycles off, with
+ * the oracle at 0), and a write aimed at such a reading puts a real offset
+ * where there may be none.  So it is not written, and its note says why
+ * (TSC_NOTE_UNPROVEN), so that `out-of-sync` after a sync that wrote
+ * nothing is explained; the kernel, which catches offsets by the warps it
+ * sees, judges it.  In measure mode nothing is written anyway: no note.
+ */
+bool tsc_plan_unproven(enum tsc_verdict v, bool touched, bool warped);
 
 /*
  * Whether a kernel-style test's offset may move a counter at all: its

@@ -8,7 +8,7 @@ static const char *const build_names[] = { "release", "sim" };
 static const char *const config_names[] = { "load-options", "esp", "host" };
 static const char *const note_names[] = {
 	"none",		"no-answer", "beyond-cap", "not-converged", "warp-cut",
-	"start-failed", "wrong-cpu", "stopped",	   "disabled",
+	"start-failed", "wrong-cpu", "stopped",	   "disabled",	    "unproven",
 };
 
 /* EFI_STATUS errors by name (UEFI 2.10, Appendix D): the high bit and a

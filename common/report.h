@@ -54,6 +54,8 @@ enum tsc_ap_note {
 	TSC_NOTE_WRONG_CPU,	/* its code ran on another processor */
 	TSC_NOTE_STOPPED,	/* overran; the firmware stopped it */
 	TSC_NOTE_DISABLED,	/* disabled by the firmware: skipped */
+	TSC_NOTE_UNPROVEN,	/* bad without a warp, nothing moved it: not
+				 * written in sync mode (tsc_plan_unproven) */
 };
 
 struct tsc_report_cpu {

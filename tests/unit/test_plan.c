@@ -184,6 +184,24 @@ static void healthy_machine_untouched(void **s)
 	assert_true(tsc_plan_steer(TSC_VERDICT_UNSURE, true, false));
 	assert_true(tsc_plan_steer(TSC_VERDICT_BAD, true, false));
 	assert_false(tsc_plan_steer(TSC_VERDICT_UNMEASURED, true, true));
+	/* What the steering leaves bad is said: untouched, no warp.  Every
+	 * verdict and case, against tsc_plan_steer: a bad AP is either
+	 * steered or unproven, never both, never neither. */
+	{
+		enum tsc_verdict v;
+		int t, w;
+
+		for (v = TSC_VERDICT_UNMEASURED; v <= TSC_VERDICT_BAD; v++)
+			for (t = 0; t < 2; t++)
+				for (w = 0; w < 2; w++)
+					assert_int_equal(
+						tsc_plan_unproven(v, t, w),
+						v == TSC_VERDICT_BAD &&
+							!tsc_plan_steer(v, t,
+									w));
+	}
+	assert_true(tsc_plan_unproven(TSC_VERDICT_BAD, false, false));
+	assert_false(tsc_plan_unproven(TSC_VERDICT_UNSURE, false, false));
 	/* A test whose windows disagree by more than a handoff saw
 	 * something else (the rig under load: spread 4060382 at a floor of
 	 * 228); one whose windows agree may steer. */
