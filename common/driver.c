@@ -1002,7 +1002,7 @@ static void mark_unproven(struct run *R)
 	for (i = 0; i < R->r->nap; i++) {
 		struct tsc_report_cpu *ap = &R->r->ap[i];
 
-		if (ap->note == TSC_NOTE_NONE && ap->kernel_test &&
+		if (ap->note == TSC_NOTE_NONE &&
 		    tsc_plan_unproven(ap->verdict,
 				      R->r->bsp_shift != 0 || ap->writes,
 				      ap->warps_bsp + ap->warps_ap > 0))

@@ -433,10 +433,16 @@ def healthy_read_wrong(r, truth):
     own estimate is past F/4, and that estimate within its bound of the
     truth plus the run's common error), none bad on a warp, and the
     result in-sync, unsure or out-of-sync (27 of 200 measure runs of 4
-    vCPUs here read some AP bad with every AP truly at 0)."""
+    vCPUs here read some AP bad with every AP truly at 0).  A sync run says
+    why it left such an AP: its note is `unproven` (DESIGN 3.3)."""
     out = verdicts_wrong(r["cpus"], truth)
     out += [(c["index"], "bad on a warp") for c in r["cpus"]
             if c["verdict"] == "bad" and (c["warps_bsp"] or c["warps_ap"])]
+    if r["mode"] == "sync" and not r["bsp_shift_cycles"]:
+        out += [(c["index"], f"bad, unwritten, note {c['note']}")
+                for c in r["cpus"]
+                if c["verdict"] == "bad" and not c["writes"] and
+                not c["note"] and not (c["warps_bsp"] or c["warps_ap"])]
     if r["result"] not in ("in-sync", "unsure", "out-of-sync"):
         out.append(("result", r["result"]))
     return out

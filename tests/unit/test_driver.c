@@ -316,7 +316,7 @@ static void unproven_ap_said_not_written(void **s)
 				assert_int_equal(c->verdict, TSC_VERDICT_BAD);
 				assert_true(quiet);
 			} else if (c->verdict == TSC_VERDICT_BAD && quiet &&
-				   !touched && c->kernel_test) {
+				   !touched) {
 				assert_int_not_equal(c->note, TSC_NOTE_NONE);
 			}
 		}
