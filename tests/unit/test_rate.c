@@ -2,6 +2,9 @@
  * cancel, and a real drift that does not. */
 #include "cm.h"
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../tui/engine/rate.h"
 #include "../../tui/engine/reftick.h"
@@ -158,6 +161,73 @@ static void blurred_edges(void **s)
 	assert_false(reftick_edge_sharp(2.2, 0.03, 2.0));
 }
 
+/* An RTC whose second never changes: every wait for its edge runs out. */
+static bool frozen(int fd, double *t)
+{
+	(void)fd;
+	*t = 1000;
+	return true;
+}
+
+static void *cancel_soon(void *flag)
+{
+	struct timespec ms50 = { 0, 50000000 };
+
+	nanosleep(&ms50, NULL);
+	atomic_store((atomic_bool *)flag, true);
+	return NULL;
+}
+
+static double ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* How long a wait for an edge of this reference takes when the owner
+ * cancels it 50 ms in (the dashboard's q: the engine stops). */
+static double cancelled_after(struct reftick *r)
+{
+	atomic_bool stop = false;
+	pthread_t th;
+	double t, t0 = ms_now();
+	uint64_t tsc;
+
+	r->cancel = &stop;
+	r->seconds = frozen;
+	assert_int_equal(pthread_create(&th, NULL, cancel_soon, &stop), 0);
+	assert_false(reftick_sample(r, &t, &tsc));
+	t = ms_now() - t0;
+	pthread_join(th, NULL);
+	return t;
+}
+
+/* A wait for the RTC's edge gives up once cancelled: the polled one
+ * (which runs REFTICK_POLL_MAX_MS, 1.2 s, a try) and the one for the
+ * update interrupt (REFTICK_UIE_WAIT_MS, 1.5 s, then polled).  Quitting
+ * the dashboard waited for them, up to about 4 s with blurred edges.
+ * Bounded at a quarter of the shorter wait, far above the 50 ms and the
+ * REFTICK_CANCEL_MS step, far below what an uncancelled wait takes. */
+static void cancel_ends_waits(void **s)
+{
+	struct reftick r = { .kind = REF_RTC_POLLED, .fd = -1 };
+	int fds[2];
+	double took;
+
+	(void)s;
+	took = cancelled_after(&r);
+	assert_true(took < REFTICK_POLL_MAX_MS / 4);
+	/* the interrupt's wait: a pipe that never becomes readable */
+	assert_int_equal(pipe(fds), 0);
+	r = (struct reftick){ .kind = REF_RTC, .fd = fds[0] };
+	took = cancelled_after(&r);
+	assert_true(took < REFTICK_POLL_MAX_MS / 4);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +239,7 @@ int main(void)
 		cmocka_unit_test(ignores_nonsense),
 		cmocka_unit_test(reference),
 		cmocka_unit_test(blurred_edges),
+		cmocka_unit_test(cancel_ends_waits),
 	};
 	return cmocka_run_group_tests_name("rate", tests, NULL, NULL);
 }

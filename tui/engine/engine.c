@@ -21,6 +21,9 @@ struct engine {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
+	/* Set with stop, read without the lock: a wait for the reference's
+	 * edge (up to seconds) gives up at once (reftick.cancel). */
+	atomic_bool cancel;
 	struct engine_snapshot snap;
 	struct tsc_report report; /* the worker's own */
 	struct sampler sampler;	  /* the worker's; the rate is copied out */
@@ -176,6 +179,7 @@ struct engine *engine_start(const struct engine_config *c)
 	pthread_cond_init(&e->wake, NULL);
 	sampler_open(&e->sampler, e->cfg.simulate, c->kernel_mhz,
 		     c->clocksource, &e->report);
+	e->sampler.ref.cancel = &e->cancel;
 	e->snap.rate = e->sampler.rate;
 	e->snap.ref = e->sampler.ref.kind;
 	snprintf(e->snap.ref_why, sizeof(e->snap.ref_why), "%s",
@@ -199,6 +203,7 @@ void engine_stop(struct engine *e)
 {
 	if (!e)
 		return;
+	atomic_store(&e->cancel, true);
 	pthread_mutex_lock(&e->lock);
 	e->stop = true;
 	pthread_cond_signal(&e->wake);

@@ -56,6 +56,7 @@ static bool rtc_seconds(int fd, double *t)
 void reftick_open(struct reftick *r, const char *clocksource)
 {
 	memset(r, 0, sizeof(*r));
+	r->seconds = rtc_seconds;
 	/* Under --root the RTC (and the clocksource) at hand are this
 	 * machine's, and the TSC calibration they would be held against is
 	 * the target's log: nothing to measure, and /dev/rtc0 is not the
@@ -122,17 +123,27 @@ void reftick_open(struct reftick *r, const char *clocksource)
 			       "the TSC itself: no independent reference");
 }
 
-/* The edge by reading the time until its second changes. */
-static void sleep_ms(double ms)
+static bool cancelled(const struct reftick *r)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1e3),
-		.tv_nsec = (long)((ms - (double)(time_t)(ms / 1e3) * 1e3) * 1e6)
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	return r->cancel && atomic_load(r->cancel);
 }
+
+/* Sleeps ms, in steps of REFTICK_CANCEL_MS, until cancelled. */
+static void sleep_ms(const struct reftick *r, double ms)
+{
+	double end = mono_ms() + ms, left;
+
+	while (!cancelled(r) && (left = end - mono_ms()) > 0) {
+		double step =
+			left < REFTICK_CANCEL_MS ? left : REFTICK_CANCEL_MS;
+		struct timespec ts = { .tv_sec = 0,
+				       .tv_nsec = (long)(step * 1e6) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The edge by reading the time until its second changes. */
 
 bool reftick_edge_sharp(double blur_ms, double fastest_ms, double last_ms)
 {
@@ -160,6 +171,8 @@ static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 	bool sharp;
 
 	do {
+		if (cancelled(r))
+			return false;
 		start = mono_ms();
 		if (r->edge_ms > 0 && start > r->edge_ms) {
 			double due = r->edge_ms +
@@ -168,19 +181,20 @@ static bool edge_polled(struct reftick *r, double *t, uint64_t *tsc)
 							  1);
 
 			if (due - REFTICK_POLL_EARLY_MS > start)
-				sleep_ms(due - REFTICK_POLL_EARLY_MS - start);
+				sleep_ms(r,
+					 due - REFTICK_POLL_EARLY_MS - start);
 		}
 		end = mono_ms() + REFTICK_POLL_MAX_MS;
 		at = mono_ms();
-		if (!rtc_seconds(r->fd, &first))
+		if (!r->seconds(r->fd, &first))
 			return false;
 		prev = mono_ms();
 		/* the first read's length, until a poll's is known */
 		fastest = prev - at;
 		for (;;) {
-			if (prev >= end)
+			if (prev >= end || cancelled(r))
 				return false;
-			if (!rtc_seconds(r->fd, &now))
+			if (!r->seconds(r->fd, &now))
 				return false;
 			*tsc = tsc_read_ordered();
 			at = mono_ms();
@@ -217,7 +231,7 @@ static bool edge_interrupt(struct reftick *r, double *t, uint64_t *tsc)
 {
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };
 	unsigned long data;
-	int n;
+	int n, waited;
 
 	if (r->edge_ms > 0)
 		return edge_polled(r, t, tsc);
@@ -226,9 +240,19 @@ static bool edge_interrupt(struct reftick *r, double *t, uint64_t *tsc)
 	while (poll(&p, 1, 0) == 1 &&
 	       read(r->fd, &data, sizeof(data)) == sizeof(data))
 		;
-	do
-		n = poll(&p, 1, REFTICK_UIE_WAIT_MS);
-	while (n < 0 && errno == EINTR);
+	/* Up to REFTICK_UIE_WAIT_MS, looking at cancel between steps. */
+	for (waited = 0;;) {
+		n = poll(&p, 1, REFTICK_CANCEL_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 0 || cancelled(r))
+			break;
+		waited += REFTICK_CANCEL_MS;
+		if (waited >= REFTICK_UIE_WAIT_MS)
+			break;
+	}
+	if (cancelled(r))
+		return false;
 	if (n == 1 && read(r->fd, &data, sizeof(data)) == sizeof(data)) {
 		r->edge_ms = mono_ms();
 		ioctl(r->fd, RTC_UIE_OFF, 0);

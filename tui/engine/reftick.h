@@ -20,6 +20,7 @@
 #ifndef TSCTUI_ENGINE_REFTICK_H
 #define TSCTUI_ENGINE_REFTICK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -61,7 +62,17 @@ struct reftick {
 	unsigned blurred; /* edges dropped as blurred so far */
 	double blur_last; /* the last edge's blur (ms), 0 before one */
 	char why[256];	  /* for REF_NONE, and why the RTC is polled */
+	/* Set by the owner (the dashboard's engine when it stops): a wait
+	 * for an edge gives up within REFTICK_CANCEL_MS.  NULL: never. */
+	const atomic_bool *cancel;
+	/* The RTC's second count (reftick_open sets the RTC's; the tests
+	 * give a clock that never ticks). */
+	bool (*seconds)(int fd, double *t);
 };
+/* How often a wait for an edge looks at cancel: a key (q) is answered
+ * within 100 ms (tsctui(8)), and the wait is up to REFTICK_POLL_MAX_MS a
+ * try, three tries more for blurred edges. */
+#define REFTICK_CANCEL_MS 20
 
 const char *reftick_name(enum ref_kind k);
 /* clocksource: the running machine's, or NULL when it is not known (the
