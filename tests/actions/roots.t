@@ -32,6 +32,7 @@ import stat
 import struct
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -103,7 +104,7 @@ RO_SUBDIRS = [("grub", "boot/efi/EFI"), ("sd", "efi/EFI"),
 
 t = Tap()
 PLAN = (len(KINDS) * (len(VECTORS) + len(WALK_VECTORS)) + 19 +
-        2 * len(HOST_RUNS) + 2 + 4 + len(RO_SUBDIRS))
+        2 * len(HOST_RUNS) + 2 + 2 + 4 + len(RO_SUBDIRS))
 print(f"1..{PLAN}")
 sys.stdout.flush()
 
@@ -738,6 +739,43 @@ try:
              f"{' '.join(args)} under --root ({which}): the root's name is "
              "looked up once; every file under it is found from its fd",
              f"{by_name[:6]}")
+
+    # The dashboard too: started on a terminal (tmux) under strace, left
+    # until it has read the root's kernel log and drawn its diagnosis, a
+    # few surveys of this machine's cores run, then q.
+    root = host_roots["sd"]
+    sock = ["tmux", "-L", f"tsctui-roots-{os.getpid()}"]
+    klog = os.path.join(TOP, "tests", "fixtures", "kernlog",
+                        "e595-bios128-warp.dmesg")
+    subprocess.run(sock + ["new-session", "-d", "-s", "ui", "-x", "80",
+                           "-y", "24",
+                           f"cd {CWD} && strace -f -y -qq -o {log} -e "
+                           f"trace=%file,openat2 {PLAIN} --root {root} "
+                           f"--kernel-log {klog}; echo EXIT=$?; sleep 30"],
+                   check=True)
+    screen, drawn, ended = "", False, False
+    for _ in range(200):
+        screen = subprocess.run(sock + ["capture-pane", "-t", "ui", "-p"],
+                                capture_output=True, text=True).stdout
+        if not drawn and "Diagnosis:" in screen and \
+                "reading the kernel log" not in screen:
+            drawn = True
+            time.sleep(2)
+            subprocess.run(sock + ["send-keys", "-t", "ui", "q"])
+        if "EXIT=0" in screen:
+            ended = True
+            break
+        time.sleep(0.1)
+    subprocess.run(sock + ["kill-server"], capture_output=True)
+    found, by_name = (host_paths(log, os.path.realpath(root),
+                                 os.path.normpath(root)) if ended
+                      else ([], []))
+    t.ok(drawn and ended and not found,
+         "the dashboard under --root (sd): nothing of this machine's /dev, "
+         "/proc, /sys, /run or /var is touched", f"{found[:6]} {screen}")
+    t.ok(ended and not by_name,
+         "the dashboard under --root (sd): the root's name is looked up "
+         "once; every file under it is found from its fd", f"{by_name[:6]}")
 
     # A root whose path holds a quote, spaces and shell syntax: the tools
     # get it as one argument each (an argv vector, no shell), so the quote
