@@ -23,7 +23,6 @@ tripping) is stage.t's; the GRUB block's side is grub-boot.t's."""
 import hashlib
 import os
 import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))

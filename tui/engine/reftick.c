@@ -143,8 +143,6 @@ static void sleep_ms(const struct reftick *r, double ms)
 	}
 }
 
-/* The edge by reading the time until its second changes. */
-
 bool reftick_edge_sharp(double blur_ms, double fastest_ms, double last_ms)
 {
 	double limit = REFTICK_SHARP_FACTOR * fastest_ms;
