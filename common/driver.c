@@ -62,6 +62,11 @@ struct run {
 	/* The MADT lists a CPU that was not measured. */
 	bool madt_missing;
 	uint32_t madt_id;
+	/* The estimate the BSP's move was to aim at did not repeat: that
+	 * CPU, and its two estimates. */
+	bool unrepeated;
+	uint32_t unrepeated_cpu;
+	int64_t unrepeated_est[2];
 };
 
 /*
@@ -400,17 +405,34 @@ static bool all_measured(const struct run *R)
 	return true;
 }
 
-/* Moves the BSP forward by the plan; returns the AP it aimed at (the
- * median, or the furthest ahead), or NULL when it did not move. */
-static struct tsc_report_cpu *move_bsp(struct run *R)
+/*
+ * The BSP's move, planned on estimates that repeat.  A move of up to
+ * seconds of counter rests on one AP's survey estimate (the median or the
+ * furthest ahead), so that AP is measured once more before anything is
+ * written, and the two estimates must be the same offset seen twice
+ * (tsc_plan_repeats).  The smaller then stands: the BSP moves no further
+ * forward than both allow (too short a move, bsp_fine steers on; too long
+ * a one on a healthy machine is a write that should not have been).  The
+ * plan is made again with it: it may now aim at another AP, which is
+ * measured again in turn, or at no move.  Estimates that do not repeat,
+ * or an AP that stops answering, end the plan: false, and nothing may be
+ * written.  On true, *aim is the AP to move to (its survey_offset the
+ * estimate the move is aimed with), or NULL for no move, and *target the
+ * shift before quantising.
+ */
+static bool plan_bsp(struct run *R, struct tsc_report_cpu **aim,
+		     int64_t *target)
 {
-	const struct tsc_platform *pf = R->pf;
-	bool reachable[TSC_MAX_CPUS];
-	int64_t offs[TSC_MAX_CPUS], target, shift;
+	bool reachable[TSC_MAX_CPUS], repeated[TSC_MAX_CPUS] = { false };
+	int64_t offs[TSC_MAX_CPUS];
 	uint64_t rtts[TSC_MAX_CPUS];
 	enum tsc_bsp_rule rule;
-	uint32_t i;
+	struct tsc_estimate again;
+	struct tsc_report_cpu *ap;
+	uint32_t i, k;
+	bool answered;
 
+	*aim = NULL;
 	for (i = 0; i < R->r->nap; i++) {
 		offs[i] = R->r->ap[i].survey_offset;
 		rtts[i] = R->r->ap[i].rtt;
@@ -418,10 +440,60 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 		if (!reachable[i])
 			R->r->ap[i].note = TSC_NOTE_BEYOND_CAP;
 	}
-	target = tsc_plan_bsp(offs, rtts, reachable, R->r->nap, &rule);
-	if (target <= 0)
-		return NULL;
-	shift = tsc_quantise(target, R->tick);
+	for (;;) {
+		*target = tsc_plan_bsp(offs, rtts, reachable, R->r->nap, &rule);
+		if (*target <= 0)
+			return true;
+		for (k = 0; k < R->r->nap; k++)
+			if (reachable[k] && offs[k] == *target)
+				break;
+		if (k == R->r->nap)
+			return true;
+		ap = &R->r->ap[k];
+		if (repeated[k]) {
+			*aim = ap;
+			return true;
+		}
+		answered = session_open(R, ap);
+		if (answered) {
+			answered = measure(R, ap, &again);
+			session_close(R, ap->index);
+		} else {
+			session_abandon(R, ap->index);
+		}
+		if (!answered) {
+			if (ap->note == TSC_NOTE_NONE)
+				ap->note = TSC_NOTE_NO_ANSWER;
+			R->ws->usable[ap->index] = false;
+			return false;
+		}
+		TR("bsprepeat", offs[k], again.offset, (int64_t)again.rtt);
+		if (!tsc_plan_repeats(offs[k], rtts[k], again.offset, again.rtt,
+				      R->tick)) {
+			R->unrepeated = true;
+			R->unrepeated_cpu = ap->index;
+			R->unrepeated_est[0] = offs[k];
+			R->unrepeated_est[1] = again.offset;
+			return false;
+		}
+		repeated[k] = true;
+		if (again.offset < offs[k]) {
+			offs[k] = again.offset;
+			rtts[k] = again.rtt;
+			ap->survey_offset = ap->final_offset = again.offset;
+			ap->rtt = again.rtt;
+			R->ws->survey[ap->index] = again.offset;
+		}
+	}
+}
+
+/* Moves the BSP forward by the shift plan_bsp found. */
+static void move_bsp(struct run *R, int64_t target)
+{
+	const struct tsc_platform *pf = R->pf;
+	int64_t shift = tsc_quantise(target, R->tick);
+	uint32_t i;
+
 	TR("bspmove", target, shift, 0);
 	quiet(R, true);
 	tsc_write_at_edge(pf, pf->bsp, shift, R->tick);
@@ -430,10 +502,6 @@ static struct tsc_report_cpu *move_bsp(struct run *R)
 	/* Every offset changed: the verify measures each one afresh. */
 	for (i = 0; i < R->r->nap; i++)
 		R->ws->stale[R->r->ap[i].index] = true;
-	for (i = 0; i < R->r->nap; i++)
-		if (reachable[i] && offs[i] == target)
-			return &R->r->ap[i];
-	return NULL;
 }
 
 /* The test's fastest handoff as a round trip (the report's rtt is 2F); a
@@ -1074,7 +1142,16 @@ static void explain(struct run *R, bool wrote_nothing_by_rule)
 	if (R->unsettled)
 		tsc_buf_puts(&b, b.len ? "; an AP run was still outstanding"
 				       : "an AP run was still outstanding");
-	if ((silent || R->unsettled || R->madt_missing) &&
+	if (R->unrepeated) {
+		tsc_buf_puts(&b, b.len ? "; CPU " : "CPU ");
+		tsc_buf_u64(&b, R->unrepeated_cpu);
+		tsc_buf_puts(&b, "'s estimate did not repeat (");
+		tsc_buf_i64(&b, R->unrepeated_est[0]);
+		tsc_buf_puts(&b, ", then ");
+		tsc_buf_i64(&b, R->unrepeated_est[1]);
+		tsc_buf_puts(&b, " cycles)");
+	}
+	if ((silent || R->unsettled || R->madt_missing || R->unrepeated) &&
 	    wrote_nothing_by_rule)
 		tsc_buf_puts(&b, "; no TSC was written");
 	clause(&b, far, " CPU(s) further off than a write may move");
@@ -1123,6 +1200,8 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 	     struct tsc_workspace *ws, struct tsc_report *r)
 {
 	struct run R = { .pf = pf, .p = p, .ws = ws, .r = r };
+	struct tsc_report_cpu *aim = NULL;
+	int64_t target = 0;
 	uint64_t t_start, t, per_us;
 	bool sync = p->mode == TSC_MODE_SYNC && pf->write;
 	bool blocked = false;
@@ -1168,6 +1247,9 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 		blocked = true;
 	if (!madt_complete(&R))
 		blocked = true;
+	t = bsp_now(&R);
+	if (sync && !blocked && !plan_bsp(&R, &aim, &target))
+		blocked = true;
 	/* The guard's markers durable before the first write (platform.h). */
 	if (sync && !blocked && pf->flush)
 		pf->flush(pf->ctx);
@@ -1177,8 +1259,9 @@ void tsc_run(const struct tsc_platform *pf, const struct tsc_run_params *p,
 		R.unsettled = true;
 	}
 	if (sync && !blocked) {
-		t = bsp_now(&R);
-		bsp_fine(&R, move_bsp(&R));
+		if (aim)
+			move_bsp(&R, target);
+		bsp_fine(&R, aim);
 		r->phase_us[TSC_PHASE_BSP] = cycles_to_us(&R, bsp_now(&R) - t);
 		t = bsp_now(&R);
 		ap_pass(&R);

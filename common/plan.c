@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "plan.h"
 #include "mailbox.h"
+#include "estimate.h"
 
 bool tsc_plan_reachable(int64_t offset)
 {
@@ -10,6 +11,23 @@ bool tsc_plan_reachable(int64_t offset)
 uint64_t tsc_ahead_noise(uint64_t rtt)
 {
 	return rtt / 4 > TSC_SURVEY_NOISE ? rtt / 4 : TSC_SURVEY_NOISE;
+}
+
+/* How far an estimate with this fastest round trip can lie from the
+ * truth (tsc_plan_repeats). */
+static uint64_t estimate_reach(uint64_t rtt, uint64_t tick)
+{
+	return (rtt + tsc_est_window(rtt, tick)) / 2 + (tick ? tick : 1);
+}
+
+bool tsc_plan_repeats(int64_t first, uint64_t rtt_first, int64_t second,
+		      uint64_t rtt_second, uint64_t tick)
+{
+	uint64_t apart = (uint64_t)tsc_abs64(tsc_sub_sat(first, second));
+
+	return apart <= estimate_reach(rtt_first, tick) +
+				estimate_reach(rtt_second, tick) +
+				TSC_SURVEY_NOISE;
 }
 
 /* Median of the usable offsets, by selection without a copy (n is small). */

@@ -8,7 +8,8 @@
  *   1. If APs are ahead, move the BSP forward: to the median AP when the APs
  *      agree within TSC_AGREE_SPAN (the E595/Legion pattern: the BSP alone
  *      lags), else to the furthest-ahead AP (then every AP is behind or
- *      level, and step 2 brings each forward).
+ *      level, and step 2 brings each forward); only once the estimate it
+ *      is aimed with repeats (tsc_plan_repeats).
  *   2. Move every AP that still lags forward to the BSP; fine-tune.
  */
 #ifndef TSCTUI_COMMON_PLAN_H
@@ -55,6 +56,22 @@ enum tsc_bsp_rule { TSC_BSP_NONE, TSC_BSP_MEDIAN, TSC_BSP_FURTHEST };
  */
 int64_t tsc_plan_bsp(const int64_t *offsets, const uint64_t *rtts,
 		     const bool *usable, uint32_t n, enum tsc_bsp_rule *rule);
+
+/*
+ * Whether two ping-pong estimates of one counter, taken one after the
+ * other with nothing written between, are the same offset seen twice.
+ * Each lies within about half its round trip of the truth (the AP read its
+ * counter between the BSP's two reads; the samples averaged are at most
+ * tsc_est_window slower, and a coarse counter reads up to a tick late), so
+ * two honest ones differ by at most the sum of those bounds.  The slack of
+ * TSC_SURVEY_NOISE absorbs what a bound from the round trip cannot: a
+ * responder moved between cores that read a few tens of cycles apart.
+ * Estimates further apart did not see one fixed counter, and no move may
+ * be aimed at either (docs/DESIGN.md 3.3, "A move on estimates that
+ * repeat").
+ */
+bool tsc_plan_repeats(int64_t first, uint64_t rtt_first, int64_t second,
+		      uint64_t rtt_second, uint64_t tick);
 
 /* Below this an AP "ahead" is noise: TSC_SURVEY_NOISE, or a quarter of the
  * round trip when that is larger (the estimate's systematic bias). */

@@ -74,8 +74,12 @@ static uint64_t refusing_status(void *ctx, uint32_t cpu)
 	return (int)cpu == refuse_cpu ? FAKE_EFI_NOT_READY : 0;
 }
 
+static int64_t first_bsp_delta; /* the first write to CPU 0, 0: none */
+
 static void counting_write(void *ctx, uint32_t cpu, int64_t delta)
 {
+	if (cpu == 0 && !writes_to[0])
+		first_bsp_delta = delta;
 	if ((int)cpu == stall_cpu && atomic_exchange(&stalled, 0)) {
 		atomic_store(&stalled_delta, delta);
 		atomic_fetch_add(&stalled_writes, 1);
@@ -98,8 +102,26 @@ static void counting_flush(void *ctx)
 		writes_at_flush = writes;
 }
 
-static int refuse_from = 1; /* refuse_cpu's starts, from this one on */
+static int refuse_from = 1;	 /* refuse_cpu's starts, from this one on */
+static bool refuse_once_written; /* ... or each once a TSC was written */
 static int starts_of_refused;
+static int starts_of[TSC_MAX_CPUS]; /* every CPU's starts this run */
+
+/* Counters that read lie_by off during their CPU's first run only (the
+ * survey's), as a counter another agent moved and put back would: the
+ * survey's estimate of them does not repeat. */
+static uint32_t lie_mask;
+static int64_t lie_by;
+
+static uint64_t lying_read(void *ctx, uint32_t cpu)
+{
+	uint64_t v = inner.read(ctx, cpu);
+
+	if (cpu < 32 && (lie_mask >> cpu & 1) && starts_of[cpu] == 1)
+		v += (uint64_t)lie_by;
+	return v;
+}
+
 static uint32_t claimed_cpus; /* 0, or more processors than the host has */
 static int disabled_cpu = -1;
 static const struct tsc_madt *madt; /* the firmware's table, or none */
@@ -113,8 +135,12 @@ static const struct tsc_madt *fake_madt(void *ctx)
 static int refusing_start(void *ctx, uint32_t cpu, void (*fn)(void *),
 			  void *arg)
 {
-	if ((int)cpu == refuse_cpu && ++starts_of_refused >= refuse_from)
+	if ((int)cpu == refuse_cpu &&
+	    (refuse_once_written ? writes > 0
+				 : ++starts_of_refused >= refuse_from))
 		return -1;
+	if (cpu < TSC_MAX_CPUS)
+		starts_of[cpu]++;
 	return inner.start(ctx, cpu, fn, arg);
 }
 
@@ -148,6 +174,7 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 	hostcpu_platform(h, &inner, true, true);
 	pf = inner;
 	pf.write = counting_write;
+	pf.read = lying_read;
 	pf.start = refusing_start;
 	pf.status = refusing_status;
 	pf.on_cpu = foreign_on_cpu;
@@ -160,9 +187,11 @@ static struct tsc_report *run(enum tsc_mode mode, const char *spec,
 		pf.ncpus = claimed_cpus;
 	identity_checks = 0;
 	starts_of_refused = 0;
+	memset(starts_of, 0, sizeof(starts_of));
 	writes = 0;
 	memset(writes_to, 0, sizeof(writes_to));
 	memset(moved, 0, sizeof(moved));
+	first_bsp_delta = 0;
 	tsc_report_init(r, "test", TSC_BUILD_SIM);
 	tsc_run_params_default(&p, mode);
 	/* The default: a responder thread descheduled for a while (two
@@ -416,10 +445,10 @@ static void silent_after_bsp_move_is_out_of_sync(void **s)
 
 	(void)s;
 	refuse_cpu = 2;
-	refuse_from = 2;
+	refuse_once_written = true;
 	r = run(TSC_MODE_SYNC, "sim.offset.0=-6815086010", 4);
 	refuse_cpu = -1;
-	refuse_from = 1;
+	refuse_once_written = false;
 	assert_true(r->bsp_shift > 6815000000LL);
 	assert_int_equal(r->ap[1].index, 2);
 	assert_int_equal(r->ap[1].verdict, TSC_VERDICT_UNMEASURED);
@@ -459,6 +488,57 @@ static void stalled_ap_applies_nothing_of_another(void **s)
 
 		assert_true(d > 5000 && d < 7000);
 	}
+	free(r);
+}
+
+/*
+ * The BSP moves only on estimates that repeat.  A healthy machine whose
+ * survey saw one AP 5,000,000 cycles ahead (the furthest-ahead rule), or
+ * two of three 1,500 ahead (the median rule), though the counters read
+ * true again by the next measurement.  Before, the BSP was moved by the
+ * lie (and every counter, or the BSP, written back).  Now the aimed AP is
+ * measured once more: five million apart is beyond any two honest
+ * estimates, so nothing is written and the reason says why; 1,500 can be
+ * within those of a slow repeat (round trips of 2,600), and then the
+ * smaller estimate stands.  This host's own cores read a few hundred
+ * cycles apart under load (the estimates of a healthy AP reached +431
+ * here), so the median case asserts what no honest estimate explains: a
+ * first move of the BSP by the lie.
+ */
+static void bsp_moves_on_estimates_that_repeat(void **s)
+{
+	static const struct {
+		uint32_t mask;
+		int64_t by;
+	} lies[] = { { 1u << 2, 5000000 }, { 1u << 2 | 1u << 3, 1500 } };
+	struct tsc_report *r;
+	uint32_t k, i;
+
+	(void)s;
+	for (k = 0; k < sizeof(lies) / sizeof(lies[0]); k++) {
+		lie_mask = lies[k].mask;
+		lie_by = lies[k].by;
+		r = run(TSC_MODE_SYNC, "", 4);
+		lie_mask = 0;
+		assert_int_equal(r->ap[1].index, 2);
+		assert_true(first_bsp_delta < lies[k].by / 2);
+		if (k == 0) {
+			/* The lie was seen, and the plan left it. */
+			assert_true(r->ap[1].survey_offset > lies[k].by / 2);
+			assert_int_equal(writes, 0);
+			assert_int_equal(r->msr_writes, 0);
+			assert_non_null(strstr(r->reason, "did not repeat"));
+			assert_non_null(
+				strstr(r->reason, "no TSC was written"));
+		}
+		for (i = 0; i < r->nap; i++)
+			assert_int_not_equal(r->ap[i].verdict,
+					     TSC_VERDICT_UNMEASURED);
+		free(r);
+	}
+	/* The same machine without the lie: its estimates repeat. */
+	r = run(TSC_MODE_SYNC, "", 4);
+	assert_null(strstr(r->reason, "did not repeat"));
 	free(r);
 }
 
@@ -629,6 +709,7 @@ int main(void)
 		cmocka_unit_test(disabled_cpu_is_skipped),
 		cmocka_unit_test(silent_after_bsp_move_is_out_of_sync),
 		cmocka_unit_test(stalled_ap_applies_nothing_of_another),
+		cmocka_unit_test(bsp_moves_on_estimates_that_repeat),
 		cmocka_unit_test(madt_cpu_not_measured_blocks_writes),
 		cmocka_unit_test(no_ap_measured_is_unsure),
 		cmocka_unit_test(writes_are_capped),

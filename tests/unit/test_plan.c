@@ -2,6 +2,7 @@
  * landing-error filter. */
 #include "cm.h"
 
+#include "../../common/estimate.h"
 #include "../../common/mailbox.h"
 #include "../../common/plan.h"
 
@@ -405,6 +406,88 @@ static void far_apart_counters(void **s)
 	assert_true(tsc_plan_needs_tuning(INT64_MAX, 1000, INT64_MIN));
 }
 
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A counter of `tick`-cycle steps at true offset `truth` from the BSP's,
+ * estimated by the real estimator over exchanges whose two legs are each
+ * 40 to 40 + `legs` cycles, one in 50 of them a stall of up to 10^6. */
+static void honest_estimate(uint64_t *x, int64_t truth, uint64_t legs,
+			    uint64_t tick, struct tsc_estimate *out)
+{
+	struct tsc_estimator e;
+	uint64_t now = 1000000000000ull + xorshift(x) % 1000000;
+
+	tsc_est_init(&e, &tsc_est_adaptive);
+	while (!tsc_est_done(&e)) {
+		uint64_t l1 = 40 + xorshift(x) % (legs + 1),
+			 l2 = 40 + xorshift(x) % (legs + 1), t0, a, t2;
+
+		if (xorshift(x) % 50 == 0)
+			l1 += xorshift(x) % 1000000;
+		t0 = now / tick * tick;
+		a = (now + l1 + (uint64_t)truth) / tick * tick;
+		t2 = (now + l1 + l2) / tick * tick;
+		tsc_est_add(&e, t0, a, t2);
+		now += l1 + l2 + 100;
+	}
+	tsc_est_result(&e, out);
+}
+
+/*
+ * Two estimates of one counter "repeat" (tsc_plan_repeats): any two the
+ * real estimator makes of one fixed offset, however lopsided their legs
+ * and on a coarse counter too, always do; two that see different offsets
+ * do not once those are further apart than both round trips and the
+ * slack allow, and exactly at that bound they still do.
+ */
+static void estimates_repeat(void **s)
+{
+	static const uint64_t legs[] = { 0, 60, 400, 3000 },
+			      ticks[] = { 1, 26 };
+	uint64_t x = 0x9e3779b97f4a7c15ull, apart, reach;
+	struct tsc_estimate a, b;
+	uint32_t i, l, t;
+
+	(void)s;
+	for (i = 0; i < 200; i++) {
+		int64_t truth =
+			(int64_t)(xorshift(&x) % 20000000000ull) - 10000000000;
+
+		for (l = 0; l < 4; l++) {
+			for (t = 0; t < 2; t++) {
+				honest_estimate(&x, truth, legs[l], ticks[t],
+						&a);
+				honest_estimate(&x, truth, legs[l], ticks[t],
+						&b);
+				assert_true(a.valid && b.valid);
+				assert_true(tsc_plan_repeats(a.offset, a.rtt,
+							     b.offset, b.rtt,
+							     ticks[t]));
+				/* The same counter moved between them: */
+				honest_estimate(&x, truth + 5000000, legs[l],
+						ticks[t], &b);
+				assert_false(tsc_plan_repeats(a.offset, a.rtt,
+							      b.offset, b.rtt,
+							      ticks[t]));
+			}
+		}
+	}
+	/* The edge, round trips of 1000 cycles on a 1-cycle counter: each
+	 * estimate reaches (1000 + 31) / 2 + 1 = 516, the slack 200. */
+	reach = 2 * 516 + TSC_SURVEY_NOISE;
+	apart = reach;
+	assert_true(tsc_plan_repeats(0, 1000, (int64_t)apart, 1000, 1));
+	assert_true(tsc_plan_repeats((int64_t)apart, 1000, 0, 1000, 1));
+	assert_false(tsc_plan_repeats(0, 1000, (int64_t)apart + 1, 1000, 1));
+	assert_false(tsc_plan_repeats(INT64_MIN, 1000, INT64_MAX, 1000, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +508,7 @@ int main(void)
 		cmocka_unit_test(starved_test),
 		cmocka_unit_test(landing_beyond_noise),
 		cmocka_unit_test(far_apart_counters),
+		cmocka_unit_test(estimates_repeat),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
