@@ -405,6 +405,18 @@ static bool all_measured(const struct run *R)
 	return true;
 }
 
+/* The first estimate that did not repeat, for the reason. */
+static void not_repeated(struct run *R, uint32_t cpu, int64_t first,
+			 int64_t second)
+{
+	if (R->unrepeated)
+		return;
+	R->unrepeated = true;
+	R->unrepeated_cpu = cpu;
+	R->unrepeated_est[0] = first;
+	R->unrepeated_est[1] = second;
+}
+
 /*
  * The BSP's move, planned on estimates that repeat.  A move of up to
  * seconds of counter rests on one AP's survey estimate (the median or the
@@ -470,10 +482,7 @@ static bool plan_bsp(struct run *R, struct tsc_report_cpu **aim,
 		TR("bsprepeat", offs[k], again.offset, (int64_t)again.rtt);
 		if (!tsc_plan_repeats(offs[k], rtts[k], again.offset, again.rtt,
 				      R->tick)) {
-			R->unrepeated = true;
-			R->unrepeated_cpu = ap->index;
-			R->unrepeated_est[0] = offs[k];
-			R->unrepeated_est[1] = again.offset;
+			not_repeated(R, ap->index, offs[k], again.offset);
 			return false;
 		}
 		repeated[k] = true;
@@ -704,10 +713,17 @@ static enum tsc_ap_action plan_for(const struct run *R,
 }
 
 /*
- * A small correction must be confirmed: one estimate can be off by a good
- * part of its round trip (docs/DESIGN.md, "Confirming small corrections"),
- * so below TSC_SURVEY_NOISE a second, independent estimate must call for a
- * step in the same direction, and the smaller step is taken.
+ * Every correction the AP pass writes is confirmed by a second,
+ * independent estimate, nothing written between (docs/DESIGN.md 3.3,
+ * "Confirming corrections" and "A move on estimates that repeat").
+ * The two must be the same offset seen twice (tsc_plan_repeats), or the
+ * AP is left unwritten (`not-converged`, the reason names it): a move
+ * aimed by an estimate that does not repeat could put a counter
+ * millions of cycles off, beyond what a backward step may take back.
+ * And the second must call for a step in the same direction (one
+ * estimate can be off by a good part of its round trip: below
+ * TSC_SURVEY_NOISE that is the whole correction); the smaller step is
+ * taken.
  */
 static enum tsc_ap_action confirm(struct run *R, struct tsc_report_cpu *ap,
 				  struct tsc_estimate *est, bool touched,
@@ -719,10 +735,14 @@ static enum tsc_ap_action confirm(struct run *R, struct tsc_report_cpu *ap,
 
 	if (act != TSC_AP_FORWARD && act != TSC_AP_BACKWARD)
 		return act;
-	if (tsc_abs64(est->offset) > TSC_SURVEY_NOISE)
-		return act;
 	if (!remeasure(R, ap, &again))
 		return TSC_AP_DONE;
+	if (!tsc_plan_repeats(est->offset, est->rtt, again.offset, again.rtt,
+			      R->tick)) {
+		not_repeated(R, ap->index, est->offset, again.offset);
+		ap->note = TSC_NOTE_NOT_CONVERGED;
+		return TSC_AP_DONE;
+	}
 	act2 = plan_for(R, &again, touched, &delta2);
 	if (act2 != act)
 		return TSC_AP_DONE;
