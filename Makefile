@@ -215,7 +215,8 @@ TUI_TESTABLE := tui/source/stage_report.c tui/source/efivar.c \
 	tui/engine/clockcost.c tui/model/diagnosis.c tui/model/virt.c \
 	tui/model/watchdog_advice.c tui/model/trust.c \
 	tui/source/kernel_cmdline.c tui/util/words.c tui/format/grubenv.c \
-	tui/util/fsx.c \
+	tui/util/fsx.c tui/source/powerlog.c tui/source/boot_id.c \
+	tui/source/journal.c \
 	tui/view/why.c tui/model/setup.c tui/model/setup_check.c \
 	tui/cli/deadline.c tui/ui/hint.c tui/action/act_say.c tui/view/draw.c
 TUI_TESTABLE_OBJ := $(TUI_TESTABLE:%.c=$(BUILD)/test/%.o)
@@ -229,7 +230,8 @@ $(BUILD)/tests/%: $(BUILD)/test/unit/%.o $(COMMON_TEST_OBJ) $(TUI_TESTABLE_OBJ)
 FUZZ_TUI_OBJ := $(BUILD)/test/tui/source/stage_report.o \
 	$(BUILD)/test/tui/source/efivar.o $(BUILD)/test/tui/util/fileio.o \
 	$(BUILD)/test/tui/util/path.o $(BUILD)/test/tui/source/kernlog.o \
-	$(BUILD)/test/tui/util/fsx.o
+	$(BUILD)/test/tui/util/fsx.o $(BUILD)/test/tui/source/powerlog.o \
+	$(BUILD)/test/tui/source/boot_id.o $(BUILD)/test/tui/source/journal.o
 $(BUILD)/test/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -D_GNU_SOURCE $(DEPFLAGS) -c $< -o $@

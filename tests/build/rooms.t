@@ -105,7 +105,8 @@ front_end_includes() {
 }
 
 # The front ends read the system through system.c's entries alone
-# (system_read, system_read_parts, system_read_klog): a call from cli/ or
+# (system_read, system_read_parts, system_read_klog, and
+# system_read_powerlog beside a log read on its own): a call from cli/ or
 # ui/ to any other reader a source/ header declares (a name with "_read"
 # in it) is a second reader path (check once read the clocksource and
 # the modules itself).  report.c maps this boot's report with
@@ -115,7 +116,7 @@ front_end_reads() {
 	local names
 	names=$(grep -hoE '\b[a-z_0-9]+_read[a-z_0-9]*[[:space:]]*\(' \
 		"$1"/tui/source/*.h | sed 's/[[:space:](]//g' | sort -u |
-		grep -vE '^system_read(_parts|_klog)?$' | paste -sd'|')
+		grep -vE '^system_read(_parts|_klog|_powerlog)?$' | paste -sd'|')
 	grep -nE "(^|[^A-Za-z_0-9])($names)[[:space:]]*\(" \
 		"$1"/tui/cli/*.c "$1"/tui/ui/*.c |
 		grep -vE '/tui/cli/report\.c:[0-9]+:[[:space:]]*cpu_map_read\(' ||

@@ -1,6 +1,6 @@
 /*
- * Fuzz smoke test of the report, options and kernel-log parsers and the
- * report finder:
+ * Fuzz smoke test of the report, options, kernel-log and upower-history
+ * parsers and the report finder:
  * a deterministic stream of at least 100,000 inputs (random bytes, and valid
  * reports with random mutations; the valid one is made from the format's
  * tables), under ASan and UBSan.  Passing means no
@@ -15,6 +15,7 @@
 #include "../../common/report.h"
 #include "../../common/report_fields.h"
 #include "../../tui/source/kernlog.h"
+#include "../../tui/source/powerlog.h"
 #include "../../tui/source/stage_report.h"
 
 #define INPUTS 120000
@@ -227,6 +228,8 @@ int main(void)
 {
 	static char buf[4096], copy[4096];
 	struct report_block blocks[8];
+	int64_t when[64];
+	bool mains[64];
 	unsigned i, parsed = 0, roundtrips = 0, bad_roundtrip = 0;
 	const char *err;
 	uint32_t line;
@@ -252,6 +255,7 @@ int main(void)
 		len = n;
 		report_find(copy, &len, blocks, 8);
 		kernlog_parse(buf, n, &kl);
+		powerlog_upower_changes(buf, n, when, mains, 64);
 	}
 	printf("# %u inputs, %u parsed as reports, %u round trips\n", INPUTS,
 	       parsed, roundtrips);

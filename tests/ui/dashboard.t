@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import biglog  # noqa: E402
 import fixtures as fx  # noqa: E402
+import powerfix  # noqa: E402
 import reportvar  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -26,7 +27,7 @@ LOGS = os.path.join(TOP, "tests", "fixtures", "kernlog")
 WORK = os.path.join(BUILD, "ui-tests")
 SOCK = ["-L", "tsctui-test-0"]
 STARTS = [0]
-t = Tap(plan=99)
+t = Tap(plan=100)
 os.makedirs(WORK, exist_ok=True)
 
 
@@ -1002,6 +1003,24 @@ for w, h in ((60, 15), (80, 24)):
          "press i first" not in s,
          f"{w}x{h}: m on a guest says it needs no install, whole", s)
     keys("q")
+
+# ---- a watchdog drop after a change of power source -----------------------
+# The dashboard reads this boot's changes of power source with the kernel
+# log, on its loader thread (source/powerlog.h): its diagnosis names the
+# change, as status does (tests/status/powerlog.t).
+pw = os.path.join(WORK, "powerlog")
+if os.path.exists(pw):
+    shutil.rmtree(pw)
+proot, plog = powerfix.machine(pw, "fw13")
+start(proot, log=plog)
+wait_ready(20)
+keys("l")
+a = wait_for("change to mains power", 10)
+body = " ".join(x.strip() for x in a.splitlines())
+t.ok("It came 10.0 s after a change to mains power (upower's history)"
+     in body, "the dashboard's diagnosis names the change of power source "
+     "before the watchdog's drop (l: all text)", a)
+keys("Escape")
 
 # ---- a terminal type ncurses does not know ---------------------------------
 tmux("kill-server", check=False)

@@ -140,23 +140,38 @@ static void watchdog_json(struct json *j, const struct assessment *a)
 }
 
 /* Suspend and hibernation before the watchdog's drop (all of them when
- * it did not drop the TSC), the last KLOG_MAX_TRANSITIONS. */
+ * it did not drop the TSC), the last KLOG_MAX_TRANSITIONS, with this
+ * boot's changes of power source before it (source/powerlog.h): in time
+ * order, a transition without a time where the log has it. */
 static void transitions_json(struct json *j, const struct sysinfo *s)
 {
-	int i;
+	int i = 0, n = s->have_klog ? s->klog->ntr : 0;
+	size_t k = 0;
 
 	json_arr(j, "power_transitions");
-	for (i = 0; s->have_klog && i < s->klog->ntr; i++) {
-		const struct klog_transition *tr = &s->klog->tr[i];
+	while (i < n || k < s->powerlog.n) {
+		const struct klog_transition *tr =
+			i < n ? &s->klog->tr[i] : NULL;
+		const struct power_change *pc =
+			k < s->powerlog.n ? &s->powerlog.ch[k] : NULL;
 
 		json_obj(j, NULL);
-		json_str(j, "kind", kernlog_transition_name(tr->kind));
-		if (tr->time >= 0)
-			json_num(j, "time", tr->time, 6);
-		else
-			json_null(j, "time");
-		if (tr->what[0])
-			json_str(j, "what", tr->what);
+		if (tr && (!pc || tr->time < 0 || tr->time <= pc->time)) {
+			json_str(j, "kind", kernlog_transition_name(tr->kind));
+			if (tr->time >= 0)
+				json_num(j, "time", tr->time, 6);
+			else
+				json_null(j, "time");
+			if (tr->what[0])
+				json_str(j, "what", tr->what);
+			i++;
+		} else {
+			json_str(j, "kind",
+				 pc->to_mains ? "to-mains" : "to-battery");
+			json_num(j, "time", pc->time, 6);
+			json_str(j, "what", pc->source);
+			k++;
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);

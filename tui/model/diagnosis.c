@@ -307,11 +307,10 @@ static void guest(const struct sysinfo *s, struct diagnosis *d)
 		       "on live migration.)");
 }
 
-/* The watchdog dropped the TSC: the decision table says what may be
- * advised. */
-/* A suspend or hibernation this close before a watchdog drop: the
- * Framework 13/16 AMD pattern (runtime drops of about 1000 ppm after
- * s2idle and power-source changes), a fault the stage's sync cannot fix.
+/* A suspend, hibernation or change of power source (source/powerlog.h)
+ * this close before a watchdog drop: the Framework 13/16 AMD pattern
+ * (runtime drops of about 1000 ppm after s2idle and power-source
+ * changes), a fault the stage's sync cannot fix.
  * The watchdog runs every 0.5 s, so a drop caused by the resume comes
  * within seconds of it; two minutes leaves room for the retries. */
 #define TRANSITION_NEAR_S 120.0
@@ -321,12 +320,28 @@ static void power_transition(const struct sysinfo *s,
 {
 	const struct klog_transition *tr =
 		s->have_klog ? kernlog_last_transition(s->klog) : NULL;
+	/* The drop: the skew's report, else the marking line (the 2026
+	 * watchdog's wordings). */
+	double at = wd && wd->time >= 0 ? wd->time
+		    : s->have_klog && s->klog->wd_dropped
+			    ? s->klog->wd_dropped_at
+			    : -1;
+	const struct power_change *pc =
+		at >= 0 ? powerlog_last_before(&s->powerlog, at) : NULL;
 	double gap;
 
-	if (!tr)
+	/* The later of the two, within the window. */
+	if (pc && (at - pc->time > TRANSITION_NEAR_S ||
+		   (tr && tr->time >= 0 && tr->time > pc->time)))
+		pc = NULL;
+	if (pc) {
+		say(d, " It came %.1f s after a change to %s power (%s):",
+		    at - pc->time, pc->to_mains ? "mains" : "battery",
+		    pc->source);
+	} else if (!tr) {
 		return;
-	if (tr->time >= 0 && wd && wd->time >= 0) {
-		gap = wd->time - tr->time;
+	} else if (tr->time >= 0 && at >= 0) {
+		gap = at - tr->time;
 		if (gap > TRANSITION_NEAR_S)
 			return;
 		say(d, " It came %.1f s after a %s%s%s%s:", gap,
@@ -343,6 +358,8 @@ static void power_transition(const struct sysinfo *s,
 	       "cannot help there, measuring which clock is wrong can.");
 }
 
+/* The watchdog dropped the TSC: the decision table says what may be
+ * advised. */
 static void watchdog_drop(const struct sysinfo *s,
 			  const struct tsc_rate_check *rate,
 			  struct diagnosis *d)

@@ -51,7 +51,7 @@ void journal_dmi_bios_version(const char *msg, char *out, size_t cap)
 	snprintf(out, cap, "%.*s", (int)n, p);
 }
 
-static int field(sd_journal *j, const char *name, char *out, size_t cap)
+int journal_field(sd_journal *j, const char *name, char *out, size_t cap)
 {
 	const void *d;
 	size_t l, k = strlen(name) + 1;
@@ -62,6 +62,29 @@ static int field(sd_journal *j, const char *name, char *out, size_t cap)
 	return 0;
 }
 
+int journal_open(const char *dir, sd_journal **j, int *dfd)
+{
+	int r;
+
+	/* Another root's journal: its directory opened by the resolver,
+	 * so a link there does not lead to this machine's journal. */
+	*dfd = dir ? fsx_open_dir(dir) : -1;
+	r = dir ? (*dfd < 0 ? -1 : sd_journal_open_directory_fd(j, *dfd, 0))
+		: sd_journal_open(j, SD_JOURNAL_LOCAL_ONLY);
+	if (r < 0 && *dfd >= 0) {
+		close(*dfd);
+		*dfd = -1;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+void journal_close(sd_journal *j, int dfd)
+{
+	sd_journal_close(j);
+	if (dfd >= 0)
+		close(dfd);
+}
+
 int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 		  const char **err)
 {
@@ -69,19 +92,11 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 	struct acc *acc = NULL;
 	size_t nb = 0, i;
 	sd_journal *j;
-	int r;
+	int dfd;
 
 	*boots = NULL;
 	*n = 0;
-	/* Another root's journal: its directory opened by the resolver,
-	 * so a link there does not lead to this machine's journal. */
-	int dfd = dir ? fsx_open_dir(dir) : -1;
-
-	r = dir ? (dfd < 0 ? -1 : sd_journal_open_directory_fd(&j, dfd, 0))
-		: sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
-	if (r < 0) {
-		if (dfd >= 0)
-			close(dfd);
+	if (journal_open(dir, &j, &dfd) < 0) {
 		*err = "cannot open the systemd journal";
 		return -1;
 	}
@@ -92,8 +107,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 		uint64_t mono = 0, real = 0;
 		sd_id128_t bid;
 
-		if (field(j, "_BOOT_ID", boot, sizeof(boot)) < 0 ||
-		    field(j, "MESSAGE", msg, sizeof(msg)) < 0)
+		if (journal_field(j, "_BOOT_ID", boot, sizeof(boot)) < 0 ||
+		    journal_field(j, "MESSAGE", msg, sizeof(msg)) < 0)
 			continue;
 		for (i = 0; i < nb; i++)
 			if (!strcmp(b[i].boot_id, boot))
@@ -106,9 +121,7 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			if (!nbp || !nac) {
 				free(nbp ? nbp : b);
 				free(nac ? nac : acc);
-				sd_journal_close(j);
-				if (dfd >= 0)
-					close(dfd);
+				journal_close(j, dfd);
 				*err = "out of memory";
 				return -1;
 			}
@@ -129,8 +142,8 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 		{
 			char src[32];
 
-			if (field(j, "_SOURCE_MONOTONIC_TIMESTAMP", src,
-				  sizeof(src)) == 0)
+			if (journal_field(j, "_SOURCE_MONOTONIC_TIMESTAMP", src,
+					  sizeof(src)) == 0)
 				mono = strtoull(src, NULL, 10);
 			else
 				sd_journal_get_monotonic_usec(j, &mono, &bid);
@@ -140,9 +153,7 @@ int journal_boots(const char *dir, struct journal_boot **boots, size_t *n,
 			 (unsigned long long)(mono % 1000000), msg);
 		append(&acc[i], line, strlen(line));
 	}
-	sd_journal_close(j);
-	if (dfd >= 0)
-		close(dfd);
+	journal_close(j, dfd);
 	for (i = 0; i < nb; i++) {
 		b[i].klog = calloc(1, sizeof(*b[i].klog));
 		if (b[i].klog && acc[i].text)

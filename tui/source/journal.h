@@ -8,6 +8,7 @@
 #define TSCTUI_SOURCE_JOURNAL_H
 
 #include <stddef.h>
+#include <systemd/sd-journal.h>
 
 #include "kernlog.h"
 
@@ -17,6 +18,16 @@ struct journal_boot {
 	char bios[64];	    /* from the kernel's "DMI: ..., BIOS X" line */
 	struct klog *klog;
 };
+
+/* dir NULL: this system's journal (local only); else the journal files
+ * under dir, a path under a root (path_under), its directory opened by
+ * the resolver so that a link there does not lead to this machine's
+ * journal.  0, or -1 when there is none to open; journal_close ends it. */
+int journal_open(const char *dir, sd_journal **j, int *dfd);
+void journal_close(sd_journal *j, int dfd);
+/* One field of the entry the journal stands at, "" past cap; -1 if the
+ * entry has none. */
+int journal_field(sd_journal *j, const char *name, char *out, size_t cap);
 
 /* dir NULL: this system's journal; else the journal files under dir.
  * Returns 0 (possibly with no boots) or -1 with *err. */

@@ -584,6 +584,14 @@ static void note_clock(struct klog_parser *s, const char *name)
 }
 
 /* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
+/* The watchdog dropped the TSC at t: the first such line's time. */
+static void dropped(struct klog *k, double t)
+{
+	if (!k->wd_dropped)
+		k->wd_dropped_at = t;
+	k->wd_dropped = true;
+}
+
 static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;
@@ -636,7 +644,7 @@ static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 		copy_text(e, p, n - (size_t)(p - m));
 		e->cause = cause_of(e->text);
 		if (e->cause == KLOG_CAUSE_WATCHDOG)
-			s->k->wd_dropped = true;
+			dropped(s->k, t);
 		return true;
 	}
 
@@ -781,7 +789,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 		 "Marking clocksource 'tsc' unstable due to frequency "
 		 "skew")) {
 		s->k->wd_2026_words = true;
-		s->k->wd_dropped = true;
+		dropped(s->k, t);
 		add(s, KLOG_FREQUENCY_SKEW, t);
 		return true;
 	}
@@ -790,7 +798,7 @@ static bool line_watchdog(struct klog_parser *s, const char *m, size_t n,
 	 * CPU 0 and got less (both right-aligned in 16 columns). */
 	if (find(m, n, "unstable due to inter CPU skew")) {
 		s->k->wd_2026_words = true;
-		s->k->wd_dropped = true;
+		dropped(s->k, t);
 		if (quoted(m, n, "Marking clocksource '", name) ||
 		    ((p = after(m, n, "Marking clocksource ")) &&
 		     sscanf(p, "%31s", name) == 1)) {

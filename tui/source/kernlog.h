@@ -153,7 +153,8 @@ struct klog {
 	 * how many there were in all before it */
 	struct klog_transition tr[KLOG_MAX_TRANSITIONS];
 	int ntr, tr_total;
-	bool wd_dropped; /* the watchdog dropped the TSC: stop keeping */
+	bool wd_dropped;      /* the watchdog dropped the TSC: stop keeping */
+	double wd_dropped_at; /* ... at this time, < 0 unknown */
 };
 
 const char *kernlog_kind_name(enum klog_kind k);

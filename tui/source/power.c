@@ -38,7 +38,18 @@ void power_read(const char *root, struct sys_power *p)
 				(system_read_line(root, sys, v, sizeof(v)) &&
 				 !strcmp(v, "1"));
 		} else if (!strcmp(v, "Battery") && !p->have_battery) {
+			snprintf(sys, sizeof(sys),
+				 POWER_SUPPLY_DIR "/%.200s/scope", e->d_name);
+			if (system_read_line(root, sys, v, sizeof(v)) &&
+			    !strcmp(v, "Device"))
+				continue;
 			p->have_battery = true;
+			snprintf(sys, sizeof(sys),
+				 POWER_SUPPLY_DIR "/%.200s/model_name",
+				 e->d_name);
+			if (!system_read_line(root, sys, p->battery_model,
+					      sizeof(p->battery_model)))
+				p->battery_model[0] = '\0';
 			snprintf(sys, sizeof(sys),
 				 POWER_SUPPLY_DIR "/%.200s/status", e->d_name);
 			if (!system_read_line(root, sys, p->battery_status,

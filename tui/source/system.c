@@ -77,6 +77,19 @@ bool system_read_klog(const char *root, const char *file, struct klog *k,
 	return true;
 }
 
+void system_read_powerlog(const char *root, const char *kernel_log,
+			  const struct klog *k, struct power_log *out)
+{
+	struct sys_power power;
+
+	memset(out, 0, sizeof(*out));
+	/* A log handed in on this machine may be another boot's. */
+	if (!k->wd_dropped || (kernel_log && !strcmp(root, "/")))
+		return;
+	power_read(root, &power);
+	powerlog_read(root, power.battery_model, k->wd_dropped_at, out);
+}
+
 static void read_klog(const char *root, const char *file, struct sysinfo *s)
 {
 	char why[sizeof(s->notes[0])];
@@ -284,6 +297,8 @@ int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 		fsx_exists(path) || s->modules.kvm_amd || s->modules.kvm_intel;
 	fixers_read(root, &s->fixers);
 	power_read(root, &s->power);
+	if (s->have_klog)
+		system_read_powerlog(root, kernel_log, s->klog, &s->powerlog);
 	history_last_sync_bios(root, s->last_sync_bios,
 			       sizeof(s->last_sync_bios), why, sizeof(why));
 	if (why[0])

@@ -29,6 +29,7 @@
 #include "loader.h"
 #include "modules.h"
 #include "power.h"
+#include "powerlog.h"
 #include "stage_report.h"
 #include "stage_state.h"
 
@@ -132,6 +133,9 @@ struct sysinfo {
 	bool kvm_host; /* /dev/kvm present or kvm_amd/kvm_intel loaded */
 	struct sys_fixers fixers; /* other TSC fixers installed */
 	struct sys_power power;	  /* the live power source */
+	/* This boot's changes of power source, read with the kernel log
+	 * when the watchdog dropped the TSC (powerlog.h). */
+	struct power_log powerlog;
 	struct tsc_rate_check rate_check;
 	/* The BIOS version of the most recent boot recorded in sync mode, ""
 	 * when none: what the diagnosis compares this BIOS with. */
@@ -157,6 +161,12 @@ enum sys_part {
 	SYS_HISTORY = 1 << 1, /* every recorded boot (and the journal's) */
 	SYS_BOOT = 1 << 2,    /* the loader, ESP and mounts (sys_boot) */
 };
+/* This boot's changes of power source beside a kernel log (powerlog.h):
+ * read when the log shows the watchdog dropping the TSC and is this
+ * boot's (the machine's own, or another root's), up to the drop; else
+ * none. */
+void system_read_powerlog(const char *root, const char *kernel_log,
+			  const struct klog *k, struct power_log *out);
 int system_read_parts(const char *root, const char *kernel_log, unsigned parts,
 		      struct sysinfo *s);
 /* The snapshot with the kernel log (status, check, boot-ok). */

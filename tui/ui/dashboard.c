@@ -74,7 +74,8 @@ static void attach_klog(struct dash *d)
 {
 	bool have = false;
 
-	d->klog_gen = klog_loader_result(d->klog, d->sys.klog, &have);
+	d->klog_gen = klog_loader_result(d->klog, d->sys.klog, &d->sys.powerlog,
+					 &have);
 	d->sys.have_klog = have;
 	d->sys.klog_pending = d->klog_gen == 0;
 }

@@ -18,6 +18,9 @@ struct klog_loader {
 	unsigned gen;	 /* under lock */
 	bool have;	 /* under lock, with k */
 	struct klog *k;
+	/* This boot's changes of power source, read with a log in which
+	 * the watchdog dropped the TSC (under lock, with k). */
+	struct power_log pl;
 	/* The thread's own: the file as last read. */
 	bool seen;
 	struct stat last;
@@ -35,6 +38,7 @@ static void *worker(void *arg)
 {
 	struct klog_loader *l = arg;
 	struct klog *k = malloc(sizeof(*k)), *t;
+	struct power_log pl;
 	char why[160];
 	struct stat st;
 	bool have, known;
@@ -55,6 +59,9 @@ static void *worker(void *arg)
 			continue;
 		}
 		have = system_read_klog(l->root, l->file, k, why, sizeof(why));
+		memset(&pl, 0, sizeof(pl));
+		if (have)
+			system_read_powerlog(l->root, l->file, k, &pl);
 		l->seen = known; /* read, or refused: the same again */
 		if (known)
 			l->last = st;
@@ -81,6 +88,7 @@ static void *worker(void *arg)
 		t = l->k;
 		l->k = k;
 		k = t;
+		l->pl = pl;
 		l->have = have;
 		l->gen++;
 	}
@@ -131,15 +139,18 @@ unsigned klog_loader_generation(struct klog_loader *l)
 	return g;
 }
 
-unsigned klog_loader_result(struct klog_loader *l, struct klog *out, bool *have)
+unsigned klog_loader_result(struct klog_loader *l, struct klog *out,
+			    struct power_log *pl, bool *have)
 {
 	unsigned g;
 
 	pthread_mutex_lock(&l->lock);
 	g = l->gen;
 	*have = g && l->have;
-	if (g)
+	if (g) {
 		*out = *l->k;
+		*pl = l->pl;
+	}
 	pthread_mutex_unlock(&l->lock);
 	return g;
 }

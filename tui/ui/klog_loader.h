@@ -25,10 +25,11 @@ struct klog_loader *klog_loader_start(const char *root, const char *file,
 void klog_loader_reload(struct klog_loader *l);
 /* How many reads have finished: 0 while the first is still going. */
 unsigned klog_loader_generation(struct klog_loader *l);
-/* The newest finished read into *out (have: there was a log), and its
- * generation; 0 and nothing copied while the first is still going. */
+/* The newest finished read into *out, and this boot's changes of power
+ * source into *pl (have: there was a log), and its generation; 0 and
+ * nothing copied while the first is still going. */
 unsigned klog_loader_result(struct klog_loader *l, struct klog *out,
-			    bool *have);
+			    struct power_log *pl, bool *have);
 void klog_loader_stop(struct klog_loader *l);
 
 #endif
