@@ -448,8 +448,11 @@ static bool plan_bsp(struct run *R, struct tsc_report_cpu **aim,
 	for (i = 0; i < R->r->nap; i++) {
 		offs[i] = R->r->ap[i].survey_offset;
 		rtts[i] = R->r->ap[i].rtt;
-		reachable[i] = tsc_plan_reachable(offs[i]);
-		if (!reachable[i])
+		/* A disabled AP (Linux does not start it) has no offset:
+		 * its zero must not pull the median. */
+		reachable[i] = R->ws->usable[R->r->ap[i].index] &&
+			       tsc_plan_reachable(offs[i]);
+		if (R->ws->usable[R->r->ap[i].index] && !reachable[i])
 			R->r->ap[i].note = TSC_NOTE_BEYOND_CAP;
 	}
 	for (;;) {
@@ -717,8 +720,9 @@ static enum tsc_ap_action plan_for(const struct run *R,
  * independent estimate, nothing written between (docs/DESIGN.md 3.3,
  * "Confirming corrections" and "A move on estimates that repeat").
  * The two must be the same offset seen twice (tsc_plan_repeats), or the
- * AP is left unwritten (`not-converged`, the reason names it): a move
- * aimed by an estimate that does not repeat could put a counter
+ * AP pass writes nothing to it (`not-converged`, the reason names it;
+ * the verify's own test, behind its trust gate, may still steer it): a
+ * move aimed by an estimate that does not repeat could put a counter
  * millions of cycles off, beyond what a backward step may take back.
  * And the second must call for a step in the same direction (one
  * estimate can be off by a good part of its round trip: below

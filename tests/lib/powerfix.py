@@ -1,9 +1,15 @@
 """A Framework 13 AMD boot as a fixture root, for the changes of power
 source beside a runtime watchdog drop (source/powerlog.h): the kernel log,
 this boot's journal (built by systemd-journal-remote), upower's history of
-the system battery and of a mouse, and TLP's and upowerd's lines.  The
-boot suspends for an hour at 250 s, so its wall clock and its boot clock
-are 3,600 s further apart after it; the watchdog drops the TSC at 350 s.
+the system battery and of a mouse, and TLP's and upowerd's lines.
+
+Times are on the kernel log's clock (K).  The boot sleeps twice before the
+watchdog drops the TSC at K = 4100: in s2idle from K = 250 for 3,601 s,
+through which the kernel's clock runs on (the wall clock minus K stays
+S), and in a deep sleep at K = 4000 for 1,800 s, through which it does
+not (after it, the wall clock minus K is S + 1800).  The kernel line each
+sleep began with is received by the journal only after the wake, so its
+wall-clock time is late by the sleep.
 Used by tests/status/powerlog.t and tests/ui/dashboard.t."""
 import os
 import subprocess
@@ -16,7 +22,8 @@ BOOT_UUID = "5ca1ab1e-0000-4000-8000-00000000f13a"
 BOOT = BOOT_UUID.replace("-", "")
 OTHER = "0" * 31 + "1"
 S = 1764000000      # the boot's wall-clock start, seconds
-SLEEP = 3600        # the suspend at 250 s
+DEEP = 1800         # the deep sleep's length
+S2IDLE = 3601       # the s2idle sleep's length
 
 DMESG = """\
 [    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC
@@ -25,29 +32,52 @@ DMESG = """\
 [    2.217443] tsc: Refined TSC clocksource calibration: 2994.373 MHz
 [    2.217511] clocksource: Switched to clocksource tsc
 [  250.000000] PM: suspend entry (s2idle)
-[  250.500000] PM: suspend exit
-[  350.000000] clocksource: timekeeping watchdog on CPU5: Marking clocksource 'tsc' as unstable because the skew is too large:
-[  350.000011] clocksource:                       'hpet' wd_nsec: 499712311 wd_now: 3c1a8f20 wd_last: 3b9f2d11 mask: ffffffff
-[  350.000016] clocksource:                       'tsc' cs_nsec: 500217903 cs_now: 3a7f1e2c05d4 cs_last: 3a7eb4f3a8e1 mask: ffffffffffffffff
-[  350.000020] clocksource:                       'tsc' is current clocksource.
-[  350.000031] tsc: Marking TSC unstable due to clocksource watchdog
-[  350.003209] clocksource: Switched to clocksource hpet
-[  380.000000] PM: suspend entry (s2idle)
-[  380.400000] PM: suspend exit
+[ 3851.000000] PM: suspend exit
+[ 4000.000000] PM: suspend entry (deep)
+[ 4000.600000] PM: suspend exit
+[ 4100.000000] clocksource: timekeeping watchdog on CPU5: Marking clocksource 'tsc' as unstable because the skew is too large:
+[ 4100.000011] clocksource:                       'hpet' wd_nsec: 499712311 wd_now: 3c1a8f20 wd_last: 3b9f2d11 mask: ffffffff
+[ 4100.000016] clocksource:                       'tsc' cs_nsec: 500217903 cs_now: 3a7f1e2c05d4 cs_last: 3a7eb4f3a8e1 mask: ffffffffffffffff
+[ 4100.000020] clocksource:                       'tsc' is current clocksource.
+[ 4100.000031] tsc: Marking TSC unstable due to clocksource watchdog
+[ 4100.003209] clocksource: Switched to clocksource hpet
+[ 4200.000000] PM: suspend entry (s2idle)
+[ 4260.000000] PM: suspend exit
 """
 
 
+def wall(k):
+    """The wall-clock time of kernel time k (not a sleep's first line)."""
+    return S + k + (DEEP if k > 4000 else 0)
+
+
+def mono(k):
+    """CLOCK_MONOTONIC at kernel time k: it stops in every sleep."""
+    return k if k <= 250 else max(250, k - S2IDLE)
+
+
 def history(rows):
-    return "".join(f"{S + sec}\t{val:.3f}\t{state}\n"
-                   for sec, val, state in rows)
+    """upower's lines: (kernel time, value, state)."""
+    return "".join(f"{int(wall(k))}\t{val:.3f}\t{state}\n"
+                   for k, val, state in rows)
 
 
-def entry(boot, mono, real, ident, msg):
-    return (f"__REALTIME_TIMESTAMP={int(real * 1000000)}\n"
-            f"__MONOTONIC_TIMESTAMP={int(mono * 1000000)}\n"
-            f"_BOOT_ID={boot}\n_MACHINE_ID={MACHINE}\n_TRANSPORT=syslog\n"
-            f"_HOSTNAME=fw13\nPRIORITY=6\nSYSLOG_IDENTIFIER={ident}\n"
-            f"MESSAGE={msg}\n\n")
+def entry(boot, k, real, fields, msg):
+    return (f"__REALTIME_TIMESTAMP={int(round(real * 1000000))}\n"
+            f"__MONOTONIC_TIMESTAMP={int(round(mono(k) * 1000000))}\n"
+            f"_BOOT_ID={boot}\n_MACHINE_ID={MACHINE}\n{fields}"
+            f"_HOSTNAME=fw13\nPRIORITY=6\nMESSAGE={msg}\n\n")
+
+
+def kernel(k, msg, late=0.0):
+    return entry(BOOT, k, wall(k) + late,
+                 f"_TRANSPORT=kernel\n_SOURCE_MONOTONIC_TIMESTAMP="
+                 f"{int(round(k * 1000000))}\n", msg)
+
+
+def syslog(k, ident, msg, boot=BOOT, real=None):
+    return entry(boot, k, wall(k) if real is None else real,
+                 f"_TRANSPORT=syslog\nSYSLOG_IDENTIFIER={ident}\n", msg)
 
 
 def machine(work, name, boot_id=True, upower=True, tlp=(), upowerd=(),
@@ -73,43 +103,47 @@ def machine(work, name, boot_id=True, upower=True, tlp=(), upowerd=(),
     fx.write(root, ps + "hidpp_battery_0/model_name", "MX Master 3\n")
     up = "/var/lib/upower/"
     if upower:
-        # The system battery: to mains at 200 s (before the suspend), to
-        # the battery at 251 s (just after it, before the journal's first
-        # entry after it), to mains at 340 s, and to the battery at 370 s
-        # (after the drop).  Its charge file sees the 340 s change a
-        # second later: one change, not two.
+        # The system battery: to mains at K 200, to the battery at K 3851
+        # (the second s2idle woke, the very time the journal received
+        # the kernel's wake line, and just after the sleep's late first
+        # line), to mains at 4001 (after the deep sleep), to the battery
+        # at 4060, to mains at 4090, to the battery at 4120 (after the
+        # drop).  Its charge file sees the 4090 change a second later:
+        # one change, not two.
         fx.write(root, up + "history-rate-FRANGWAT01-55-1234.dat", history([
             (50, 9.1, "discharging"), (200, 20.0, "charging"),
-            (SLEEP + 251, 9.0, "discharging"),
-            (SLEEP + 340, 25.0, "charging"),
-            (SLEEP + 345, 26.0, "fully-charged"),
-            (SLEEP + 370, 9.0, "discharging")]))
+            (3851, 9.0, "discharging"), (4001, 25.0, "charging"),
+            (4060, 9.0, "discharging"), (4090, 25.0, "charging"),
+            (4095, 26.0, "fully-charged"), (4120, 9.0, "discharging")]))
         fx.write(root, up + "history-charge-FRANGWAT01-55-1234.dat", history([
-            (SLEEP + 330, 80.0, "discharging"),
-            (SLEEP + 341, 80.5, "charging")]))
+            (4080, 80.0, "discharging"), (4091, 80.5, "charging")]))
     # The mouse, charged over USB 2 s before the drop: not the system's.
     fx.write(root, up + "history-charge-MX_Master_3-4a2f.dat", history([
-        (SLEEP + 340, 50.0, "discharging"), (SLEEP + 348, 51.0, "charging")]))
+        (4085, 50.0, "discharging"), (4098, 51.0, "charging")]))
     if journal:
         jdir = os.path.join(root, "var/log/journal", MACHINE)
         os.makedirs(jdir)
-        export = ""
-        # Another boot's lines, an hour before: never this boot's.
-        export += entry(OTHER, 340, S - 3600 + 340, "tlp",
-                        "power_source=bat(mains off)")
-        for mono in (1, 60, 120, 180, 240, 249):
-            export += entry(BOOT, mono, S + mono, "systemd", "tick")
-        for mono in (252, 300, 330, 360, 400):
-            export += entry(BOOT, mono, S + SLEEP + mono, "systemd", "tick")
-        for mono, msg in tlp:
-            off = S if mono < 250 else S + SLEEP
-            export += entry(BOOT, mono, off + mono, "tlp", msg)
-        for mono, msg in upowerd:
-            off = S if mono < 250 else S + SLEEP
-            export += entry(BOOT, mono, off + mono, "upowerd", msg)
+        # Another boot's line, an hour before: never this boot's.
+        export = syslog(340, "tlp", "power_source=bat(mains off)",
+                        boot=OTHER, real=S - 3600 + 340)
+        lines = [(k, kernel(k, "tick")) for k in
+                 (1, 60, 120, 180, 240, 3860, 3900, 3990, 4002, 4050,
+                  4100, 4150)]
+        lines += [(250, kernel(250, "PM: suspend entry (s2idle)",
+                               late=S2IDLE - 0.1)),
+                  (3851, kernel(3851, "PM: suspend exit")),
+                  (4000, kernel(4000, "PM: suspend entry (deep)",
+                                late=DEEP + 0.5)),
+                  (4000.6, kernel(4000.6, "PM: suspend exit"))]
+        lines += [(k, syslog(k, "tlp", msg)) for k, msg in tlp]
+        lines += [(k, syslog(k, "upowerd", msg)) for k, msg in upowerd]
+        # In the order the journal received them.
+        order = {250: 3850.9, 4000: 4000.5}
+        for _, text in sorted(lines, key=lambda x: order.get(x[0], x[0])):
+            export += text
         r = subprocess.run([REMOTE, f"--output={jdir}/system.journal", "-"],
                            input=export, capture_output=True, text=True)
-        if r.returncode:
+        if r.returncode or "writing 0 entries" in r.stderr:
             raise RuntimeError("systemd-journal-remote: " + r.stderr)
     log = os.path.join(work, name + ".dmesg")
     with open(log, "w") as f:

@@ -432,6 +432,15 @@ static void disabled_cpu_is_skipped(void **s)
 	assert_non_null(strstr(r->reason, "disabled by the firmware"));
 	assert_null(strstr(r->reason, "did not answer"));
 	free(r);
+	/* Nor is it a zero in the BSP's plan: with one AP 50,000 cycles
+	 * ahead and the other disabled, the median of {50000, 0} was 0, so
+	 * the BSP stayed and the AP was stepped back instead. */
+	disabled_cpu = 2;
+	r = run(TSC_MODE_SYNC, "sim.offset.0=-50000", 3);
+	disabled_cpu = -1;
+	assert_int_equal(r->ap[1].note, TSC_NOTE_DISABLED);
+	assert_true(first_bsp_delta > 45000 && first_bsp_delta < 55000);
+	free(r);
 }
 
 /*

@@ -25,8 +25,8 @@ struct journal_boot {
  * journal.  0, or -1 when there is none to open; journal_close ends it. */
 int journal_open(const char *dir, sd_journal **j, int *dfd);
 void journal_close(sd_journal *j, int dfd);
-/* One field of the entry the journal stands at, "" past cap; -1 if the
- * entry has none. */
+/* One field of the entry the journal stands at, cut to fit cap; -1 if
+ * the entry has none. */
 int journal_field(sd_journal *j, const char *name, char *out, size_t cap);
 
 /* dir NULL: this system's journal; else the journal files under dir.

@@ -583,7 +583,6 @@ static void note_clock(struct klog_parser *s, const char *name)
 		put(s->k->paravirt_cs, sizeof(s->k->paravirt_cs), name);
 }
 
-/* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
 /* The watchdog dropped the TSC at t: the first such line's time. */
 static void dropped(struct klog *k, double t)
 {
@@ -591,6 +590,8 @@ static void dropped(struct klog *k, double t)
 		k->wd_dropped_at = t;
 	k->wd_dropped = true;
 }
+
+/* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
 
 static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 {

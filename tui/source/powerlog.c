@@ -16,8 +16,9 @@
 #define UPOWER_DIR "/var/lib/upower"
 /* upower keeps a week of history; a file far larger is not upower's. */
 #define UPOWER_FILE_MAX (4u << 20)
-/* Two journal entries whose clocks differ by no more than this (wall
- * clock minus boot clock) saw no suspend between them. */
+/* Two kernel lines whose clocks (received, wall clock, minus the
+ * kernel's time of them) differ by no more than this saw no jump of one
+ * clock against the other between them. */
 #define SAME_OFFSET_US 2000000LL
 
 int powerlog_upower_state(const char *w, size_t n)
@@ -45,7 +46,7 @@ size_t powerlog_upower_changes(const char *text, size_t len, int64_t *when,
 	size_t n = 0;
 	int last = -1;
 
-	while (p < end && n < cap) {
+	while (p < end && cap) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end, *tab1, *tab2, *q;
 		int64_t t = 0;
@@ -62,6 +63,15 @@ size_t powerlog_upower_changes(const char *text, size_t len, int64_t *when,
 			state = powerlog_upower_state(tab2 + 1,
 						      (size_t)(e - tab2 - 1));
 			if (state >= 0 && last >= 0 && state != last) {
+				/* The history is oldest first and this
+				 * boot's are the last: keep the newest. */
+				if (n == cap) {
+					memmove(when, when + 1,
+						(cap - 1) * sizeof(*when));
+					memmove(to_mains, to_mains + 1,
+						(cap - 1) * sizeof(*to_mains));
+					n--;
+				}
 				when[n] = t;
 				to_mains[n++] = state == 1;
 			}
@@ -152,8 +162,34 @@ static void add(struct power_log *l, double time, bool to_mains,
 	l->n++;
 }
 
-/* The opt-in lines of this boot. */
-static void journal_lines(sd_journal *j, const char *match, struct power_log *l)
+/* A change read, at its wall-clock time, before it is put on the boot's
+ * clock. */
+struct seen {
+	int64_t real_us;
+	bool to_mains;
+	bool upower; /* upower's history; else an opt-in journal line */
+	const char *source;
+};
+
+#define SEEN_MAX 512
+
+struct seen_list {
+	size_t n;
+	struct seen s[SEEN_MAX];
+};
+
+/* Keeps the newest SEEN_MAX: each source hands its changes oldest first. */
+static void keep(struct seen_list *l, struct seen c)
+{
+	if (l->n == SEEN_MAX) {
+		memmove(l->s, l->s + 1, sizeof(l->s) - sizeof(l->s[0]));
+		l->n--;
+	}
+	l->s[l->n++] = c;
+}
+
+/* The opt-in lines of this boot, each program's states in turn. */
+static void journal_lines(sd_journal *j, const char *match, struct seen_list *l)
 {
 	int last[2] = { -1, -1 }; /* TLP's, upowerd's */
 
@@ -165,101 +201,99 @@ static void journal_lines(sd_journal *j, const char *match, struct power_log *l)
 	SD_JOURNAL_FOREACH(j)
 	{
 		char ident[16], msg[512];
-		uint64_t mono;
-		sd_id128_t b;
+		uint64_t real;
 		int state, k;
 
 		if (journal_field(j, "SYSLOG_IDENTIFIER", ident,
 				  sizeof(ident)) < 0 ||
 		    journal_field(j, "MESSAGE", msg, sizeof(msg)) < 0 ||
-		    sd_journal_get_monotonic_usec(j, &mono, &b) < 0)
+		    sd_journal_get_realtime_usec(j, &real) < 0 ||
+		    real > INT64_MAX)
 			continue;
 		state = powerlog_journal_state(ident, msg);
 		if (state < 0)
 			continue;
 		k = strcmp(ident, "tlp") ? 1 : 0;
 		if (last[k] >= 0 && state != last[k])
-			add(l, (double)mono / 1e6, state == 1,
-			    k ? "upowerd" : "TLP");
+			keep(l, (struct seen){ (int64_t)real, state == 1, false,
+					       k ? "upowerd" : "TLP" });
 		last[k] = state;
 	}
 }
 
-/* One entry's two clocks, the one the journal stands at. */
-static bool clocks(sd_journal *j, int64_t *real, int64_t *mono)
+/* A kernel entry's two clocks: when the journal received it, and the
+ * kernel's own time of it (the kernel log's clock). */
+static bool clocks(sd_journal *j, int64_t *real, int64_t *klog)
 {
-	uint64_t r, m;
-	sd_id128_t b;
+	char v[32];
+	uint64_t r;
+	char *end;
+	unsigned long long k;
 
-	if (sd_journal_get_realtime_usec(j, &r) < 0 ||
-	    sd_journal_get_monotonic_usec(j, &m, &b) < 0 || r > INT64_MAX ||
-	    m > INT64_MAX)
+	if (sd_journal_get_realtime_usec(j, &r) < 0 || r > INT64_MAX ||
+	    journal_field(j, "_SOURCE_MONOTONIC_TIMESTAMP", v, sizeof(v)) < 0)
+		return false;
+	k = strtoull(v, &end, 10);
+	if (end == v || *end || k > INT64_MAX)
 		return false;
 	*real = (int64_t)r;
-	*mono = (int64_t)m;
+	*klog = (int64_t)k;
 	return true;
 }
 
 /*
- * A wall-clock time of this boot on the boot's clock, through this boot's
- * journal entries around it: their wall clock minus their boot clock is
- * constant between suspends.  Entries on both sides with one offset: that
- * offset.  A suspend between them: the offset that puts the time between
- * the two entries on the boot's clock (the nearer entry's if both do).
- * Only entries before it (the time is this boot's latest): the last one's.
- * Only entries after it: the time is not this boot's.
+ * A wall-clock time of this boot on the kernel log's clock, through this
+ * boot's kernel lines in the journal: each has the kernel's time of it
+ * and the wall-clock time the journal received it, and their difference
+ * is constant while neither clock jumps.  The kernel's clock may run on
+ * through a sleep (s2idle, the TSC counting on) or not (a deep sleep or a
+ * hibernation moves it against the wall clock); and a line the
+ * kernel wrote as it went to sleep is received only after the wake, so
+ * its difference is too large by the sleep.  So: entries on both sides
+ * with one difference, that; with two, the one that puts the time
+ * between the two entries on the kernel's clock, and where both do, the
+ * smaller (a line received late only ever makes it larger).  Only lines
+ * before it (the time is this boot's latest): the last one's.  Only lines
+ * after it: the time is not this boot's.
  */
 static bool boot_clock(sd_journal *j, int64_t real_us, double *out)
 {
-	int64_t r0 = 0, m0 = 0, r1 = 0, m1 = 0, pre, post;
-	bool before, after;
+	int64_t r0 = 0, k0 = 0, r1 = 0, k1 = 0, o0, o1, pre, post;
+	bool before, after, pre_ok, post_ok;
 
 	if (sd_journal_seek_realtime_usec(j, (uint64_t)real_us) < 0)
 		return false;
-	after = sd_journal_next(j) > 0 && clocks(j, &r1, &m1) && r1 >= real_us;
-	before = sd_journal_previous(j) > 0 && clocks(j, &r0, &m0) &&
+	after = sd_journal_next(j) > 0 && clocks(j, &r1, &k1) && r1 >= real_us;
+	before = sd_journal_previous(j) > 0 && clocks(j, &r0, &k0) &&
 		 r0 <= real_us;
 	if (before && after && r0 == r1)
-		before = sd_journal_previous(j) > 0 && clocks(j, &r0, &m0) &&
+		before = sd_journal_previous(j) > 0 && clocks(j, &r0, &k0) &&
 			 r0 <= real_us;
 	if (!before)
 		return false;
-	pre = real_us - (r0 - m0);
-	if (!after || llabs((r1 - m1) - (r0 - m0)) <= SAME_OFFSET_US) {
+	o0 = r0 - k0;
+	pre = real_us - o0;
+	if (!after || llabs((r1 - k1) - o0) <= SAME_OFFSET_US) {
 		*out = (double)pre / 1e6;
 		return true;
 	}
-	post = real_us - (r1 - m1);
-	if (pre >= m0 && pre <= m1 &&
-	    !(post >= m0 && post <= m1 && r1 - real_us < real_us - r0)) {
+	o1 = r1 - k1;
+	post = real_us - o1;
+	pre_ok = pre >= k0 && pre <= k1;
+	post_ok = post >= k0 && post <= k1;
+	if (pre_ok && (!post_ok || o0 <= o1))
 		*out = (double)pre / 1e6;
-		return true;
-	}
-	if (post >= m0 && post <= m1) {
+	else if (post_ok)
 		*out = (double)post / 1e6;
-		return true;
-	}
-	return false;
+	else
+		return false;
+	return true;
 }
 
 #define UPOWER_CHANGES_MAX 256
 
-struct timed {
-	double t;
-	bool to_mains;
-};
-
-static int by_time(const void *a, const void *b)
-{
-	double x = ((const struct timed *)a)->t,
-	       y = ((const struct timed *)b)->t;
-
-	return (x > y) - (x < y);
-}
-
-/* One history file's changes, on the boot's clock, into all[*n]. */
-static void upower_file(const char *root, const char *name, sd_journal *j,
-			struct timed *all, size_t *n)
+/* One history file's changes, at their wall-clock times. */
+static void upower_file(const char *root, const char *name, struct seen_list *l)
 {
 	char rel[400], path[PATH_UNDER_MAX];
 	int64_t when[UPOWER_CHANGES_MAX];
@@ -275,26 +309,18 @@ static void upower_file(const char *root, const char *name, sd_journal *j,
 	k = powerlog_upower_changes(text, len, when, to_mains,
 				    UPOWER_CHANGES_MAX);
 	free(text);
-	for (i = 0; i < k && *n < 2 * UPOWER_CHANGES_MAX; i++)
-		if (when[i] <= INT64_MAX / 1000000 &&
-		    boot_clock(j, when[i] * 1000000, &all[*n].t))
-			all[(*n)++].to_mains = to_mains[i];
+	for (i = 0; i < k; i++)
+		if (when[i] >= 0 && when[i] <= INT64_MAX / 1000000)
+			keep(l, (struct seen){ when[i] * 1000000, to_mains[i],
+					       true, "upower's history" });
 }
 
-/*
- * upower's history of the system battery, on the boot's clock.  Its rate
- * and charge files each see a change when their value next moves, so one
- * change can show in both, a little apart: in time order, a change to the
- * state the one before already went to is that change seen again.
- */
-static void upower_history(const char *root, const char *model, sd_journal *j,
-			   const char *match, struct power_log *l)
+/* upower's history of the system battery. */
+static void upower_history(const char *root, const char *model,
+			   struct seen_list *l)
 {
-	struct timed all[2 * UPOWER_CHANGES_MAX];
 	char id[64], dir[PATH_UNDER_MAX];
 	struct dirent *e;
-	size_t n = 0, i;
-	int last = -1;
 	DIR *d;
 
 	/* upower leaves a model of two characters or fewer out of the
@@ -302,22 +328,58 @@ static void upower_history(const char *root, const char *model, sd_journal *j,
 	if (strlen(model) <= 2)
 		return;
 	powerlog_upower_id(model, id, sizeof(id));
-	sd_journal_flush_matches(j);
-	if (sd_journal_add_match(j, match, 0) < 0)
-		return;
 	path_under(root, UPOWER_DIR, dir, sizeof(dir));
 	d = fsx_opendir(dir);
 	while (d && (e = readdir(d)))
 		if (powerlog_upower_file(e->d_name, id))
-			upower_file(root, e->d_name, j, all, &n);
+			upower_file(root, e->d_name, l);
 	if (d)
 		closedir(d);
-	qsort(all, n, sizeof(all[0]), by_time);
+}
+
+struct timed {
+	double t;
+	const struct seen *c;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	double x = ((const struct timed *)a)->t,
+	       y = ((const struct timed *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The changes on the kernel log's clock, up to `until`, into out.
+ * upower's rate and charge files each see a change when their value next
+ * moves, so one change can show in both, a little apart: in time order,
+ * a change of upower's to the state its one before already went to is
+ * that change seen again.
+ */
+static void place(sd_journal *j, const char *match, const struct seen_list *l,
+		  double until, struct power_log *out)
+{
+	struct timed t[SEEN_MAX];
+	size_t n = 0, i;
+	int last = -1;
+
+	sd_journal_flush_matches(j);
+	if (sd_journal_add_match(j, match, 0) < 0 ||
+	    sd_journal_add_match(j, "_TRANSPORT=kernel", 0) < 0)
+		return;
+	for (i = 0; i < l->n; i++)
+		if (boot_clock(j, l->s[i].real_us, &t[n].t) &&
+		    (until < 0 || t[n].t <= until))
+			t[n++].c = &l->s[i];
+	qsort(t, n, sizeof(t[0]), by_time);
 	for (i = 0; i < n; i++) {
-		if (last == (int)all[i].to_mains)
-			continue;
-		last = all[i].to_mains;
-		add(l, all[i].t, all[i].to_mains, "upower's history");
+		if (t[i].c->upower) {
+			if (last == (int)t[i].c->to_mains)
+				continue;
+			last = t[i].c->to_mains;
+		}
+		add(out, t[i].t, t[i].c->to_mains, t[i].c->source);
 	}
 }
 
@@ -342,6 +404,7 @@ void powerlog_read(const char *root, const char *battery_model, double until,
 {
 	char boot[BOOT_ID_MAX], hex[33], match[48], dir[PATH_UNDER_MAX];
 	bool live = !strcmp(root, "/");
+	struct seen_list *seen;
 	sd_journal *j;
 	int dfd;
 
@@ -352,9 +415,12 @@ void powerlog_read(const char *root, const char *battery_model, double until,
 	path_under(root, "/var/log/journal", dir, sizeof(dir));
 	if (journal_open(live ? NULL : dir, &j, &dfd) < 0)
 		return;
-	journal_lines(j, match, out);
-	upower_history(root, battery_model, j, match, out);
+	seen = calloc(1, sizeof(*seen));
+	if (seen) {
+		journal_lines(j, match, seen);
+		upower_history(root, battery_model, seen);
+		place(j, match, seen, until, out);
+		free(seen);
+	}
 	journal_close(j, dfd);
-	while (until >= 0 && out->n && out->ch[out->n - 1].time > until)
-		out->n--;
 }

@@ -14,13 +14,18 @@
  *     system battery's files are read (their name starts with its model
  *     from /sys/class/power_supply; a model of two characters or fewer,
  *     which upower leaves out, reads none): a mouse charged over USB keeps
- *     a history too.  Their wall-clock times are put on the boot's clock by
- * this boot's journal, whose every entry carries both clocks (a suspend moves
- * the one against the other).
+ *     a history too.
  *   - opt-in journal lines: TLP with TLP_DEBUG="run" logs
  *     "power_source=ac(...)" or "power_source=bat(...)" at each run, and
  *     upowerd run with -v "on_battery = yes|no"; each says a state, and a
  *     change is a state that differs from the one before.
+ *
+ * Both are wall-clock times; the kernel log's are the kernel's own clock,
+ * which may run on through a sleep (s2idle, the TSC counting on) or not
+ * (a deep sleep, a hibernation).  Each kernel line in this boot's journal
+ * carries both (the kernel's time of it, and when the journal received it), so
+ * a change is put on the kernel's clock by the lines around it (powerlog.c,
+ * boot_clock).
  *
  * "This boot" is the one /proc/sys/kernel/random/boot_id under the root
  * names; nothing is read without it.
