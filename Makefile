@@ -226,6 +226,17 @@ $(BUILD)/test/unit/%.o: tests/unit/%.c
 $(BUILD)/tests/%: $(BUILD)/test/unit/%.o $(COMMON_TEST_OBJ) $(TUI_TESTABLE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ -lcmocka $(TUI_LIBS)
+# test_driver links the driver built with -DTSC_TRACE: a test can act at
+# the run's decision points through its trace hook (a no-op until set).
+DRIVER_TRACE_OBJ := $(BUILD)/test/common/driver-trace.o
+$(DRIVER_TRACE_OBJ): common/driver.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS_TEST) -DTSC_TRACE $(DEPFLAGS) -c $< -o $@
+$(BUILD)/tests/test_driver: $(BUILD)/test/unit/test_driver.o \
+		$(filter-out $(BUILD)/test/common/driver.o,$(COMMON_TEST_OBJ)) \
+		$(DRIVER_TRACE_OBJ) $(TUI_TESTABLE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_TEST) $(LDFLAGS) -o $@ $^ -lcmocka $(TUI_LIBS)
 
 FUZZ_TUI_OBJ := $(BUILD)/test/tui/source/stage_report.o \
 	$(BUILD)/test/tui/source/efivar.o $(BUILD)/test/tui/util/fileio.o \

@@ -8,9 +8,10 @@
  * round trip is a microsecond; an AP silent this long is not coming. */
 #define TSC_ANSWER_TIMEOUT_US 100000
 
-/* Development only (never in a release build): -DTSC_TRACE prints the
- * run's decisions through a hook the platform sets, to be read against
- * the TSC rig's oracle lines. */
+/* Development and test_driver only (never in a release build):
+ * -DTSC_TRACE passes the run's decisions to a hook the platform sets, to
+ * be read against the TSC rig's oracle lines (or, in test_driver, to act
+ * at one of them). */
 #ifdef TSC_TRACE
 void (*tsc_trace_hook)(const char *tag, int64_t a, int64_t b, int64_t c);
 #define TR(t, a, b, c)                                                         \
