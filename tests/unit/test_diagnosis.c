@@ -697,6 +697,47 @@ static void drop_after_suspend(void **st)
 	done(s);
 }
 
+/* A drop logged without the skew's report (only the marking line): the
+ * two minutes count from that line.  Before, any suspend earlier in the
+ * log was named, however long before; a log without times still names
+ * the last one. */
+static void drop_without_report_after_suspend(void **st)
+{
+	static const char near[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 5466.7] tsc: Marking TSC unstable due to clocksource "
+		"watchdog\n";
+	static const char far[] =
+		"[ 2.2] clocksource: Switched to clocksource tsc\n"
+		"[ 5402.0] PM: suspend entry (s2idle)\n"
+		"[ 5466.2] PM: suspend exit\n"
+		"[ 9466.7] tsc: Marking TSC unstable due to clocksource "
+		"watchdog\n";
+	static const char untimed[] =
+		"clocksource: Switched to clocksource tsc\n"
+		"PM: suspend entry (s2idle)\n"
+		"PM: suspend exit\n"
+		"tsc: Marking TSC unstable due to clocksource watchdog\n";
+	struct sysinfo *s = laptop("hpet", near);
+	struct diagnosis d;
+
+	(void)st;
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "It came 0.5 s after a "
+					  "suspend-exit"));
+	done(s);
+	s = laptop("hpet", far);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_null(strstr(d.summary, "Framework"));
+	done(s);
+	s = laptop("hpet", untimed);
+	diagnosis_make(s, NULL, &s->rate_check, &d);
+	assert_non_null(strstr(d.summary, "It followed a suspend-exit"));
+	done(s);
+}
+
 /* A tsc=directsync kernel keeps the TSC by writing it itself: said, with
  * what it corrected where the log has it. */
 static void directsync_kernel(void **st)
@@ -760,6 +801,7 @@ int main(void)
 		cmocka_unit_test(nowatchdog_scope_by_watchdog),
 		cmocka_unit_test(tsc_watchdog_parameter),
 		cmocka_unit_test(drop_after_suspend),
+		cmocka_unit_test(drop_without_report_after_suspend),
 		cmocka_unit_test(directsync_kernel),
 		cmocka_unit_test(no_log_advice_is_a_code),
 	};
