@@ -592,7 +592,6 @@ static void dropped(struct klog *k, double t)
 }
 
 /* The wordings that say TSC: tsc.c, tsc_sync.c, the AMD firmware line. */
-
 static bool line_tsc(struct klog_parser *s, const char *m, size_t n, double t)
 {
 	struct klog_event *e;

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <systemd/sd-journal.h>
 
 #include "../util/fsx.h"
 #include "../util/path.h"
