@@ -3,9 +3,8 @@
 (the Framework 13/16 AMD laptops' fault, issue 28 item 5).  No program
 logs such a change by default (docs/DESIGN.md 9.2), so status reads
 upower's history of the system battery (kept by default wherever upowerd
-runs), put on the boot's clock through this boot's journal, and the
-opt-in lines of TLP (TLP_DEBUG=run) and upowerd -v, each a wall-clock
-time put on the kernel log's clock through this boot's kernel lines in
+runs) and the opt-in lines of TLP (TLP_DEBUG=run) and upowerd -v, each a
+wall-clock time put on the kernel log's clock through this boot's kernel lines in
 the journal (tests/lib/powerfix.py: an s2idle sleep the kernel's clock
 runs through, a deep one it does not, and the late lines each sleep
 began with).  A mouse's history, in the same directory, is not the
